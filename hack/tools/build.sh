@@ -35,12 +35,11 @@ gen_module() {
     echo "require $mod $ver"
     echo
     # Lines like `k8s.io/api => ./staging/src/k8s.io/api` or `go.etcd.io/etcd/api/v3 => ./api`.
-    awk '/^replace \($/{r=1;next} r&&/^\)/{r=0} r&&/=> \.\//{print $1} /^replace [^(].*=> \.\//{print $2}' "$gomod" |
+    awk '/^replace \($/{r=1;next} r&&/^\)/{r=0} r&&/=> \.\.?\//{print $1} /^replace [^(].*=> \.\.?\//{print $2}' "$gomod" |
       while read -r m; do
         if [[ -n "$staging_ver" ]]; then echo "replace $m => $m $staging_ver"; else echo "require $m $ver"; fi
       done
   } >"$dir/go.mod"
-  (cd "$dir" && go mod tidy >/dev/null 2>&1 || true)
 }
 
 build_kube() {
