@@ -1,0 +1,44 @@
+package api
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+)
+
+//go:embed crds/*.yaml
+var crdFiles embed.FS
+
+var schemeBuilder = runtime.SchemeBuilder{
+	identityv1alpha1.AddToScheme,
+}
+
+// AddToScheme registers every API group of the project.
+var AddToScheme = schemeBuilder.AddToScheme
+
+// CRDs returns the generated CustomResourceDefinitions, one per kind.
+func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	files, err := fs.Glob(crdFiles, "crds/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	crds := make([]*apiextensionsv1.CustomResourceDefinition, 0, len(files))
+	for _, f := range files {
+		data, err := crdFiles.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(data, crd); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		crds = append(crds, crd)
+	}
+	return crds, nil
+}

@@ -1,0 +1,317 @@
+package emulator
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+const (
+	jwtBearerAssertionType  = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+	tokenExchangeAudience   = "api://AzureADTokenExchange"
+	assertionLeeway         = time.Minute
+	maxTokenRequestBodySize = 64 << 10
+)
+
+// serveEntra handles /{tenant}/v2.0/.well-known/openid-configuration,
+// /{tenant}/discovery/v2.0/keys and /{tenant}/oauth2/v2.0/token. It reports false for other
+// paths.
+func (e *Emulator) serveEntra(w http.ResponseWriter, r *http.Request) bool {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if len(parts) < 2 {
+		return false
+	}
+	tenant, rest := parts[0], strings.Join(parts[1:], "/")
+	switch rest {
+	case "v2.0/.well-known/openid-configuration", ".well-known/openid-configuration":
+		e.serveDiscovery(w, r, tenant)
+	case "discovery/v2.0/keys", "discovery/keys":
+		writeJSON(w, http.StatusOK, e.jwks)
+	case "oauth2/v2.0/token", "oauth2/token":
+		e.serveToken(w, r, tenant)
+	default:
+		return false
+	}
+	return true
+}
+
+func (e *Emulator) base(r *http.Request) string { return "https://" + r.Host }
+
+func (e *Emulator) knownTenant(t string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.tenants[strings.ToLower(t)] != nil
+}
+
+// serveDiscovery answers MSAL's tenant discovery. MSAL requires the issuer's scheme and
+// host:port to match the authority it was given, so everything is built from the request host.
+func (e *Emulator) serveDiscovery(w http.ResponseWriter, r *http.Request, tenant string) {
+	if !e.knownTenant(tenant) {
+		writeEntraError(w, entraErr("invalid_tenant", 90002, "Tenant '%s' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.", tenant))
+		return
+	}
+	b := e.base(r) + "/" + tenant
+	writeJSON(w, http.StatusOK, map[string]any{
+		"issuer":                                b + "/v2.0",
+		"authorization_endpoint":                b + "/oauth2/v2.0/authorize",
+		"token_endpoint":                        b + "/oauth2/v2.0/token",
+		"device_authorization_endpoint":         b + "/oauth2/v2.0/devicecode",
+		"jwks_uri":                              b + "/discovery/v2.0/keys",
+		"response_types_supported":              []string{"code", "id_token", "code id_token", "id_token token"},
+		"subject_types_supported":               []string{"pairwise"},
+		"id_token_signing_alg_values_supported": []string{"RS256"},
+		"token_endpoint_auth_methods_supported": []string{"client_secret_post", "private_key_jwt", "client_secret_basic"},
+		"scopes_supported":                      []string{"openid", "profile", "email", "offline_access"},
+		"tenant_region_scope":                   "EU",
+		"cloud_instance_name":                   "azure-emulator",
+	})
+}
+
+func writeEntraError(w http.ResponseWriter, err *entraError) {
+	now := time.Now().UTC()
+	writeJSON(w, err.Status, map[string]any{
+		"error": err.Kind,
+		"error_description": fmt.Sprintf("AADSTS%d: %s Trace ID: %s Correlation ID: %s Timestamp: %s",
+			err.AADSTS, err.Description, newGUID(), newGUID(), now.Format("2006-01-02 15:04:05Z")),
+		"error_codes":    []int{err.AADSTS},
+		"timestamp":      now.Format("2006-01-02 15:04:05Z"),
+		"trace_id":       newGUID(),
+		"correlation_id": newGUID(),
+	})
+}
+
+func (e *Emulator) serveToken(w http.ResponseWriter, r *http.Request, tenant string) {
+	start := time.Now()
+	entry := AuditEntry{Time: start, Service: "entra", Method: r.Method, Path: r.URL.Path, TenantID: tenant}
+	status := http.StatusOK
+	defer func() {
+		entry.Status = status
+		entry.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+		e.audit.record(entry)
+	}()
+	if r.Method != http.MethodPost {
+		status = http.StatusMethodNotAllowed
+		writeEntraError(w, &entraError{Status: status, Kind: "invalid_request", AADSTS: 900561, Description: "The endpoint only accepts POST requests."})
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxTokenRequestBodySize)
+	if err := r.ParseForm(); err != nil {
+		status = http.StatusBadRequest
+		writeEntraError(w, entraErr("invalid_request", 900144, "The request body could not be parsed."))
+		return
+	}
+	tok, err := e.exchange(r.Context(), tenant, r.PostForm, &entry)
+	if err != nil {
+		status = err.Status
+		entry.ErrorCode = fmt.Sprintf("AADSTS%d", err.AADSTS)
+		// Say why, never what: the assertion itself is not logged.
+		e.log.Info("token request refused", "tenant", tenant, "client_id", entry.ClientID, "subject", entry.Subject, "code", entry.ErrorCode)
+		writeEntraError(w, err)
+		return
+	}
+	secs := int(e.tokenTTL/time.Second) - 1
+	writeJSON(w, http.StatusOK, map[string]any{
+		"token_type": "Bearer", "expires_in": secs, "ext_expires_in": secs, "access_token": tok,
+	})
+}
+
+type formValues interface{ Get(string) string }
+
+// exchange runs the client-credentials grant with a client assertion (workload identity
+// federation) or a client secret, and returns a signed access token.
+func (e *Emulator) exchange(ctx context.Context, tenant string, form formValues, entry *AuditEntry) (string, *entraError) {
+	if !e.knownTenant(tenant) {
+		return "", entraErr("invalid_request", 90002, "Tenant '%s' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.", tenant)
+	}
+	if gt := form.Get("grant_type"); gt != "client_credentials" {
+		return "", entraErr("unsupported_grant_type", 70003, "The app requested an unsupported grant type '%s'. The emulator supports client_credentials only.", gt)
+	}
+	clientID := form.Get("client_id")
+	entry.ClientID = clientID
+	if clientID == "" {
+		return "", entraErr("invalid_request", 900144, "The request body must contain the following parameter: 'client_id'.")
+	}
+	resource := ""
+	for _, s := range strings.Fields(form.Get("scope")) {
+		if strings.HasSuffix(s, "/.default") {
+			resource = strings.TrimSuffix(s, "/.default")
+		}
+	}
+	if resource == "" {
+		return "", entraErr("invalid_scope", 1002012, "The provided value for scope %q is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).", form.Get("scope"))
+	}
+	// The "claims" parameter (continuous access evaluation) is accepted and ignored.
+
+	e.mu.RLock()
+	d := e.byClientID[strings.ToLower(clientID)]
+	if d != nil && !strings.EqualFold(d.tenantID, tenant) {
+		d = nil
+	}
+	var fics []FederatedCredential
+	if d != nil {
+		fics = e.federatedCredentialsLocked(d)
+	}
+	e.mu.RUnlock()
+	if d == nil {
+		return "", entraErr("unauthorized_client", 700016, "Application with identifier '%s' was not found in the directory '%s'. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant. You may have sent your authentication request to the wrong tenant.", clientID, tenant)
+	}
+
+	switch {
+	case form.Get("client_assertion") != "":
+		if t := form.Get("client_assertion_type"); t != jwtBearerAssertionType {
+			return "", entraErr("invalid_request", 50027, "JWT token is invalid or malformed. client_assertion_type must be '%s'.", jwtBearerAssertionType)
+		}
+		claims, err := e.verifyAssertion(ctx, form.Get("client_assertion"))
+		if claims != nil {
+			entry.Subject = claimString(claims, "sub")
+		}
+		if err != nil {
+			return "", err
+		}
+		if err := matchFederatedCredential(fics, claims); err != nil {
+			return "", err
+		}
+	case form.Get("client_secret") != "":
+		if d.secret == "" || subtle.ConstantTimeCompare([]byte(d.secret), []byte(form.Get("client_secret"))) != 1 {
+			return "", entraErr("invalid_client", 7000215, "Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '%s'.", clientID)
+		}
+	default:
+		return "", entraErr("invalid_client", 7000218, "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.")
+	}
+	entry.PrincipalID = d.objectID
+	tok, err := e.issueToken(d, resource)
+	if err != nil {
+		return "", &entraError{Status: http.StatusInternalServerError, Kind: "server_error", AADSTS: 50000, Description: "There was an error issuing a token: " + err.Error()}
+	}
+	return tok, nil
+}
+
+// verifyAssertion checks a client assertion's issuer trust, signature and validity window.
+// It returns the claims even on some failures so the audit log can name the subject.
+func (e *Emulator) verifyAssertion(ctx context.Context, assertion string) (map[string]any, *entraError) {
+	p, err := parseJWT(assertion)
+	if err != nil {
+		return nil, entraErr("invalid_client", 50027, "JWT token is invalid or malformed.")
+	}
+	iss := claimString(p.claims, "iss")
+	ik := e.trustedIssuer(iss)
+	if ik == nil {
+		return p.claims, entraErr("invalid_client", 700211, "No matching federated identity record found for presented assertion issuer '%s'. Please check your federated identity credential Subject, Audience and Issuer against the presented assertion.", iss)
+	}
+	keys, kerr := ik.candidates(ctx, p.header.Kid)
+	if kerr != nil {
+		return p.claims, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The signing keys of issuer '%s' could not be obtained: %v", iss, kerr)
+	}
+	verified := false
+	for _, k := range keys {
+		if p.verify(k) == nil {
+			verified = true
+			break
+		}
+	}
+	if !verified {
+		return p.claims, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The signature of the assertion (alg %s, kid '%s') does not verify with any key of issuer '%s'.", p.header.Alg, p.header.Kid, iss)
+	}
+	now := time.Now()
+	exp, hasExp := claimInt(p.claims, "exp")
+	nbf, hasNbf := claimInt(p.claims, "nbf")
+	if !hasExp {
+		return p.claims, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The assertion has no 'exp' claim.")
+	}
+	if !hasNbf {
+		nbf, _ = claimInt(p.claims, "iat")
+	}
+	if now.After(time.Unix(exp, 0).Add(assertionLeeway)) || (nbf != 0 && now.Add(assertionLeeway).Before(time.Unix(nbf, 0))) {
+		return p.claims, entraErr("invalid_client", 700024, "Client assertion is not within its valid time range. Current time: %s, assertion valid from %s, expiry time of assertion %s. Review the documentation at https://learn.microsoft.com/entra/identity-platform/certificate-credentials .",
+			now.UTC().Format(time.RFC3339), time.Unix(nbf, 0).UTC().Format(time.RFC3339), time.Unix(exp, 0).UTC().Format(time.RFC3339))
+	}
+	if claimString(p.claims, "sub") == "" {
+		return p.claims, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The assertion has no 'sub' claim.")
+	}
+	return p.claims, nil
+}
+
+// matchFederatedCredential accepts the assertion when one credential matches issuer and
+// subject exactly (case-sensitive) and one of its audiences is in the assertion's aud.
+// Otherwise the error names the parts of the closest credential that differ.
+func matchFederatedCredential(fics []FederatedCredential, claims map[string]any) *entraError {
+	iss, sub, auds := claimString(claims, "iss"), claimString(claims, "sub"), claimAudiences(claims)
+	best, bestScore := -1, -1
+	var bestDiff []string
+	for i, f := range fics {
+		var diff []string
+		if f.Issuer != iss {
+			diff = append(diff, fmt.Sprintf("issuer (credential '%s' expects '%s')", f.Name, f.Issuer))
+		}
+		if f.Subject != sub {
+			diff = append(diff, fmt.Sprintf("subject (credential '%s' expects '%s')", f.Name, f.Subject))
+		}
+		if !intersects(f.Audiences, auds) {
+			diff = append(diff, fmt.Sprintf("audience (credential '%s' expects one of '%s')", f.Name, strings.Join(f.Audiences, "', '")))
+		}
+		if len(diff) == 0 {
+			return nil
+		}
+		if score := 3 - len(diff); score > bestScore {
+			best, bestScore, bestDiff = i, score, diff
+		}
+	}
+	why := "The identity has no federated identity credentials."
+	if best >= 0 {
+		why = "Mismatch in " + strings.Join(bestDiff, ", ") + "."
+	}
+	return entraErr("invalid_client", 70021, "No matching federated identity record found for presented assertion. Assertion Issuer: '%s'. Assertion Subject: '%s'. Assertion Audience: '%s'. %s Please check your federated identity credential Subject, Audience and Issuer against the presented assertion. https://learn.microsoft.com/entra/workload-id/workload-identity-federation",
+		iss, sub, strings.Join(auds, ","), why)
+}
+
+func intersects(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// accessTokenClaims are the claims of tokens the emulator issues, shaped like Entra's v1
+// app-only tokens that ARM receives.
+type accessTokenClaims struct {
+	Aud     string `json:"aud"`
+	Iss     string `json:"iss"`
+	Iat     int64  `json:"iat"`
+	Nbf     int64  `json:"nbf"`
+	Exp     int64  `json:"exp"`
+	AppID   string `json:"appid"`
+	AppIDAcr string `json:"appidacr"`
+	Azp     string `json:"azp"`
+	IDType  string `json:"idtyp"`
+	OID     string `json:"oid"`
+	Sub     string `json:"sub"`
+	TID     string `json:"tid"`
+	UTI     string `json:"uti"`
+	Ver     string `json:"ver"`
+	MIRID   string `json:"xms_mirid,omitempty"`
+}
+
+func (e *Emulator) issueToken(d *directoryEntry, resource string) (string, error) {
+	now := time.Now()
+	c := accessTokenClaims{
+		Aud: resource, Iss: e.url + "/" + d.tenantID + "/v2.0",
+		Iat: now.Unix(), Nbf: now.Add(-5 * time.Minute).Unix(), Exp: now.Add(e.tokenTTL).Unix(),
+		AppID: d.clientID, AppIDAcr: "2", Azp: d.clientID, IDType: "app",
+		OID: d.objectID, Sub: d.objectID, TID: d.tenantID, UTI: newGUID(), Ver: "1.0",
+	}
+	if d.resourceKey != "" {
+		e.mu.RLock()
+		if r := e.resources[d.resourceKey]; r != nil {
+			c.MIRID = r.id
+		}
+		e.mu.RUnlock()
+	}
+	return signRS256(e.signKey, e.kid, c)
+}

@@ -1,0 +1,166 @@
+package emulator
+
+import (
+	"context"
+	"crypto"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// refetchInterval limits how often an unknown kid makes the emulator fetch an issuer's
+// keys again, so a flood of bad assertions cannot turn into a flood of fetches.
+const refetchInterval = time.Second
+
+// issuerKeys holds the verification keys of one trusted issuer, fetched lazily and cached.
+type issuerKeys struct {
+	cfg    TrustedIssuer
+	client *http.Client
+
+	mu      sync.Mutex
+	keys    map[string]crypto.PublicKey // by kid
+	anon    []crypto.PublicKey          // keys without a kid
+	fetched time.Time
+}
+
+func newIssuerKeys(cfg TrustedIssuer) (*issuerKeys, error) {
+	if cfg.Issuer == "" {
+		return nil, errors.New("trusted issuer: issuer is required")
+	}
+	ik := &issuerKeys{cfg: cfg, client: cfg.HTTPClient}
+	if len(cfg.JWKS) > 0 {
+		if err := ik.load(cfg.JWKS); err != nil {
+			return nil, fmt.Errorf("trusted issuer %s: %w", cfg.Issuer, err)
+		}
+		return ik, nil
+	}
+	if !strings.HasPrefix(cfg.Issuer, "https://") {
+		return nil, fmt.Errorf("trusted issuer %s: without a literal JWKS the issuer must be an https URL", cfg.Issuer)
+	}
+	if ik.client == nil {
+		tc := &tls.Config{MinVersion: tls.VersionTLS12}
+		if cfg.CAPEM != "" {
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM([]byte(cfg.CAPEM)) {
+				return nil, fmt.Errorf("trusted issuer %s: CA bundle holds no certificate", cfg.Issuer)
+			}
+			tc.RootCAs = pool
+		}
+		ik.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: tc}}
+	}
+	return ik, nil
+}
+
+func (ik *issuerKeys) load(doc []byte) error {
+	var set jwkSet
+	if err := json.Unmarshal(doc, &set); err != nil {
+		return fmt.Errorf("JWKS: %w", err)
+	}
+	keys := map[string]crypto.PublicKey{}
+	var anon []crypto.PublicKey
+	for _, k := range set.Keys {
+		if k.Use != "" && k.Use != "sig" {
+			continue
+		}
+		pub, err := k.publicKey()
+		if err != nil {
+			continue // a key type we cannot use must not hide the others
+		}
+		if k.Kid == "" {
+			anon = append(anon, pub)
+		} else {
+			keys[k.Kid] = pub
+		}
+	}
+	if len(keys)+len(anon) == 0 {
+		return errors.New("JWKS holds no usable signing key")
+	}
+	ik.keys, ik.anon = keys, anon
+	return nil
+}
+
+// candidates returns the keys that may have signed a token with this kid, fetching the
+// issuer's JWKS when it is not cached or does not know the kid.
+func (ik *issuerKeys) candidates(ctx context.Context, kid string) ([]crypto.PublicKey, error) {
+	ik.mu.Lock()
+	defer ik.mu.Unlock()
+	known := func() []crypto.PublicKey {
+		if kid != "" {
+			if k, ok := ik.keys[kid]; ok {
+				return []crypto.PublicKey{k}
+			}
+			return ik.anon
+		}
+		out := append([]crypto.PublicKey(nil), ik.anon...)
+		for _, k := range ik.keys {
+			out = append(out, k)
+		}
+		return out
+	}
+	if ks := known(); len(ks) > 0 || len(ik.cfg.JWKS) > 0 {
+		return ks, nil
+	}
+	if !ik.fetched.IsZero() && time.Since(ik.fetched) < refetchInterval {
+		return nil, nil
+	}
+	if err := ik.fetch(ctx); err != nil {
+		return nil, err
+	}
+	return known(), nil
+}
+
+func (ik *issuerKeys) fetch(ctx context.Context) error {
+	ik.fetched = time.Now()
+	var disc struct {
+		Issuer  string `json:"issuer"`
+		JWKSURI string `json:"jwks_uri"`
+	}
+	if err := ik.getJSON(ctx, strings.TrimSuffix(ik.cfg.Issuer, "/")+"/.well-known/openid-configuration", &disc); err != nil {
+		return fmt.Errorf("discovery of %s: %w", ik.cfg.Issuer, err)
+	}
+	if disc.JWKSURI == "" {
+		return fmt.Errorf("discovery of %s: no jwks_uri", ik.cfg.Issuer)
+	}
+	var raw json.RawMessage
+	if err := ik.getJSON(ctx, disc.JWKSURI, &raw); err != nil {
+		return fmt.Errorf("keys of %s: %w", ik.cfg.Issuer, err)
+	}
+	return ik.load(raw)
+}
+
+func (ik *issuerKeys) getJSON(ctx context.Context, url string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	if ik.cfg.BearerToken != "" {
+		req.Header.Set("Authorization", "Bearer "+ik.cfg.BearerToken)
+	}
+	resp, err := ik.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return json.Unmarshal(body, out)
+}
+
+// sameIssuer compares issuer URLs the way operators write them: a trailing slash is not a
+// different issuer when looking up trust (federated credentials still compare exactly).
+func sameIssuer(a, b string) bool {
+	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
+}

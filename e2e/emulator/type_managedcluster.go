@@ -1,0 +1,78 @@
+package emulator
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+)
+
+// managedClusterBehaviour: agent pools with counts, an API server FQDN and the node resource
+// group name; credentials are served as a kubeconfig pointing at that FQDN.
+func managedClusterBehaviour() *typeBehaviour {
+	return &typeBehaviour{
+		fullType: "Microsoft.ContainerService/managedClusters",
+		lro:      LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+		prepare: func(w *writeRequest) *apiError {
+			if err := w.requireLocation(); err != nil {
+				return err
+			}
+			pools, _ := w.props["agentPoolProfiles"].([]any)
+			if len(pools) == 0 {
+				return badRequest("InvalidParameter", "The value of parameter agentPoolProfiles is invalid. At least one agent pool is required.")
+			}
+			version := str(w.props, "kubernetesVersion")
+			if version == "" {
+				version = "1.33.2"
+				w.props["kubernetesVersion"] = version
+			}
+			for i, p := range pools {
+				pool, ok := p.(map[string]any)
+				if !ok || str(pool, "name") == "" {
+					return badRequest("InvalidParameter", "The value of parameter agentPoolProfiles[%d].name is invalid.", i)
+				}
+				count, ok := intValue(pool, "count")
+				if !ok || count < 0 || count > 1000 {
+					return badRequest("InvalidParameter", "The value of parameter agentPoolProfiles[%d].count is invalid: it must be between 0 and 1000.", i)
+				}
+				if i == 0 && count == 0 {
+					return badRequest("InvalidParameter", "The system agent pool '%s' must have at least one node.", str(pool, "name"))
+				}
+				for k, v := range map[string]any{"mode": "System", "orchestratorVersion": version, "provisioningState": "Succeeded", "powerState": map[string]any{"code": "Running"}} {
+					if _, ok := pool[k]; !ok {
+						pool[k] = v
+					}
+				}
+			}
+			prefix := str(w.props, "dnsPrefix")
+			if prefix == "" {
+				prefix = w.target.name + "-dns"
+				w.props["dnsPrefix"] = prefix
+			}
+			sum := sha256.Sum256([]byte(w.target.id))
+			w.keep("fqdn", func() any { return fmt.Sprintf("%s-%x.hcp.%s.azmk8s.io", prefix, sum[:4], w.location()) })
+			rg := ""
+			if ap := parseARMPath(w.target.id); ap.resourceGroup() != "" {
+				rg = ap.resourceGroup()
+			}
+			w.keep("nodeResourceGroup", func() any { return fmt.Sprintf("MC_%s_%s_%s", rg, w.target.name, w.location()) })
+			w.props["currentKubernetesVersion"] = version
+			w.props["powerState"] = map[string]any{"code": "Running"}
+			return nil
+		},
+		actions: map[string]actionFunc{
+			"listclusterusercredential":  kubeconfigAction("clusterUser"),
+			"listclusteradmincredential": kubeconfigAction("clusterAdmin"),
+		},
+	}
+}
+
+func kubeconfigAction(user string) actionFunc {
+	return func(e *Emulator, r *resource, _ map[string]any) (int, any, *apiError) {
+		fqdn := str(r.props(), "fqdn")
+		name := str(r.body, "name")
+		kc := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: %s\n  cluster:\n    server: https://%s:443\ncontexts:\n- name: %s\n  context:\n    cluster: %s\n    user: %s_%s\ncurrent-context: %s\nusers:\n- name: %s_%s\n  user:\n    token: %s\n",
+			name, fqdn, name, name, user, name, name, user, name, randomKey(24))
+		return http.StatusOK, map[string]any{"kubeconfigs": []map[string]any{{"name": user, "value": base64.StdEncoding.EncodeToString([]byte(kc))}}}, nil
+	}
+}

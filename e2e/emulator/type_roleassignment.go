@@ -1,0 +1,67 @@
+package emulator
+
+import (
+	"net/http"
+	"strings"
+)
+
+// roleAssignmentBehaviour validates assignments like Azure (GUID names, known built-in role,
+// existing principal, no duplicates, immutable principal and role) and keeps the
+// authorization index in step.
+func roleAssignmentBehaviour() *typeBehaviour {
+	return &typeBehaviour{
+		fullType: "Microsoft.Authorization/roleAssignments",
+		lro:      LROConfig{Write: LROSync, Delete: LROSync},
+		prepare: func(w *writeRequest) *apiError {
+			if !isGUID(w.target.name) {
+				return badRequest("InvalidRoleAssignmentId", "The role assignment ID '%s' is not valid. The role assignment ID must be a GUID.", w.target.name)
+			}
+			rdID, pid := str(w.props, "roleDefinitionId"), str(w.props, "principalId")
+			role := findRole(rdID)
+			if rdID == "" || role == nil {
+				return badRequest("RoleDefinitionDoesNotExist", "The specified role definition with ID '%s' does not exist.", lastName(rdID))
+			}
+			if pid == "" {
+				return badRequest("InvalidPrincipalId", "A valid principal ID must be provided for role assignment.")
+			}
+			if w.e.byObjectID[strings.ToLower(pid)] == nil {
+				return badRequest("PrincipalNotFound", "Principal %s does not exist in the directory %s. Check that you have the correct principal ID.", strings.ReplaceAll(pid, "-", ""), w.tenantID)
+			}
+			if w.existing != nil {
+				op := w.existing.props()
+				if !strings.EqualFold(str(op, "principalId"), pid) || findRole(str(op, "roleDefinitionId")) != role {
+					return badRequest("RoleAssignmentUpdateNotPermitted", "Tenant ID, application ID, principal ID, and scope are not allowed to be updated.")
+				}
+			}
+			for _, s := range collectLocked(w.target.parent, typeRoleAssignment, false, nil) {
+				sp := s.props()
+				if !strings.EqualFold(s.id, w.target.id) && strings.EqualFold(str(sp, "principalId"), pid) && findRole(str(sp, "roleDefinitionId")) == role {
+					return armErr(http.StatusConflict, "RoleAssignmentExists", "The role assignment already exists. The ID of the existing role assignment is %s.", s.body["name"])
+				}
+			}
+			w.props["scope"] = w.target.parent.id
+			if str(w.props, "principalType") == "" {
+				w.props["principalType"] = "ServicePrincipal"
+			}
+			return nil
+		},
+		stored: func(e *Emulator, r *resource) {
+			e.dropGrantLocked(r.key)
+			p := r.props()
+			if role := findRole(str(p, "roleDefinitionId")); role != nil {
+				e.addGrantLocked(str(p, "principalId"), r.key, r.parentKey, role)
+			}
+		},
+		removed: func(e *Emulator, r *resource) { e.dropGrantLocked(r.key) },
+	}
+}
+
+// dropGrantLocked forgets a role assignment whoever it was for (an out-of-band edit may have
+// changed its principal).
+func (e *Emulator) dropGrantLocked(raKey string) {
+	for pid, gs := range e.grants {
+		if _, ok := gs[raKey]; ok {
+			e.removeGrantLocked(pid, raKey)
+		}
+	}
+}

@@ -1,0 +1,345 @@
+package controlplane
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Options configure a control plane. The zero value is usable: binaries are found
+// in the repository's bin/ (or $AZTENANT_BIN_DIR) and state lives in a temporary
+// directory removed by Stop.
+type Options struct {
+	// BinDir holds etcd and kube-apiserver.
+	BinDir string
+	// Dir keeps certificates, data and logs. Empty means a fresh temporary
+	// directory that Stop removes.
+	Dir string
+	// Detach lets the processes outlive this one (for the demo). Stop them with
+	// StopDir.
+	Detach bool
+	// StartTimeout bounds how long Start waits for readiness (default 90s).
+	StartTimeout time.Duration
+}
+
+// ControlPlane is a running etcd + kube-apiserver pair.
+type ControlPlane struct {
+	// Config is an admin (system:masters) client configuration.
+	Config *rest.Config
+	// Dir holds certificates, logs, data and the kubeconfig.
+	Dir string
+	// KubeconfigPath is an admin kubeconfig usable by kubectl and helm.
+	KubeconfigPath string
+	// IssuerURL is the service-account token issuer; its discovery document and
+	// JWKS are served by the API server, readable without credentials.
+	IssuerURL string
+	// CAPEM is the CA of the API server's serving certificate.
+	CAPEM []byte
+
+	etcd, apiserver *process
+	ownsDir         bool
+	apiserverPort   int
+}
+
+// Start launches etcd and kube-apiserver and waits until the API server is ready
+// and its issuer discovery is readable anonymously, as on a managed cluster whose
+// OIDC issuer is public.
+func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
+	bin, err := FindBinDir(opts.BinDir)
+	if err != nil {
+		return nil, err
+	}
+	cp = &ControlPlane{Dir: opts.Dir}
+	if cp.Dir == "" {
+		if cp.Dir, err = os.MkdirTemp("", "aztenant-cp-"); err != nil {
+			return nil, err
+		}
+		cp.ownsDir = true
+	} else if err := os.MkdirAll(cp.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			cp.Stop()
+		}
+	}()
+
+	pki, err := newPKI(cp.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("certificates: %w", err)
+	}
+	cp.CAPEM = pki.caPEM
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	etcdClient, etcdPeer, apiPort := ports[0], ports[1], ports[2]
+	cp.apiserverPort = apiPort
+	cp.IssuerURL = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
+	host := fmt.Sprintf("https://127.0.0.1:%d", apiPort)
+
+	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
+	peerURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPeer)
+	cp.etcd = &process{
+		name: "etcd", path: filepath.Join(bin, "etcd"), logFile: filepath.Join(cp.Dir, "etcd.log"), detach: opts.Detach,
+		args: []string{
+			"--name=aztenant", "--data-dir=" + filepath.Join(cp.Dir, "etcd"),
+			"--listen-client-urls=" + etcdURL, "--advertise-client-urls=" + etcdURL,
+			"--listen-peer-urls=" + peerURL, "--initial-advertise-peer-urls=" + peerURL,
+			"--initial-cluster=aztenant=" + peerURL,
+			// Test data is disposable; fsync dominates etcd latency on small disks.
+			"--unsafe-no-fsync=true", "--log-level=warn",
+		},
+	}
+	cp.apiserver = &process{
+		name: "kube-apiserver", path: filepath.Join(bin, "kube-apiserver"), logFile: filepath.Join(cp.Dir, "kube-apiserver.log"), detach: opts.Detach,
+		args: []string{
+			"--etcd-servers=" + etcdURL,
+			"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port=" + strconv.Itoa(apiPort),
+			"--tls-cert-file=" + pki.servingCert, "--tls-private-key-file=" + pki.servingKey,
+			"--client-ca-file=" + pki.caFile,
+			"--service-account-issuer=" + cp.IssuerURL,
+			"--service-account-key-file=" + pki.saPublicFile,
+			"--service-account-signing-key-file=" + pki.saPrivateFile,
+			"--service-cluster-ip-range=10.0.0.0/24",
+			"--authorization-mode=RBAC",
+			"--anonymous-auth=true",
+			// No controller-manager runs here, so nothing creates default ServiceAccounts.
+			"--disable-admission-plugins=ServiceAccount",
+			"--allow-privileged=true",
+			"--profiling=false",
+		},
+	}
+	if err := cp.etcd.start(); err != nil {
+		return nil, err
+	}
+	if err := cp.apiserver.start(); err != nil {
+		return nil, err
+	}
+
+	cp.Config = &rest.Config{
+		Host: host,
+		TLSClientConfig: rest.TLSClientConfig{
+			CAData: pki.caPEM, CertData: pki.adminCertPEM, KeyData: pki.adminKeyPEM,
+		},
+		QPS: 1000, Burst: 2000,
+	}
+	timeout := opts.StartTimeout
+	if timeout == 0 {
+		timeout = 90 * time.Second
+	}
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cs, err := kubernetes.NewForConfig(cp.Config)
+	if err != nil {
+		return nil, err
+	}
+	ready := func(ctx context.Context) error {
+		body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		if err != nil {
+			return fmt.Errorf("%w: %s", err, body)
+		}
+		return nil
+	}
+	if err := waitFor(wctx, "kube-apiserver", ready, cp.etcd, cp.apiserver); err != nil {
+		return nil, err
+	}
+	if err := cp.publishIssuer(wctx, cs); err != nil {
+		return nil, err
+	}
+	if err := cp.writeKubeconfig(pki); err != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
+// publishIssuer lets anonymous clients read the issuer's discovery document and
+// JWKS, as Entra ID reads a managed cluster's public OIDC issuer.
+func (cp *ControlPlane) publishIssuer(ctx context.Context, cs kubernetes.Interface) error {
+	crb := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "aztenant:public-issuer-discovery"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:service-account-issuer-discovery"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:unauthenticated"}},
+	}
+	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("publish issuer discovery: %w", err)
+	}
+	// RBAC changes reach the authorizer through an informer: wait until it shows.
+	return waitFor(ctx, "issuer discovery", func(ctx context.Context) error {
+		_, err := cp.JWKS(ctx)
+		return err
+	}, cp.apiserver)
+}
+
+func (cp *ControlPlane) writeKubeconfig(p *pki) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["aztenant"] = &clientcmdapi.Cluster{Server: cp.Config.Host, CertificateAuthorityData: p.caPEM}
+	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: p.adminCertPEM, ClientKeyData: p.adminKeyPEM}
+	cfg.Contexts["aztenant"] = &clientcmdapi.Context{Cluster: "aztenant", AuthInfo: "admin"}
+	cfg.CurrentContext = "aztenant"
+	cp.KubeconfigPath = filepath.Join(cp.Dir, "kubeconfig")
+	return clientcmd.WriteToFile(*cfg, cp.KubeconfigPath)
+}
+
+// HTTPClient trusts the API server's CA and presents no credentials: it sees the
+// API server as an outsider (Entra ID, a browser) does.
+func (cp *ControlPlane) HTTPClient() *http.Client {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(cp.CAPEM)
+	return &http.Client{
+		Timeout:   10 * time.Second,
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}},
+	}
+}
+
+// Discovery is the issuer's OpenID discovery document.
+type Discovery struct {
+	Issuer  string `json:"issuer"`
+	JWKSURI string `json:"jwks_uri"`
+}
+
+// Discovery fetches the issuer's discovery document anonymously.
+func (cp *ControlPlane) Discovery(ctx context.Context) (*Discovery, error) {
+	body, err := cp.getAnonymous(ctx, cp.IssuerURL+"/.well-known/openid-configuration")
+	if err != nil {
+		return nil, err
+	}
+	var d Discovery
+	if err := json.Unmarshal(body, &d); err != nil {
+		return nil, fmt.Errorf("decode discovery document: %w", err)
+	}
+	return &d, nil
+}
+
+// JWKS fetches the issuer's signing keys anonymously.
+func (cp *ControlPlane) JWKS(ctx context.Context) ([]byte, error) {
+	return cp.getAnonymous(ctx, cp.IssuerURL+"/openid/v1/jwks")
+}
+
+func (cp *ControlPlane) getAnonymous(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := cp.HTTPClient().Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
+	}
+	return body, nil
+}
+
+// Stop ends both processes and removes the directory if Start created it.
+func (cp *ControlPlane) Stop() error {
+	if cp == nil {
+		return nil
+	}
+	if cp.apiserver != nil {
+		cp.apiserver.stop(10 * time.Second)
+	}
+	if cp.etcd != nil {
+		cp.etcd.stop(10 * time.Second)
+	}
+	if cp.ownsDir {
+		return os.RemoveAll(cp.Dir)
+	}
+	return nil
+}
+
+// StopDir ends a detached control plane by the pid files in its directory.
+func StopDir(dir string) error {
+	var errs []error
+	for _, name := range []string{"kube-apiserver", "etcd"} {
+		file := filepath.Join(dir, name+".pid")
+		data, err := os.ReadFile(file)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		} else if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", file, err))
+			continue
+		}
+		if err := terminate(pid, 10*time.Second); err != nil {
+			errs = append(errs, fmt.Errorf("%s (pid %d): %w", name, pid, err))
+		}
+		os.Remove(file)
+	}
+	return errors.Join(errs...)
+}
+
+func terminate(pid int, grace time.Duration) error {
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		if errors.Is(err, syscall.ESRCH) {
+			return nil
+		}
+		return err
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(pid, 0) != nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// FindBinDir returns dir if set, else $AZTENANT_BIN_DIR, else the bin/ folder of
+// the enclosing repository (found by walking up to go.mod), checking that the
+// binaries are there.
+func FindBinDir(dir string) (string, error) {
+	if dir == "" {
+		dir = os.Getenv("AZTENANT_BIN_DIR")
+	}
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		for d := wd; ; d = filepath.Dir(d) {
+			if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+				dir = filepath.Join(d, "bin")
+				break
+			}
+			if filepath.Dir(d) == d {
+				return "", fmt.Errorf("no go.mod above %s: set AZTENANT_BIN_DIR to the folder holding kube-apiserver and etcd", wd)
+			}
+		}
+	}
+	for _, b := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {
+			return "", fmt.Errorf("%s not found in %s: run `make tools` first", b, dir)
+		}
+	}
+	return dir, nil
+}

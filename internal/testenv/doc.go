@@ -1,0 +1,7 @@
+// Package testenv gives each integration test package one real control plane
+// (internal/controlplane) with the project's CRDs installed, started in TestMain
+// and stopped when the package's tests end, fail or are interrupted.
+//
+//	func TestMain(m *testing.M) { testenv.Main(m) }
+//	func TestX(t *testing.T) { env := testenv.Get(t); ... env.Client ... }
+package testenv

@@ -1,0 +1,100 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/aztenant/aztenant/api"
+	"github.com/aztenant/aztenant/internal/controlplane"
+)
+
+// Env is the control plane of one test package, with a client that knows the
+// project's types.
+type Env struct {
+	*controlplane.ControlPlane
+	Scheme *runtime.Scheme
+	Client client.Client
+}
+
+var (
+	env      *Env
+	startErr error
+)
+
+// Main starts the control plane, installs the CRDs, runs the tests and stops the
+// control plane. On SIGINT or SIGTERM it stops the control plane before exiting;
+// if the test binary dies hard, the child processes die with it.
+func Main(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	env, startErr = start(ctx)
+	cancel()
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		if env != nil {
+			env.Stop()
+		}
+		os.Exit(130)
+	}()
+
+	code := m.Run()
+	if env != nil {
+		env.Stop()
+	}
+	os.Exit(code)
+}
+
+func start(ctx context.Context) (*Env, error) {
+	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	if err != nil {
+		return nil, err
+	}
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, api.AddToScheme} {
+		if err := add(scheme); err != nil {
+			cp.Stop()
+			return nil, err
+		}
+	}
+	crds, err := api.CRDs()
+	if err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	if _, err := envtest.InstallCRDs(cp.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: scheme}); err != nil {
+		cp.Stop()
+		return nil, fmt.Errorf("install CRDs: %w", err)
+	}
+	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	return &Env{ControlPlane: cp, Scheme: scheme, Client: c}, nil
+}
+
+// Get returns the package's environment, failing the test if it did not start.
+// Call it only from a package whose TestMain calls Main.
+func Get(t testing.TB) *Env {
+	t.Helper()
+	if startErr != nil {
+		t.Fatalf("control plane did not start: %v", startErr)
+	}
+	if env == nil {
+		t.Fatal("testenv.Get needs TestMain to call testenv.Main")
+	}
+	return env
+}
