@@ -208,9 +208,14 @@ func (e *Emulator) Start(ctx context.Context) error {
 func (e *Emulator) Close() error {
 	e.closeOnce.Do(func() {
 		if e.srv != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			// Our own client's idle HTTP/2 connections would hold Shutdown for its whole
+			// poll interval; in-flight requests get a short grace period, then are cut.
+			e.client.CloseIdleConnections()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
-			e.closeErr = e.srv.Shutdown(ctx)
+			if err := e.srv.Shutdown(ctx); err != nil {
+				e.srv.Close()
+			}
 		}
 		if e.cfg.StateFile != "" {
 			if err := e.SaveState(); err != nil {

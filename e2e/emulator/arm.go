@@ -1,0 +1,662 @@
+package emulator
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+)
+
+const maxARMBodySize = 4 << 20
+
+// armWriter remembers the status for the audit log.
+type armWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *armWriter) WriteHeader(s int) {
+	if w.status == 0 {
+		w.status = s
+	}
+	w.ResponseWriter.WriteHeader(s)
+}
+
+func (w *armWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// serveARM is the ARM front door: authentication, api-version, subscription and tenant
+// checks, throttling and injected faults, RBAC, then the operation itself.
+func (e *Emulator) serveARM(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	aw := &armWriter{ResponseWriter: w}
+	aw.Header().Set("x-ms-request-id", newGUID())
+	entry := AuditEntry{Time: start, Service: "arm", Method: r.Method, Path: r.URL.Path}
+	if err := e.handleARM(aw, r, &entry); err != nil {
+		entry.ErrorCode = err.Code
+		if err.Status == http.StatusUnauthorized {
+			aw.Header().Set("WWW-Authenticate", e.challenge(r, entry.TenantID, err))
+		}
+		writeARMError(aw, err)
+	}
+	entry.Status = aw.status
+	entry.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+	e.audit.record(entry)
+}
+
+type reqKind int
+
+const (
+	kindResource reqKind = iota
+	kindList
+	kindAction
+	kindOperation
+	kindProvider
+	kindProviderList
+	kindSubscriptionList
+	kindRoleDefinition
+	kindRoleDefinitionList
+)
+
+// armRequest is a classified ARM request.
+type armRequest struct {
+	kind     reqKind
+	path     armPath
+	target   step   // the addressed resource, or the scope of a list
+	listType string // lower full type of a list; "" lists every top-level type
+	deep     bool   // list the whole subtree rather than direct children
+	action   string // POST action or provider namespace
+	rbacType string // full type naming the RBAC action
+}
+
+func classify(ap armPath, method string) (*armRequest, *apiError) {
+	req := &armRequest{path: ap, target: ap.last()}
+	last, tail := ap.last(), ap.tail
+	lt := last.typeKey()
+	isSub, isRG := lt == typeSubscription, lt == typeResourceGroup
+	switch {
+	case len(ap.steps) == 0 && len(tail) == 1 && strings.EqualFold(tail[0], "subscriptions"):
+		req.kind = kindSubscriptionList
+	case len(tail) == 0 && (strings.HasSuffix(lt, "/locations/operationstatuses") || strings.HasSuffix(lt, "/locations/operationresults")):
+		req.kind = kindOperation
+	case len(tail) == 0 && lt == typeRoleDefinition:
+		req.kind = kindRoleDefinition
+	case len(ap.steps) == 0:
+		if len(tail) == 3 && strings.EqualFold(tail[1]+"/"+tail[2], typeRoleDefinition) {
+			req.kind = kindRoleDefinitionList
+			break
+		}
+		return nil, armErr(http.StatusNotFound, "InvalidResourceType", "The emulator serves no tenant-level resources at this path.")
+	case len(tail) == 0:
+		req.kind, req.rbacType = kindResource, last.fullType
+	case len(tail) == 1 && method == http.MethodPost:
+		req.kind, req.action, req.rbacType = kindAction, tail[0], last.fullType
+	case len(tail) == 1 && isSub && strings.EqualFold(tail[0], "resourcegroups"):
+		req.kind, req.listType, req.rbacType = kindList, typeResourceGroup, "Microsoft.Resources/resourceGroups"
+	case len(tail) == 1 && (isSub || isRG) && strings.EqualFold(tail[0], "resources"):
+		req.kind, req.deep = kindList, isSub
+		req.rbacType = "Microsoft.Resources/subscriptions/resources"
+		if isRG {
+			req.rbacType = "Microsoft.Resources/subscriptions/resourceGroups/resources"
+		}
+	case len(tail) == 1 && isSub && strings.EqualFold(tail[0], "providers"):
+		req.kind, req.rbacType = kindProviderList, "Microsoft.Resources/subscriptions/providers"
+	case len(tail) == 1 && !isSub && !isRG:
+		req.kind, req.listType, req.rbacType = kindList, strings.ToLower(last.fullType+"/"+tail[0]), last.fullType+"/"+tail[0]
+	case len(tail) == 2 && isSub && strings.EqualFold(tail[0], "providers"):
+		req.kind, req.action, req.rbacType = kindProvider, tail[1], "Microsoft.Resources/subscriptions/providers"
+	case len(tail) == 3 && isSub && strings.EqualFold(tail[0], "providers") && method == http.MethodPost && strings.EqualFold(tail[2], "register"):
+		req.kind, req.action, req.rbacType = kindProvider, tail[1], tail[1]+"/register"
+	case len(tail) == 3 && strings.EqualFold(tail[0], "providers"):
+		full := tail[1] + "/" + tail[2]
+		if strings.EqualFold(full, typeRoleDefinition) {
+			req.kind = kindRoleDefinitionList
+			break
+		}
+		req.kind, req.listType, req.deep, req.rbacType = kindList, strings.ToLower(full), isSub, full
+	default:
+		return nil, armErr(http.StatusNotFound, "InvalidResourceType", "The emulator found no resource type at '%s'.", strings.Join(tail, "/"))
+	}
+	return req, nil
+}
+
+func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *AuditEntry) *apiError {
+	if d := e.faults.latency(); d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return armErr(http.StatusRequestTimeout, "RequestTimeout", "The client went away.")
+		}
+	}
+	now := time.Now()
+	e.settle(now)
+	ap := parseARMPath(r.URL.Path)
+	sub := ap.subscription()
+	subTenant := ""
+	if sub != "" {
+		e.mu.RLock()
+		if s := e.resources["/subscriptions/"+strings.ToLower(sub)]; s != nil {
+			subTenant = str(s.body, "tenantId")
+		}
+		e.mu.RUnlock()
+	}
+	entry.TenantID = subTenant
+	c, err := e.authenticate(r, subTenant)
+	if err != nil {
+		return err
+	}
+	entry.PrincipalID, entry.ClientID = c.oid, c.appid
+	if entry.TenantID == "" {
+		entry.TenantID = c.tid
+	}
+	apiVersion := r.URL.Query().Get("api-version")
+	if apiVersion == "" {
+		return badRequest("MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required for all requests.")
+	}
+	if sub != "" {
+		if subTenant == "" {
+			return armErr(http.StatusNotFound, "SubscriptionNotFound", "The subscription '%s' could not be found.", sub)
+		}
+		if !strings.EqualFold(subTenant, c.tid) {
+			return armErr(http.StatusUnauthorized, "InvalidAuthenticationTokenTenant",
+				"The access token is from the wrong issuer '%s/%s/'. It must match the tenant '%s/%s/' associated with this subscription. Please use the authority (URL) '%s/%s' to get the token.",
+				e.base(r), c.tid, e.base(r), subTenant, e.base(r), subTenant)
+		}
+	}
+	if terr := e.faults.throttle(c.oid, r.Method, now); terr != nil {
+		entry.Fault = "throttled"
+		return terr
+	}
+	req, err := classify(ap, r.Method)
+	if err != nil {
+		return err
+	}
+	if err := allowedMethod(req.kind, r.Method); err != nil {
+		return err
+	}
+	ferr, opFail, fault := e.faults.injectError(req.rbacType, r.Method)
+	if fault != "" {
+		entry.Fault = fault
+	}
+	if ferr != nil {
+		return ferr
+	}
+	if req.rbacType != "" {
+		scope := req.target.id
+		e.mu.RLock()
+		aerr := e.authorizeLocked(c, actionFor(req.rbacType, r.Method, req.action), scope)
+		e.mu.RUnlock()
+		if aerr != nil {
+			return aerr
+		}
+	}
+	switch req.kind {
+	case kindOperation:
+		e.serveOperation(w, r, req.target.name, strings.HasSuffix(req.target.typeKey(), "operationresults"))
+		return nil
+	case kindSubscriptionList:
+		return e.listSubscriptions(w, c)
+	case kindProvider:
+		writeJSON(w, http.StatusOK, providerBody(sub, req.action))
+		return nil
+	case kindProviderList:
+		writeJSON(w, http.StatusOK, map[string]any{"value": []any{}})
+		return nil
+	case kindRoleDefinition, kindRoleDefinitionList:
+		return e.serveRoleDefinitions(w, r, req)
+	case kindList:
+		return e.listResources(w, r, req)
+	case kindAction:
+		return e.runAction(w, r, req)
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		return e.getResource(w, r, req)
+	case http.MethodPut, http.MethodPatch:
+		return e.writeResource(w, r, req, opFail, apiVersion)
+	case http.MethodDelete:
+		return e.deleteResource(w, r, req, opFail, apiVersion)
+	}
+	return nil
+}
+
+func allowedMethod(k reqKind, m string) *apiError {
+	ok := false
+	switch k {
+	case kindResource:
+		ok = m == http.MethodGet || m == http.MethodHead || m == http.MethodPut || m == http.MethodPatch || m == http.MethodDelete
+	case kindAction:
+		ok = m == http.MethodPost
+	case kindProvider:
+		ok = m == http.MethodGet || m == http.MethodPost
+	default:
+		ok = m == http.MethodGet
+	}
+	if !ok {
+		return armErr(http.StatusMethodNotAllowed, "MethodNotAllowed", "The requested method %s is not allowed here.", m)
+	}
+	return nil
+}
+
+// missingLocked explains, in ARM's words, which level of the path does not exist; nil when
+// every level up to (and, with self, including) the target exists.
+func (e *Emulator) missingLocked(ap armPath, self bool) *apiError {
+	n := len(ap.steps)
+	if !self {
+		n--
+	}
+	rg := ap.resourceGroup()
+	for i := 0; i < n; i++ {
+		s := ap.steps[i]
+		if e.resources[s.key()] != nil {
+			continue
+		}
+		switch {
+		case s.typeKey() == typeSubscription:
+			return armErr(http.StatusNotFound, "SubscriptionNotFound", "The subscription '%s' could not be found.", s.name)
+		case s.typeKey() == typeResourceGroup:
+			return armErr(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", s.name)
+		case i < len(ap.steps)-1:
+			return armErr(http.StatusNotFound, "ParentResourceNotFound",
+				"Can not perform requested operation on nested resource. Parent resource '%s' not found.", nestedName(ap, i))
+		default:
+			return armErr(http.StatusNotFound, "ResourceNotFound",
+				"The Resource '%s' under resource group '%s' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix", nestedTypeName(ap, i), rg)
+		}
+	}
+	return nil
+}
+
+// nestedName renders "account/default" for the i-th step, as ARM names nested parents.
+func nestedName(ap armPath, i int) string {
+	var names []string
+	for j := i; j >= 0; j-- {
+		t := ap.steps[j].typeKey()
+		if t == typeResourceGroup || t == typeSubscription {
+			break
+		}
+		names = append([]string{ap.steps[j].name}, names...)
+		if strings.Count(t, "/") == 1 {
+			break
+		}
+	}
+	return strings.Join(names, "/")
+}
+
+// nestedTypeName renders "Microsoft.Storage/storageAccounts/sa/blobServices/default" for the
+// i-th step, as ARM names a missing resource.
+func nestedTypeName(ap armPath, i int) string {
+	start := i
+	for start > 0 && strings.Count(ap.steps[start].typeKey(), "/") > 1 {
+		start--
+	}
+	out := ap.steps[start].fullType + "/" + ap.steps[start].name
+	for j := start + 1; j <= i; j++ {
+		t := ap.steps[j].fullType
+		out += "/" + t[strings.LastIndexByte(t, '/')+1:] + "/" + ap.steps[j].name
+	}
+	return out
+}
+
+func (e *Emulator) getResource(w http.ResponseWriter, r *http.Request, req *armRequest) *apiError {
+	e.mu.RLock()
+	res := e.resources[req.target.key()]
+	var raw []byte
+	var missing *apiError
+	if res != nil {
+		raw = res.raw
+	} else {
+		missing = e.missingLocked(req.path, true)
+	}
+	e.mu.RUnlock()
+	if res == nil {
+		return missing
+	}
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	writeJSON(w, http.StatusOK, raw)
+	return nil
+}
+
+func readBody(r *http.Request) (map[string]any, *apiError) {
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxARMBodySize))
+	if err != nil {
+		return nil, badRequest("InvalidRequestContent", "The request content could not be read: %v", err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return map[string]any{}, nil
+	}
+	m, err := decodeObject(b)
+	if err != nil {
+		return nil, badRequest("InvalidRequestContent", "The request content was invalid and cannot be deserialized: %v", err)
+	}
+	return m, nil
+}
+
+func (e *Emulator) writeResource(w http.ResponseWriter, r *http.Request, req *armRequest, opFail *FailRule, apiVersion string) *apiError {
+	if req.target.typeKey() == typeSubscription {
+		return armErr(http.StatusMethodNotAllowed, "MethodNotAllowed", "Subscriptions are seeded through the emulator's Control API, not created through ARM.")
+	}
+	in, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.missingLocked(req.path, false); err != nil {
+		return err
+	}
+	parentStep := req.path.parent()
+	parent := e.resources[parentStep.key()]
+	existing := e.resources[req.target.key()]
+	if existing != nil && existing.op != nil {
+		return armErr(http.StatusConflict, "AnotherOperationInProgress", "Another operation on resource '%s' is in progress.", existing.id)
+	}
+	desired := in
+	if r.Method == http.MethodPatch {
+		if existing == nil {
+			return e.missingLocked(req.path, true)
+		}
+		desired = mergePatch(cloneBody(existing.body), in)
+	}
+	lro := e.lroForLocked(req.target.typeKey())
+	style := lro.Write
+	if opFail != nil && style == LROSync {
+		return ruleError(*opFail)
+	}
+	state := ""
+	if style != LROSync {
+		state = "Updating"
+		if existing == nil {
+			state = "Creating"
+		}
+	}
+	// Children take their parent's casing; the last part keeps the request's.
+	id := parent.id + req.target.id[len(parentStep.id):]
+	res, created, serr := e.storeLocked(writeTarget{id: id, fullType: req.target.fullType, name: req.target.name, parent: parent}, desired, state)
+	if serr != nil {
+		return serr
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	if style == LROSync {
+		writeJSON(w, status, res.raw)
+		return nil
+	}
+	op := e.startOpLocked(res, false, created, time.Duration(lro.Duration), opFail, apiVersion)
+	e.setOpHeaders(w, r, op, style)
+	if style == LROLocation {
+		w.WriteHeader(http.StatusAccepted)
+		return nil
+	}
+	writeJSON(w, status, res.raw)
+	return nil
+}
+
+// storeLocked validates desired through the type's behaviour, fills id/name/type and
+// provisioningState ("" means Succeeded) and stores it. It reports whether it created.
+func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state string) (*resource, bool, *apiError) {
+	key := strings.ToLower(t.id)
+	existing := e.resources[key]
+	if existing != nil {
+		t.id, t.fullType, t.name = existing.id, existing.typ, str(existing.body, "name")
+	}
+	typeKey := strings.ToLower(t.fullType)
+	delete(desired, "id")
+	delete(desired, "name")
+	delete(desired, "type")
+	ap := parseARMPath(t.id)
+	wr := &writeRequest{e: e, target: t, body: desired, props: propsOf(desired), existing: existing, subscriptionID: ap.subscription()}
+	if s := e.resources["/subscriptions/"+strings.ToLower(wr.subscriptionID)]; s != nil {
+		wr.tenantID = str(s.body, "tenantId")
+	}
+	b := e.behaviours[typeKey]
+	if b != nil && b.prepare != nil {
+		if err := b.prepare(wr); err != nil {
+			return nil, false, err
+		}
+	}
+	if state == "" {
+		state = opSucceeded
+	}
+	wr.props["provisioningState"] = state
+	desired["id"], desired["name"], desired["type"] = t.id, t.name, t.fullType
+	res := existing
+	if res == nil {
+		parentKey := ""
+		if t.parent != nil {
+			parentKey = t.parent.key
+		}
+		res = &resource{id: t.id, key: key, typ: t.fullType, parentKey: parentKey}
+		res.body = desired
+		res.refresh()
+		e.insertLocked(res)
+	} else {
+		res.body = desired
+		res.refresh()
+	}
+	if b != nil && b.stored != nil {
+		b.stored(e, res)
+	}
+	return res, existing == nil, nil
+}
+
+func (e *Emulator) deleteResource(w http.ResponseWriter, r *http.Request, req *armRequest, opFail *FailRule, apiVersion string) *apiError {
+	tk := req.target.typeKey()
+	if tk == typeSubscription {
+		return armErr(http.StatusMethodNotAllowed, "MethodNotAllowed", "Subscriptions cannot be deleted through the emulator's ARM.")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	res := e.resources[req.target.key()]
+	if res == nil {
+		if tk == typeResourceGroup {
+			return e.missingLocked(req.path, true)
+		}
+		if err := e.missingLocked(req.path, false); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	lro := e.lroForLocked(tk)
+	style := lro.Delete
+	if res.op != nil {
+		if !res.op.delete {
+			return armErr(http.StatusConflict, "AnotherOperationInProgress", "Another operation on resource '%s' is in progress.", res.id)
+		}
+		e.setOpHeaders(w, r, res.op, nonSync(style))
+		w.WriteHeader(http.StatusAccepted)
+		return nil
+	}
+	if style == LROSync {
+		if opFail != nil {
+			return ruleError(*opFail)
+		}
+		e.removeLocked(res)
+		w.WriteHeader(http.StatusOK)
+		return nil
+	}
+	res.props()["provisioningState"] = "Deleting"
+	res.refresh()
+	op := e.startOpLocked(res, true, false, time.Duration(lro.Duration), opFail, apiVersion)
+	e.setOpHeaders(w, r, op, style)
+	w.WriteHeader(http.StatusAccepted)
+	return nil
+}
+
+func nonSync(s LROStyle) LROStyle {
+	if s == LROSync {
+		return LROLocation
+	}
+	return s
+}
+
+func (e *Emulator) runAction(w http.ResponseWriter, r *http.Request, req *armRequest) *apiError {
+	in, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	res := e.resources[req.target.key()]
+	if res == nil {
+		return e.missingLocked(req.path, true)
+	}
+	b := e.behaviours[res.typeKey()]
+	var act actionFunc
+	if b != nil {
+		act = b.actions[strings.ToLower(req.action)]
+	}
+	if act == nil {
+		return armErr(http.StatusNotFound, "NotFound", "The emulator does not implement action '%s' on resource type '%s'.", req.action, res.typ)
+	}
+	status, out, aerr := act(e, res, in)
+	if aerr != nil {
+		return aerr
+	}
+	writeJSON(w, status, out)
+	return nil
+}
+
+func (e *Emulator) listResources(w http.ResponseWriter, r *http.Request, req *armRequest) *apiError {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	scope := e.resources[req.target.key()]
+	if scope == nil {
+		return e.missingLocked(req.path, true)
+	}
+	items := collectLocked(scope, req.listType, req.deep, nil)
+	if req.listType == "" {
+		items = topLevelOnly(items)
+	}
+	if req.listType == typeRoleAssignment {
+		items = e.roleAssignmentsLocked(scope, items, r.URL.Query().Get("$filter"))
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].key < items[j].key })
+	var buf bytes.Buffer
+	buf.WriteString(`{"value":[`)
+	for i, it := range items {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(it.raw)
+	}
+	buf.WriteString("]}")
+	writeJSON(w, http.StatusOK, buf.Bytes())
+	return nil
+}
+
+// topLevelOnly keeps tracked top-level resources, as the /resources listings do.
+func topLevelOnly(in []*resource) []*resource {
+	out := in[:0]
+	for _, r := range in {
+		t := r.typeKey()
+		if strings.Count(t, "/") == 1 && t != typeResourceGroup && !strings.HasPrefix(t, "microsoft.authorization/") {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// roleAssignmentsLocked adds assignments at the scope's ancestors (ARM lists those that apply
+// at, above and below a scope) and applies the two filters clients use: atScope() and
+// principalId eq '...'.
+func (e *Emulator) roleAssignmentsLocked(scope *resource, below []*resource, filter string) []*resource {
+	var out []*resource
+	f := strings.ToLower(filter)
+	atScope := strings.Contains(f, "atscope()")
+	if !atScope {
+		out = append(out, below...)
+	} else {
+		out = append(out, collectLocked(scope, typeRoleAssignment, false, nil)...)
+	}
+	for p := e.resources[scope.parentKey]; p != nil; p = e.resources[p.parentKey] {
+		out = append(out, collectLocked(p, typeRoleAssignment, false, nil)...)
+	}
+	if i := strings.Index(f, "principalid eq '"); i >= 0 {
+		rest := f[i+len("principalid eq '"):]
+		pid, _, _ := strings.Cut(rest, "'")
+		kept := out[:0]
+		for _, ra := range out {
+			if strings.EqualFold(str(ra.props(), "principalId"), pid) {
+				kept = append(kept, ra)
+			}
+		}
+		out = kept
+	}
+	return out
+}
+
+func (e *Emulator) listSubscriptions(w http.ResponseWriter, c *caller) *apiError {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var subs []*resource
+	for _, r := range e.resources {
+		if r.typeKey() == typeSubscription && strings.EqualFold(str(r.body, "tenantId"), c.tid) {
+			subs = append(subs, r)
+		}
+	}
+	sort.Slice(subs, func(i, j int) bool { return subs[i].key < subs[j].key })
+	var buf bytes.Buffer
+	buf.WriteString(`{"value":[`)
+	for i, s := range subs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(s.raw)
+	}
+	buf.WriteString("]}")
+	writeJSON(w, http.StatusOK, buf.Bytes())
+	return nil
+}
+
+// providerBody answers resource provider reads and registrations: every provider is
+// registered, so azcore's registration policy never has to act.
+func providerBody(sub, ns string) map[string]any {
+	return map[string]any{
+		"id": "/subscriptions/" + sub + "/providers/" + ns, "namespace": ns,
+		"registrationState": "Registered", "registrationPolicy": "RegistrationRequired", "resourceTypes": []any{},
+	}
+}
+
+func (e *Emulator) serveRoleDefinitions(w http.ResponseWriter, r *http.Request, req *armRequest) *apiError {
+	scopeID := "/"
+	if req.kind == kindRoleDefinition {
+		if p := req.path.parent(); p.id != "" {
+			scopeID = p.id
+		}
+		rd := findRole(req.target.name)
+		if rd == nil || !isGUID(req.target.name) {
+			return armErr(http.StatusNotFound, "RoleDefinitionDoesNotExist", "The specified role definition with ID '%s' does not exist.", req.target.name)
+		}
+		writeJSON(w, http.StatusOK, roleDefinitionBody(scopeID, rd))
+		return nil
+	}
+	if l := req.path.last(); l.id != "" {
+		scopeID = l.id
+	}
+	filter := strings.ToLower(r.URL.Query().Get("$filter"))
+	var out []any
+	for i := range builtinRoles {
+		rd := &builtinRoles[i]
+		if strings.Contains(filter, "rolename eq") && !strings.Contains(filter, "'"+strings.ToLower(rd.name)+"'") {
+			continue
+		}
+		out = append(out, roleDefinitionBody(scopeID, rd))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"value": out})
+	return nil
+}
