@@ -44,8 +44,19 @@ func parseARMPath(p string) armPath {
 	var ap armPath
 	i := 0
 	prefix := ""
+	// ARM answers with canonical keywords (resourceGroups, providers) whatever the
+	// request's casing; names and types keep the casing they were sent with.
 	add := func(fullType, name string, n int) {
-		prefix += "/" + strings.Join(segs[i:i+n], "/")
+		parts := append([]string(nil), segs[i:i+n]...)
+		switch {
+		case strings.EqualFold(parts[0], "subscriptions"):
+			parts[0] = "subscriptions"
+		case strings.EqualFold(parts[0], "resourcegroups"):
+			parts[0] = "resourceGroups"
+		case strings.EqualFold(parts[0], "providers"):
+			parts[0] = "providers"
+		}
+		prefix += "/" + strings.Join(parts, "/")
 		ap.steps = append(ap.steps, step{id: prefix, fullType: fullType, name: name})
 		i += n
 	}

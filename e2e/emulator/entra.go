@@ -281,21 +281,21 @@ func intersects(a, b []string) bool {
 // accessTokenClaims are the claims of tokens the emulator issues, shaped like Entra's v1
 // app-only tokens that ARM receives.
 type accessTokenClaims struct {
-	Aud     string `json:"aud"`
-	Iss     string `json:"iss"`
-	Iat     int64  `json:"iat"`
-	Nbf     int64  `json:"nbf"`
-	Exp     int64  `json:"exp"`
-	AppID   string `json:"appid"`
+	Aud      string `json:"aud"`
+	Iss      string `json:"iss"`
+	Iat      int64  `json:"iat"`
+	Nbf      int64  `json:"nbf"`
+	Exp      int64  `json:"exp"`
+	AppID    string `json:"appid"`
 	AppIDAcr string `json:"appidacr"`
-	Azp     string `json:"azp"`
-	IDType  string `json:"idtyp"`
-	OID     string `json:"oid"`
-	Sub     string `json:"sub"`
-	TID     string `json:"tid"`
-	UTI     string `json:"uti"`
-	Ver     string `json:"ver"`
-	MIRID   string `json:"xms_mirid,omitempty"`
+	Azp      string `json:"azp"`
+	IDType   string `json:"idtyp"`
+	OID      string `json:"oid"`
+	Sub      string `json:"sub"`
+	TID      string `json:"tid"`
+	UTI      string `json:"uti"`
+	Ver      string `json:"ver"`
+	MIRID    string `json:"xms_mirid,omitempty"`
 }
 
 func (e *Emulator) issueToken(d *directoryEntry, resource string) (string, error) {

@@ -31,16 +31,24 @@ func TestClientAssertionExchange(t *testing.T) {
 		{name: "RS256 assertion of the federated subject", clientID: appClientID,
 			token: func() string { return signRS256Test(signer.rsa, "rsa-1", workloadClaims()) }},
 		{name: "trusted issuer the credential does not name", clientID: appClientID,
-			token:   func() string { return signES256(signer.ec, "ec-1", assertion(otherIssuer, workloadSubject, aud, time.Hour)) },
+			token: func() string {
+				return signES256(signer.ec, "ec-1", assertion(otherIssuer, workloadSubject, aud, time.Hour))
+			},
 			wantErr: []string{"AADSTS70021", "Assertion Issuer: '" + otherIssuer + "'", "Mismatch in issuer"}},
 		{name: "another namespace's service account", clientID: appClientID,
-			token:   func() string { return signES256(signer.ec, "ec-1", assertion(testIssuer, "system:serviceaccount:team-b:azure", aud, time.Hour)) },
+			token: func() string {
+				return signES256(signer.ec, "ec-1", assertion(testIssuer, "system:serviceaccount:team-b:azure", aud, time.Hour))
+			},
 			wantErr: []string{"AADSTS70021", "Assertion Subject: 'system:serviceaccount:team-b:azure'", "Mismatch in subject", workloadSubject}},
 		{name: "subject differs only in case", clientID: appClientID,
-			token:   func() string { return signES256(signer.ec, "ec-1", assertion(testIssuer, "system:serviceaccount:Team-A:azure", aud, time.Hour)) },
+			token: func() string {
+				return signES256(signer.ec, "ec-1", assertion(testIssuer, "system:serviceaccount:Team-A:azure", aud, time.Hour))
+			},
 			wantErr: []string{"AADSTS70021", "Mismatch in subject"}},
 		{name: "wrong audience", clientID: appClientID,
-			token:   func() string { return signES256(signer.ec, "ec-1", assertion(testIssuer, workloadSubject, []string{"https://kubernetes.default.svc"}, time.Hour)) },
+			token: func() string {
+				return signES256(signer.ec, "ec-1", assertion(testIssuer, workloadSubject, []string{"https://kubernetes.default.svc"}, time.Hour))
+			},
 			wantErr: []string{"AADSTS70021", "Assertion Audience: 'https://kubernetes.default.svc'", "Mismatch in audience"}},
 		{name: "unknown client", clientID: "99999999-9999-4999-8999-999999999999",
 			token:   func() string { return signES256(signer.ec, "ec-1", workloadClaims()) },
@@ -56,7 +64,9 @@ func TestClientAssertionExchange(t *testing.T) {
 			token:   func() string { return signES256(strangerKey(), "ec-1", workloadClaims()) },
 			wantErr: []string{"AADSTS50027", "does not verify"}},
 		{name: "issuer nobody trusts", clientID: appClientID,
-			token:   func() string { return signES256(signer.ec, "ec-1", assertion("https://evil.example", workloadSubject, aud, time.Hour)) },
+			token: func() string {
+				return signES256(signer.ec, "ec-1", assertion("https://evil.example", workloadSubject, aud, time.Hour))
+			},
 			wantErr: []string{"AADSTS700211", "https://evil.example"}},
 		{name: "not a JWT", clientID: appClientID,
 			token:   func() string { return "not-a-jwt" },

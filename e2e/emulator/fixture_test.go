@@ -9,9 +9,9 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/pem"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"math/big"
 	"strings"
@@ -32,16 +32,16 @@ var b64 = base64.RawURLEncoding
 
 const (
 	tokenExchangeAudience = "api://AzureADTokenExchange"
-	tenantID         = "5f1d0c3a-8a4e-4b8e-9f7d-0a1b2c3d4e5f"
-	otherTenantID    = "6a2e1d4b-9b5f-4c9f-8e6a-1b2c3d4e5f60"
-	subscriptionID   = "3c7a9e2b-1d4f-4a6b-8c9d-2e3f4a5b6c7d"
-	platformClientID = "0a9b8c7d-6e5f-4a3b-9c1d-0e1f2a3b4c5d"
-	platformSecret   = "platform-secret-value"
-	appClientID      = "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e"
-	testIssuer       = "https://kubernetes.test.local"
-	otherIssuer      = "https://other-cluster.test.local"
-	workloadSubject  = "system:serviceaccount:team-a:azure"
-	rgScope          = "/subscriptions/" + subscriptionID + "/resourceGroups/"
+	tenantID              = "5f1d0c3a-8a4e-4b8e-9f7d-0a1b2c3d4e5f"
+	otherTenantID         = "6a2e1d4b-9b5f-4c9f-8e6a-1b2c3d4e5f60"
+	subscriptionID        = "3c7a9e2b-1d4f-4a6b-8c9d-2e3f4a5b6c7d"
+	platformClientID      = "0a9b8c7d-6e5f-4a3b-9c1d-0e1f2a3b4c5d"
+	platformSecret        = "platform-secret-value"
+	appClientID           = "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e"
+	testIssuer            = "https://kubernetes.test.local"
+	otherIssuer           = "https://other-cluster.test.local"
+	workloadSubject       = "system:serviceaccount:team-a:azure"
+	rgScope               = "/subscriptions/" + subscriptionID + "/resourceGroups/"
 )
 
 var fastPoll = &runtime.PollUntilDoneOptions{Frequency: 10 * time.Millisecond}

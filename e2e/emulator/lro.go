@@ -173,8 +173,14 @@ func (e *Emulator) setOpHeaders(w http.ResponseWriter, r *http.Request, op *oper
 		if op.delete {
 			h.Set("Location", base+op.pollPath("operationResults"))
 		}
-	case LROLocation, LROProvisioningState:
+	case LROLocation:
 		h.Set("Location", base+op.pollPath("operationResults"))
+	case LROProvisioningState:
+		// Writes are polled through the resource's own provisioningState; a Location header
+		// would make clients poll that instead.
+		if op.delete {
+			h.Set("Location", base+op.pollPath("operationResults"))
+		}
 	}
 	setRetryAfter(h, time.Duration(e.cfg.PollRetryAfter))
 }
