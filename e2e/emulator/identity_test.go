@@ -1,0 +1,278 @@
+package emulator_test
+
+import (
+	"fmt"
+	"maps"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/msi/armmsi"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
+
+	"github.com/aztenant/aztenant/e2e/emulator"
+)
+
+const (
+	roleReader      = "acdd72a7-3c2f-4223-9b18-0faad56c6cf9"
+	roleContributor = "b24988ac-6180-42a0-ab88-20f7382dd24c"
+	roleOwner       = "8e3af657-a8ff-443c-a75c-2fe8c4bcb635"
+)
+
+func (f *fixture) identities(t testing.TB, cred azcore.TokenCredential) (*armmsi.UserAssignedIdentitiesClient, *armmsi.FederatedIdentityCredentialsClient) {
+	t.Helper()
+	ids, err := armmsi.NewUserAssignedIdentitiesClient(subscriptionID, cred, f.armOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fics, err := armmsi.NewFederatedIdentityCredentialsClient(subscriptionID, cred, f.armOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids, fics
+}
+
+func (f *fixture) assignments(t testing.TB, cred azcore.TokenCredential) *armauthorization.RoleAssignmentsClient {
+	t.Helper()
+	c, err := armauthorization.NewRoleAssignmentsClient(subscriptionID, cred, f.armOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// createIdentity makes a user-assigned identity federated with the test issuer for subject.
+func (f *fixture) createIdentity(t testing.TB, cred azcore.TokenCredential, rg, name, subject string) armmsi.Identity {
+	t.Helper()
+	ids, fics := f.identities(t, cred)
+	id, err := ids.CreateOrUpdate(ctxT(t), rg, name, armmsi.Identity{Location: to.Ptr("westeurope")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fics.CreateOrUpdate(ctxT(t), rg, name, "k8s", armmsi.FederatedIdentityCredential{Properties: &armmsi.FederatedIdentityCredentialProperties{
+		Issuer: to.Ptr(testIssuer), Subject: to.Ptr(subject), Audiences: []*string{to.Ptr(tokenExchangeAudience)},
+	}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return id.Identity
+}
+
+func TestFederatedCredentialCreatedThroughARMEnablesExchange(t *testing.T) {
+	f := newFixture(t)
+	platform := f.platformCred(t)
+	f.createGroup(t, platform, "team-a")
+	ids, fics := f.identities(t, platform)
+
+	mi := f.createIdentity(t, platform, "team-a", "team-a-identity", workloadSubject)
+	p := mi.Properties
+	if p == nil || p.ClientID == nil || p.PrincipalID == nil || *p.TenantID != tenantID {
+		t.Fatalf("identity properties not computed: %+v", p)
+	}
+	// Read-only values survive an update.
+	again, err := ids.CreateOrUpdate(ctxT(t), "team-a", "team-a-identity", armmsi.Identity{Location: to.Ptr("westeurope"), Tags: map[string]*string{"x": to.Ptr("y")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *again.Properties.ClientID != *p.ClientID || *again.Properties.PrincipalID != *p.PrincipalID {
+		t.Error("clientId or principalId changed on update")
+	}
+
+	if err := getToken(ctxT(t), f.workloadCred(t, *p.ClientID, workloadClaims)); err != nil {
+		t.Fatalf("exchange with the new credential: %v", err)
+	}
+	entries := f.emu.Audit(emulator.AuditFilter{Service: "entra", ClientID: *p.ClientID})
+	if len(entries) != 1 || entries[0].PrincipalID != *p.PrincipalID || entries[0].Subject != workloadSubject {
+		t.Errorf("audit of the exchange: %+v", entries)
+	}
+
+	if _, err := fics.Delete(ctxT(t), "team-a", "team-a-identity", "k8s", nil); err != nil {
+		t.Fatal(err)
+	}
+	// A new credential object, so azidentity's token cache does not hide the refusal.
+	err = getToken(ctxT(t), f.workloadCred(t, *p.ClientID, workloadClaims))
+	if err == nil {
+		t.Fatal("exchange still works after the federated credential was deleted")
+	}
+	mustContain(t, err.Error(), "AADSTS70021", "no federated identity credentials")
+
+	if _, err := ids.Delete(ctxT(t), "team-a", "team-a-identity", nil); err != nil {
+		t.Fatal(err)
+	}
+	err = getToken(ctxT(t), f.workloadCred(t, *p.ClientID, workloadClaims))
+	if err == nil {
+		t.Fatal("exchange works for a deleted identity")
+	}
+	mustContain(t, err.Error(), "AADSTS700016")
+}
+
+func TestAtMostTwentyFederatedCredentials(t *testing.T) {
+	f := newFixture(t)
+	platform := f.platformCred(t)
+	f.createGroup(t, platform, "team-a")
+	ids, fics := f.identities(t, platform)
+	if _, err := ids.CreateOrUpdate(ctxT(t), "team-a", "crowded", armmsi.Identity{Location: to.Ptr("westeurope")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	fic := func(i int) armmsi.FederatedIdentityCredential {
+		return armmsi.FederatedIdentityCredential{Properties: &armmsi.FederatedIdentityCredentialProperties{
+			Issuer: to.Ptr(testIssuer), Subject: to.Ptr(fmt.Sprintf("system:serviceaccount:ns-%d:azure", i)), Audiences: []*string{to.Ptr(tokenExchangeAudience)},
+		}}
+	}
+	for i := range 20 {
+		if _, err := fics.CreateOrUpdate(ctxT(t), "team-a", "crowded", fmt.Sprintf("fic-%d", i), fic(i), nil); err != nil {
+			t.Fatalf("credential %d: %v", i, err)
+		}
+	}
+	_, err := fics.CreateOrUpdate(ctxT(t), "team-a", "crowded", "fic-20", fic(20), nil)
+	if err == nil {
+		t.Fatal("a 21st federated credential was accepted")
+	}
+	if status, _ := responseError(t, err); status != 400 {
+		t.Errorf("status %d, want 400", status)
+	}
+	mustContain(t, err.Error(), "Too many Federated Identity Credentials")
+	// Updating one of the twenty is still fine.
+	if _, err := fics.CreateOrUpdate(ctxT(t), "team-a", "crowded", "fic-3", fic(3), nil); err != nil {
+		t.Errorf("updating an existing credential: %v", err)
+	}
+}
+
+func TestRBACFollowsRoleAssignments(t *testing.T) {
+	f := newFixture(t)
+	platform := f.platformCred(t)
+	f.createGroup(t, platform, "team-a")
+	f.createGroup(t, platform, "team-b")
+	mi := f.createIdentity(t, platform, "team-a", "team-a-identity", workloadSubject)
+	workload := f.workloadCred(t, *mi.Properties.ClientID, workloadClaims)
+	oid, appid := *mi.Properties.PrincipalID, *mi.Properties.ClientID
+	groupA := rgScope + "team-a"
+	res := f.resources(t, workload)
+	widget := groupA + "/providers/Microsoft.Test/widgets/w"
+
+	expectForbidden := func(t *testing.T, err error, action, scope string) {
+		t.Helper()
+		if err == nil {
+			t.Fatalf("%s allowed; want 403", action)
+		}
+		if status, code := responseError(t, err); status != 403 || code != "AuthorizationFailed" {
+			t.Fatalf("got %d %s, want 403 AuthorizationFailed", status, code)
+		}
+		mustContain(t, err.Error(), fmt.Sprintf("The client '%s' with object id '%s' does not have authorization to perform action '%s' over scope '%s'", appid, oid, action, scope))
+	}
+
+	_, err := res.GetByID(ctxT(t), groupA, "2024-01-01", nil)
+	expectForbidden(t, err, "Microsoft.Resources/subscriptions/resourceGroups/read", groupA)
+
+	ras := f.assignments(t, platform)
+	assign := func(name, role, scope string) {
+		t.Helper()
+		_, err := ras.Create(ctxT(t), scope, name, armauthorization.RoleAssignmentCreateParameters{Properties: &armauthorization.RoleAssignmentProperties{
+			PrincipalID: to.Ptr(oid), RoleDefinitionID: to.Ptr("/subscriptions/" + subscriptionID + "/providers/Microsoft.Authorization/roleDefinitions/" + role),
+		}}, nil)
+		if err != nil {
+			t.Fatalf("assign %s: %v", role, err)
+		}
+	}
+	assign("1e0e0e0e-0000-4000-8000-000000000001", roleReader, groupA)
+	if _, err := res.GetByID(ctxT(t), groupA, "2024-01-01", nil); err != nil {
+		t.Fatalf("Reader cannot read: %v", err)
+	}
+	_, err = put(t, res, widget, "2024-01-01", armresources.GenericResource{Location: to.Ptr("westeurope")})
+	expectForbidden(t, err, "Microsoft.Test/widgets/write", widget)
+
+	assign("1e0e0e0e-0000-4000-8000-000000000002", roleContributor, groupA)
+	if _, err := put(t, res, widget, "2024-01-01", armresources.GenericResource{Location: to.Ptr("westeurope")}); err != nil {
+		t.Fatalf("Contributor cannot write: %v", err)
+	}
+	// The assignment is scoped: the neighbouring group stays closed.
+	other := rgScope + "team-b/providers/Microsoft.Test/widgets/w"
+	_, err = put(t, res, other, "2024-01-01", armresources.GenericResource{Location: to.Ptr("westeurope")})
+	expectForbidden(t, err, "Microsoft.Test/widgets/write", other)
+	// Contributor may not grant roles: no escalation to Owner.
+	_, err = f.assignments(t, workload).Create(ctxT(t), groupA, "1e0e0e0e-0000-4000-8000-000000000003", armauthorization.RoleAssignmentCreateParameters{Properties: &armauthorization.RoleAssignmentProperties{
+		PrincipalID: to.Ptr(oid), RoleDefinitionID: to.Ptr("/providers/Microsoft.Authorization/roleDefinitions/" + roleOwner),
+	}}, nil)
+	expectForbidden(t, err, "Microsoft.Authorization/roleAssignments/write", groupA+"/providers/Microsoft.Authorization/roleAssignments/1e0e0e0e-0000-4000-8000-000000000003")
+
+	// Removing the assignment closes the door again at once.
+	if _, err := ras.Delete(ctxT(t), groupA, "1e0e0e0e-0000-4000-8000-000000000002", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = put(t, res, widget, "2024-01-01", armresources.GenericResource{Location: to.Ptr("westeurope")})
+	expectForbidden(t, err, "Microsoft.Test/widgets/write", widget)
+
+	var listed int
+	for pager := ras.NewListForScopePager(groupA, nil); pager.More(); {
+		page, err := pager.NextPage(ctxT(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed += len(page.Value)
+	}
+	if listed != 2 { // the Reader at the group and the platform's Owner on the subscription
+		t.Errorf("listed %d role assignments at the group, want 2", listed)
+	}
+}
+
+func TestRoleAssignmentValidation(t *testing.T) {
+	f := newFixture(t)
+	platform := f.platformCred(t)
+	f.createGroup(t, platform, "team-a")
+	mi := f.createIdentity(t, platform, "team-a", "id", workloadSubject)
+	ras := f.assignments(t, platform)
+	scope := rgScope + "team-a"
+	params := func(principal, role string) armauthorization.RoleAssignmentCreateParameters {
+		return armauthorization.RoleAssignmentCreateParameters{Properties: &armauthorization.RoleAssignmentProperties{
+			PrincipalID: to.Ptr(principal), RoleDefinitionID: to.Ptr("/providers/Microsoft.Authorization/roleDefinitions/" + role)}}
+	}
+	if _, err := ras.Create(ctxT(t), scope, "2f0f0f0f-0000-4000-8000-000000000001", params(*mi.Properties.PrincipalID, roleReader), nil); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, raName, principal, role, code string
+	}{
+		{"duplicate under another name", "2f0f0f0f-0000-4000-8000-000000000002", *mi.Properties.PrincipalID, roleReader, "RoleAssignmentExists"},
+		{"name is not a GUID", "reader", *mi.Properties.PrincipalID, roleReader, "InvalidRoleAssignmentId"},
+		{"unknown role", "2f0f0f0f-0000-4000-8000-000000000003", *mi.Properties.PrincipalID, "00000000-0000-4000-8000-000000000000", "RoleDefinitionDoesNotExist"},
+		{"unknown principal", "2f0f0f0f-0000-4000-8000-000000000004", "00000000-0000-4000-8000-000000000009", roleReader, "PrincipalNotFound"},
+		{"change of principal", "2f0f0f0f-0000-4000-8000-000000000001", *mi.Properties.PrincipalID, roleContributor, "RoleAssignmentUpdateNotPermitted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ras.Create(ctxT(t), scope, tt.raName, params(tt.principal, tt.role), nil)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if _, code := responseError(t, err); code != tt.code {
+				t.Errorf("code %s, want %s", code, tt.code)
+			}
+		})
+	}
+}
+
+func TestWrongAudienceTokenIsRejected(t *testing.T) {
+	f := newFixture(t)
+	opts := f.armOptions()
+	opts.Cloud.Services = maps.Clone(opts.Cloud.Services)
+	svc := opts.Cloud.Services[cloud.ResourceManager]
+	svc.Audience = "https://vault.azure.net"
+	opts.Cloud.Services[cloud.ResourceManager] = svc
+	c, err := armresources.NewClient(subscriptionID, f.platformCred(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.GetByID(ctxT(t), rgScope+"x", "2024-01-01", nil)
+	if err == nil {
+		t.Fatal("token for another audience accepted")
+	}
+	status, code := responseError(t, err)
+	if status != 401 || code != "InvalidAuthenticationTokenAudience" {
+		t.Errorf("got %d %s", status, code)
+	}
+	e := f.emu.Audit(emulator.AuditFilter{Service: "arm", Limit: 1})
+	if len(e) != 1 || e[0].Status != 401 {
+		t.Errorf("audit: %+v", e)
+	}
+}
