@@ -247,3 +247,15 @@ func ctxT(t testing.TB) context.Context {
 }
 
 func tokenRequest() policy.TokenRequestOptions { return policy.TokenRequestOptions{Scopes: armScope()} }
+
+// workloadCredSigned is workloadCred with a caller-made assertion.
+func (f *fixture) workloadCredSigned(t testing.TB, clientID string, sign func() string) azcore.TokenCredential {
+	t.Helper()
+	cred, err := azidentity.NewClientAssertionCredential(tenantID, clientID,
+		func(context.Context) (string, error) { return sign(), nil },
+		&azidentity.ClientAssertionCredentialOptions{ClientOptions: f.emu.ClientOptions(), DisableInstanceDiscovery: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cred
+}

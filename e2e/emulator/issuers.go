@@ -15,9 +15,14 @@ import (
 	"time"
 )
 
-// refetchInterval limits how often an unknown kid makes the emulator fetch an issuer's
-// keys again, so a flood of bad assertions cannot turn into a flood of fetches.
-const refetchInterval = time.Second
+// refetchInterval limits how often the same unknown kid makes the emulator fetch an
+// issuer's keys again, and maxMisses how many distinct unknown kids may do so per interval,
+// so a flood of bad assertions cannot become a flood of fetches while a real key rotation
+// is picked up at once.
+const (
+	refetchInterval = 5 * time.Second
+	maxMisses       = 16
+)
 
 // issuerKeys holds the verification keys of one trusted issuer, fetched lazily and cached.
 type issuerKeys struct {
@@ -28,6 +33,7 @@ type issuerKeys struct {
 	keys    map[string]crypto.PublicKey // by kid
 	anon    []crypto.PublicKey          // keys without a kid
 	fetched time.Time
+	misses  map[string]time.Time // unknown kid -> last fetch it caused
 }
 
 func newIssuerKeys(cfg TrustedIssuer) (*issuerKeys, error) {
@@ -107,8 +113,20 @@ func (ik *issuerKeys) candidates(ctx context.Context, kid string) ([]crypto.Publ
 	if ks := known(); len(ks) > 0 || len(ik.cfg.JWKS) > 0 {
 		return ks, nil
 	}
-	if !ik.fetched.IsZero() && time.Since(ik.fetched) < refetchInterval {
-		return nil, nil
+	if !ik.fetched.IsZero() {
+		now := time.Now()
+		for k, at := range ik.misses {
+			if now.Sub(at) >= refetchInterval {
+				delete(ik.misses, k)
+			}
+		}
+		if _, recent := ik.misses[kid]; recent || len(ik.misses) >= maxMisses {
+			return nil, nil
+		}
+		if ik.misses == nil {
+			ik.misses = map[string]time.Time{}
+		}
+		ik.misses[kid] = now
 	}
 	if err := ik.fetch(ctx); err != nil {
 		return nil, err

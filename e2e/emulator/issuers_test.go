@@ -1,0 +1,93 @@
+package emulator_test
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/aztenant/aztenant/e2e/emulator"
+)
+
+// fakeAPIServer publishes OIDC discovery and a JWKS over HTTPS with its own CA, the way a
+// Kubernetes API server serves its service-account issuer. Its key can be rotated.
+type fakeAPIServer struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	keys  map[string]crypto.PublicKey
+	token string // bearer required for discovery, like an API server without anonymous auth
+	hits  int
+}
+
+func newFakeAPIServer(t *testing.T) *fakeAPIServer {
+	a := &fakeAPIServer{keys: map[string]crypto.PublicKey{}, token: "reader-token"}
+	a.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+a.token {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.hits++
+		switch r.URL.Path {
+		case "/.well-known/openid-configuration":
+			json.NewEncoder(w).Encode(map[string]any{"issuer": a.srv.URL, "jwks_uri": a.srv.URL + "/openid/v1/jwks"})
+		case "/openid/v1/jwks":
+			w.Write(jwksOf(a.keys))
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(a.srv.Close)
+	return a
+}
+
+func (a *fakeAPIServer) addKey(kid string) *ecdsa.PrivateKey {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.keys[kid] = &k.PublicKey
+	return k
+}
+
+func TestTrustedIssuerByURLAndCA(t *testing.T) {
+	api := newFakeAPIServer(t)
+	key1 := api.addKey("k1")
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: api.srv.Certificate().Raw})
+	f := newFixture(t, func(c *emulator.Config) {
+		c.Principals = append(c.Principals, emulator.Principal{ClientID: "7c7c7c7c-7c7c-4c7c-8c7c-7c7c7c7c7c7c", TenantID: tenantID,
+			FederatedCredentials: []emulator.FederatedCredential{{Name: "apiserver", Issuer: api.srv.URL, Subject: workloadSubject, Audiences: []string{tokenExchangeAudience}}}})
+		c.TrustedIssuers = append(c.TrustedIssuers, emulator.TrustedIssuer{Issuer: api.srv.URL, CAPEM: string(caPEM), BearerToken: api.token})
+	})
+	exchange := func(key *ecdsa.PrivateKey, kid string) error {
+		return getToken(ctxT(t), f.workloadCredSigned(t, "7c7c7c7c-7c7c-4c7c-8c7c-7c7c7c7c7c7c", func() string {
+			return signES256(key, kid, assertion(api.srv.URL, workloadSubject, []string{tokenExchangeAudience}, 3600e9))
+		}))
+	}
+	if err := exchange(key1, "k1"); err != nil {
+		t.Fatalf("exchange: %v", err)
+	}
+	if err := exchange(key1, "k1"); err != nil {
+		t.Fatalf("second exchange: %v", err)
+	}
+	api.mu.Lock()
+	hits := api.hits
+	api.mu.Unlock()
+	if hits != 2 {
+		t.Errorf("%d fetches for two exchanges with one key; want discovery + JWKS once", hits)
+	}
+	// The API server rotates its key: an unknown kid makes the emulator fetch again.
+	key2 := api.addKey("k2")
+	if err := exchange(key2, "k2"); err != nil {
+		t.Fatalf("exchange after rotation: %v", err)
+	}
+}
