@@ -244,3 +244,15 @@ func isGUID(s string) bool {
 	}
 	return true
 }
+
+// PrincipalID returns the object ID of the app registration or managed identity with this
+// client ID, for role assignments and audit queries.
+func (e *Emulator) PrincipalID(clientID string) (string, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	d := e.byClientID[strings.ToLower(clientID)]
+	if d == nil {
+		return "", fmt.Errorf("principal %s: %w", clientID, ErrNotFound)
+	}
+	return d.objectID, nil
+}

@@ -128,9 +128,15 @@ func TestIssuedTokenNamesThePrincipal(t *testing.T) {
 	if err := rsa.VerifyPKCS1v15(key, crypto.SHA256, d[:], sig); err != nil {
 		t.Fatalf("signature: %v", err)
 	}
-	e := f.emu.Audit(emulator.AuditFilter{Service: "entra", ClientID: appClientID})[0]
+	oid, err := f.emu.PrincipalID(appClientID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := f.emu.Audit(emulator.AuditFilter{Service: "entra", ClientID: appClientID})[0]; e.PrincipalID != oid {
+		t.Errorf("audit names principal %s, want %s", e.PrincipalID, oid)
+	}
 	for claim, want := range map[string]string{
-		"appid": appClientID, "tid": tenantID, "aud": "https://management.core.windows.net/", "oid": e.PrincipalID,
+		"appid": appClientID, "tid": tenantID, "aud": "https://management.core.windows.net/", "oid": oid,
 		"iss": f.emu.URL() + "/" + tenantID + "/v2.0",
 	} {
 		if got, _ := claims[claim].(string); got != want || want == "" {
