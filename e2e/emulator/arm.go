@@ -149,7 +149,7 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 		e.mu.RUnlock()
 	}
 	entry.TenantID = subTenant
-	c, err := e.authenticate(r, subTenant)
+	c, err := e.authenticate(r)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func (c *tokenCache) clear() {
 
 // authenticate validates the bearer token: signature by the emulator's key, an ARM audience
 // and expiry. Failures are 401s with a WWW-Authenticate challenge as ARM sends them.
-func (e *Emulator) authenticate(r *http.Request, tenantHint string) (*caller, *apiError) {
+func (e *Emulator) authenticate(r *http.Request) (*caller, *apiError) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		return nil, armErr(http.StatusUnauthorized, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.")

@@ -103,7 +103,7 @@ func (e *Emulator) serveToken(w http.ResponseWriter, r *http.Request, tenant str
 		writeEntraError(w, entraErr("invalid_request", 900144, "The request body could not be parsed."))
 		return
 	}
-	tok, err := e.exchange(r.Context(), tenant, r.PostForm, &entry)
+	tok, err := e.exchange(r.Context(), e.base(r), tenant, r.PostForm, &entry)
 	if err != nil {
 		status = err.Status
 		entry.ErrorCode = fmt.Sprintf("AADSTS%d", err.AADSTS)
@@ -122,7 +122,7 @@ type formValues interface{ Get(string) string }
 
 // exchange runs the client-credentials grant with a client assertion (workload identity
 // federation) or a client secret, and returns a signed access token.
-func (e *Emulator) exchange(ctx context.Context, tenant string, form formValues, entry *AuditEntry) (string, *entraError) {
+func (e *Emulator) exchange(ctx context.Context, base, tenant string, form formValues, entry *AuditEntry) (string, *entraError) {
 	if !e.knownTenant(tenant) {
 		return "", entraErr("invalid_request", 90002, "Tenant '%s' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.", tenant)
 	}
@@ -182,7 +182,7 @@ func (e *Emulator) exchange(ctx context.Context, tenant string, form formValues,
 		return "", entraErr("invalid_client", 7000218, "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.")
 	}
 	entry.PrincipalID = d.objectID
-	tok, err := e.issueToken(d, resource)
+	tok, err := e.issueToken(d, base, resource)
 	if err != nil {
 		return "", &entraError{Status: http.StatusInternalServerError, Kind: "server_error", AADSTS: 50000, Description: "There was an error issuing a token: " + err.Error()}
 	}
@@ -298,10 +298,12 @@ type accessTokenClaims struct {
 	MIRID    string `json:"xms_mirid,omitempty"`
 }
 
-func (e *Emulator) issueToken(d *directoryEntry, resource string) (string, error) {
+// issueToken signs an access token; the issuer uses the host the client called, like the
+// discovery document it read.
+func (e *Emulator) issueToken(d *directoryEntry, base, resource string) (string, error) {
 	now := time.Now()
 	c := accessTokenClaims{
-		Aud: resource, Iss: e.url + "/" + d.tenantID + "/v2.0",
+		Aud: resource, Iss: base + "/" + d.tenantID + "/v2.0",
 		Iat: now.Unix(), Nbf: now.Add(-5 * time.Minute).Unix(), Exp: now.Add(e.tokenTTL).Unix(),
 		AppID: d.clientID, AppIDAcr: "2", Azp: d.clientID, IDType: "app",
 		OID: d.objectID, Sub: d.objectID, TID: d.tenantID, UTI: newGUID(), Ver: "1.0",
