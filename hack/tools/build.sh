@@ -20,25 +20,21 @@ say() { printf '[tools %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 fresh() { [[ -f "$stamps/$1-$2" ]] && shift 2 && for f in "$@"; do [[ -x "$bin/$f" ]] || return 1; done; }
 stamp() { rm -f "$stamps/$1"-*; touch "$stamps/$1-$2"; }
 
-# Writes a go.mod in $dir requiring $mod@$ver and replacing each module that the
-# release's own go.mod replaces with a local path by the published version $staging_ver.
+# Writes a go.mod in $dir requiring $mod@$ver. With $staging_ver, every module that the
+# release's own go.mod replaces with a local path is replaced by that published version
+# (Kubernetes' staging modules); without it the release's published requirements stand.
 gen_module() {
-  local dir=$1 mod=$2 ver=$3 staging_ver=$4
+  local dir=$1 mod=$2 ver=$3 staging_ver=${4:-}
   mkdir -p "$dir"
-  local gomod
-  gomod=$(go mod download -json "$mod@$ver" | sed -n 's/.*"GoMod": "\(.*\)",/\1/p')
   {
-    echo "module aztenant.local/tools/$(basename "$dir")"
-    echo
-    echo "go 1.26"
-    echo
-    echo "require $mod $ver"
-    echo
-    # Lines like `k8s.io/api => ./staging/src/k8s.io/api` or `go.etcd.io/etcd/api/v3 => ./api`.
-    awk '/^replace \($/{r=1;next} r&&/^\)/{r=0} r&&/=> \.\.?\//{print $1} /^replace [^(].*=> \.\.?\//{print $2}' "$gomod" |
-      while read -r m; do
-        if [[ -n "$staging_ver" ]]; then echo "replace $m => $m $staging_ver"; else echo "require $m $ver"; fi
-      done
+    printf 'module aztenant.local/tools/%s\n\ngo 1.26\n\nrequire %s %s\n\n' "$(basename "$dir")" "$mod" "$ver"
+    if [[ -n "$staging_ver" ]]; then
+      local gomod
+      gomod=$(go mod download -json "$mod@$ver" | sed -n 's/.*"GoMod": "\(.*\)",/\1/p')
+      # Lines like `k8s.io/api => ./staging/src/k8s.io/api`, in a block or alone.
+      awk '/^replace \($/{r=1;next} r&&/^\)/{r=0} r&&/=> \.\.?\//{print $1} /^replace [^(].*=> \.\.?\//{print $2}' "$gomod" |
+        while read -r m; do echo "replace $m => $m $staging_ver"; done
+    fi
   } >"$dir/go.mod"
 }
 
@@ -65,7 +61,7 @@ build_etcd() {
   if fresh etcd "$ETCD_VERSION" etcd; then say "etcd $ETCD_VERSION: up to date"; return; fi
   say "etcd $ETCD_VERSION: building from source (about 1-2 minutes)"
   local dir="$work/etcd"
-  gen_module "$dir" go.etcd.io/etcd/server/v3 "$ETCD_VERSION" ""
+  gen_module "$dir" go.etcd.io/etcd/server/v3 "$ETCD_VERSION"
   printf 'package tools\n\nimport _ "go.etcd.io/etcd/server/v3/etcdmain"\n' >"$dir/tools.go"
   (cd "$dir" && go mod tidy)
   (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$bin/etcd" go.etcd.io/etcd/server/v3)

@@ -1,7 +1,6 @@
 package controlplane
 
 import (
-	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -95,7 +94,7 @@ func newPKI(dir string) (*pki, error) {
 		return nil, err
 	}
 	saPriv, _ := x509.MarshalPKCS8PrivateKey(saKey)
-	saPub, err := x509.MarshalPKIXPublicKey(saKey.Public().(crypto.PublicKey))
+	saPub, err := x509.MarshalPKIXPublicKey(saKey.Public())
 	if err != nil {
 		return nil, err
 	}

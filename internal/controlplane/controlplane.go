@@ -125,6 +125,8 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 			"--anonymous-auth=true",
 			// No controller-manager runs here, so nothing creates default ServiceAccounts.
 			"--disable-admission-plugins=ServiceAccount",
+			// Loopback cannot back the kubernetes Service endpoints; nothing here needs them.
+			"--endpoint-reconciler-type=none",
 			"--allow-privileged=true",
 			"--profiling=false",
 		},

@@ -141,4 +141,3 @@ func waitFor(ctx context.Context, what string, check func(context.Context) error
 		}
 	}
 }
-

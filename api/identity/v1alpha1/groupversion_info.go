@@ -6,16 +6,19 @@
 package v1alpha1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 // GroupVersion is the API group and version of this package.
 var GroupVersion = schema.GroupVersion{Group: "identity.aztenant.io", Version: "v1alpha1"}
 
-var (
-	// SchemeBuilder registers this group's types.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
-	// AddToScheme adds this group's types to a scheme.
-	AddToScheme = SchemeBuilder.AddToScheme
-)
+var schemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &Identity{}, &IdentityList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+})
+
+// AddToScheme adds this group's types to a scheme.
+var AddToScheme = schemeBuilder.AddToScheme

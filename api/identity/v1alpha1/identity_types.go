@@ -93,7 +93,3 @@ type IdentityList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Identity `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&Identity{}, &IdentityList{})
-}
