@@ -99,7 +99,9 @@ func (e *Emulator) startOpLocked(r *resource, del, created bool, dur time.Durati
 	if len(e.opOrder) > maxRetainedOperations {
 		drop := e.opOrder[0]
 		e.opOrder = e.opOrder[1:]
-		if o := e.ops[drop]; o != nil && o.status != opInProgress {
+		if o := e.ops[drop]; o != nil && o.status == opInProgress {
+			e.opOrder = append(e.opOrder, drop) // still pollable; evict once finished
+		} else {
 			delete(e.ops, drop)
 		}
 	}
