@@ -1,0 +1,24 @@
+// Package v1alpha1 holds the tenancy.aztenant.io API: the cluster-scoped Tenant
+// with which the platform team bounds what namespaces may do in Azure.
+//
+// +kubebuilder:object:generate=true
+// +groupName=tenancy.aztenant.io
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// GroupVersion is the API group and version of this package.
+var GroupVersion = schema.GroupVersion{Group: "tenancy.aztenant.io", Version: "v1alpha1"}
+
+var schemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &Tenant{}, &TenantList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+})
+
+// AddToScheme adds this group's types to a scheme.
+var AddToScheme = schemeBuilder.AddToScheme
