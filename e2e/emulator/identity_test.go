@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
@@ -274,5 +275,68 @@ func TestWrongAudienceTokenIsRejected(t *testing.T) {
 	e := f.emu.Audit(emulator.AuditFilter{Service: "arm", Limit: 1})
 	if len(e) != 1 || e[0].Status != 401 {
 		t.Errorf("audit: %+v", e)
+	}
+}
+
+func TestBuiltInRolesGrantWhatAzureGrants(t *testing.T) {
+	f := newFixture(t)
+	platform := f.platformCred(t)
+	f.createGroup(t, platform, "roles")
+	scope := rgScope + "roles"
+	// A principal the role holders try to grant Reader to.
+	target := f.createIdentity(t, platform, "roles", "target", "system:serviceaccount:x:y")
+	tests := []struct {
+		role                    string
+		read, write, grantRoles bool
+	}{
+		{"Reader", true, false, false},
+		{"Contributor", true, true, false},
+		{"Owner", true, true, true},
+		{"User Access Administrator", true, false, true},
+		{"Role Based Access Control Administrator", true, false, true},
+	}
+	for i, tt := range tests {
+		t.Run(tt.role, func(t *testing.T) {
+			subject := fmt.Sprintf("system:serviceaccount:roles:sa-%d", i)
+			mi := f.createIdentity(t, platform, "roles", fmt.Sprintf("holder-%d", i), subject)
+			if err := f.emu.Seed(emulator.Seed{RoleAssignments: []emulator.RoleAssignment{{PrincipalID: *mi.Properties.PrincipalID, Role: tt.role, Scope: scope}}}); err != nil {
+				t.Fatal(err)
+			}
+			cred := f.workloadCred(t, *mi.Properties.ClientID, func() map[string]any {
+				return assertion(testIssuer, subject, []string{tokenExchangeAudience}, time.Hour)
+			})
+			_, err := f.groups(t, cred).Get(ctxT(t), "roles", nil)
+			checkAllowed(t, "read", err, tt.read)
+			_, err = put(t, f.resources(t, cred), fmt.Sprintf("%s/providers/Microsoft.Test/widgets/w%d", scope, i), "2024-01-01", armresources.GenericResource{Location: to.Ptr("westeurope")})
+			checkAllowed(t, "write", err, tt.write)
+			_, err = f.assignments(t, cred).Create(ctxT(t), scope, fmt.Sprintf("3a3a3a3a-0000-4000-8000-00000000000%d", i), armauthorization.RoleAssignmentCreateParameters{
+				Properties: &armauthorization.RoleAssignmentProperties{PrincipalID: target.Properties.PrincipalID,
+					RoleDefinitionID: to.Ptr("/providers/Microsoft.Authorization/roleDefinitions/" + roleReader)}}, nil)
+			if tt.grantRoles && err != nil {
+				// Only the first granting role creates it; the others meet the duplicate.
+				if _, code := responseError(t, err); code != "RoleAssignmentExists" {
+					t.Errorf("grant roles: %v", err)
+				}
+			} else if !tt.grantRoles {
+				checkAllowed(t, "grant roles", err, false)
+			}
+		})
+	}
+}
+
+func checkAllowed(t *testing.T, what string, err error, want bool) {
+	t.Helper()
+	if want {
+		if err != nil {
+			t.Errorf("%s refused: %v", what, err)
+		}
+		return
+	}
+	if err == nil {
+		t.Errorf("%s allowed", what)
+		return
+	}
+	if status, code := responseError(t, err); status != 403 || code != "AuthorizationFailed" {
+		t.Errorf("%s: %d %s, want 403 AuthorizationFailed", what, status, code)
 	}
 }
