@@ -1,0 +1,116 @@
+package tenancy
+
+import (
+	"context"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Target is what a reconciler is about to touch in Azure.
+type Target struct {
+	// ARMID is the resource's full ID; it decides where the request goes, so
+	// it must agree with SubscriptionID and ResourceGroup.
+	ARMID string
+	// SubscriptionID and ResourceGroup are where the reconciler believes the
+	// resource lives (from the Identity's scope and the owner). Empty means
+	// "whatever the ARM ID says".
+	SubscriptionID, ResourceGroup string
+	// Location is the ARM location the resource is created in; empty for
+	// resources without one (role assignments, child resources).
+	Location string
+	// GroupKind of the Kubernetes object; empty means the object's own GVK.
+	GroupKind schema.GroupKind
+}
+
+// Guard checks a request against the Tenant of the object's namespace before
+// any ARM call. Safe for concurrent use.
+type Guard struct {
+	dir *Directory
+}
+
+// NewGuard returns a Guard consulting dir for Tenants and the served mode.
+func NewGuard(dir *Directory) *Guard { return &Guard{dir: dir} }
+
+// Admit returns nil if obj may touch t. Refusals are terminal and carry a
+// Reason() for the Ready condition: *DeniedError (reason TenantPolicyDenied)
+// for anything outside the Tenant's allowance or a malformed ARM ID, and
+// *ConflictError when several Tenants select the namespace. Any other error
+// is a failure to read Tenants and worth retrying.
+func (g *Guard) Admit(ctx context.Context, obj client.Object, t Target) error {
+	ns := obj.GetNamespace()
+	if ns == "" {
+		return denied(RuleNamespaces, "%s %q is cluster-scoped; tenant identities only serve namespaced objects", kindOf(obj, t), obj.GetName())
+	}
+	mode := g.dir.Mode()
+	if mode.kind == serveList && !mode.listed(ns) {
+		return denied(RuleNamespaces, "namespace %q is not served by this operator (served: %s)", ns, mode)
+	}
+
+	id, err := ParseARMID(t.ARMID)
+	if err != nil {
+		return denied(RuleARMID, "%v", err)
+	}
+	if t.SubscriptionID != "" && !strings.EqualFold(id.SubscriptionID, t.SubscriptionID) {
+		return denied(RuleARMID, "ARM ID %q lies in subscription %q, not in the expected subscription %q",
+			t.ARMID, id.SubscriptionID, t.SubscriptionID)
+	}
+	if t.ResourceGroup != "" && !strings.EqualFold(id.ResourceGroup, t.ResourceGroup) {
+		return denied(RuleARMID, "ARM ID %q lies in %s, not in the expected resource group %q",
+			t.ARMID, id.scope(), t.ResourceGroup)
+	}
+
+	p, err := g.dir.policyFor(ctx, ns)
+	switch err.(type) {
+	case nil:
+	case *NoTenantError:
+		if mode.RequiresTenant() {
+			return denied(RuleNamespaces, "namespace %q is not selected by any Tenant; this operator serves only namespaces of a Tenant", ns)
+		}
+		// Served without a Tenant (mode all or list): no allowance to check.
+		return nil
+	default:
+		return err
+	}
+	tenant := p.name()
+	spec := &p.tenant.Spec
+
+	if !p.allowsSubscription(id.SubscriptionID) {
+		return denied(RuleSubscriptions, "subscription %q is not allowed for tenant %q (allowed: %s)",
+			id.SubscriptionID, tenant, allowedList(spec.Subscriptions, false))
+	}
+	if id.ResourceGroup == "" {
+		return denied(RuleResourceGroups, "%q is outside any resource group; tenant %q may only use resource groups (allowed: %s)",
+			t.ARMID, tenant, allowedList(spec.ResourceGroups, false))
+	}
+	if !p.allowsResourceGroup(id.ResourceGroup) {
+		return denied(RuleResourceGroups, "resource group %q is not allowed for tenant %q (allowed: %s)",
+			id.ResourceGroup, tenant, allowedList(spec.ResourceGroups, false))
+	}
+	if t.Location != "" && !p.allowsLocation(t.Location) {
+		return denied(RuleLocations, "location %q is not allowed for tenant %q (allowed: %s)",
+			t.Location, tenant, allowedList(spec.Locations, true))
+	}
+	if len(p.kinds) > 0 {
+		gk := t.GroupKind
+		if gk.Kind == "" {
+			gk = obj.GetObjectKind().GroupVersionKind().GroupKind()
+		}
+		if gk.Kind == "" || !p.allowsKind(gk) {
+			return denied(RuleKinds, "kind %q is not allowed for tenant %q (allowed: %s)",
+				gk.String(), tenant, allowedList(spec.Kinds, true))
+		}
+	}
+	return nil
+}
+
+func kindOf(obj client.Object, t Target) string {
+	if t.GroupKind.Kind != "" {
+		return t.GroupKind.Kind
+	}
+	if k := obj.GetObjectKind().GroupVersionKind().Kind; k != "" {
+		return k
+	}
+	return "object"
+}

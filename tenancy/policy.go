@@ -1,0 +1,146 @@
+package tenancy
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
+)
+
+// policy is a Tenant compiled once per generation for the hot path: label
+// selector parsed, lists lowered into sets, patterns validated. It is
+// immutable after compile and shared between goroutines.
+type policy struct {
+	tenant *tenancyv1alpha1.Tenant // read-only; callers get DeepCopies
+
+	names       map[string]struct{}
+	selector    labels.Selector // labels.Nothing() when the spec has none
+	selectorErr error
+
+	subscriptions  map[string]struct{} // lower-case
+	resourceGroups []string            // lower-case, valid patterns only
+	badPatterns    []string
+	locations      map[string]struct{} // normalised; empty = any
+	kinds          []kindRule          // empty = any
+	weight         int
+}
+
+type kindRule struct {
+	kind, group string // group empty = any group
+}
+
+func compile(t *tenancyv1alpha1.Tenant) *policy {
+	p := &policy{
+		tenant:        t,
+		names:         make(map[string]struct{}, len(t.Spec.Namespaces)),
+		selector:      labels.Nothing(),
+		subscriptions: make(map[string]struct{}, len(t.Spec.Subscriptions)),
+		locations:     make(map[string]struct{}, len(t.Spec.Locations)),
+		weight:        int(t.Spec.Weight),
+	}
+	if p.weight < 1 {
+		p.weight = 1
+	}
+	for _, n := range t.Spec.Namespaces {
+		p.names[n] = struct{}{}
+	}
+	if t.Spec.NamespaceSelector != nil {
+		// An empty selector matches every namespace, as everywhere in Kubernetes.
+		sel, err := metav1.LabelSelectorAsSelector(t.Spec.NamespaceSelector)
+		if err != nil {
+			p.selectorErr = err
+		} else {
+			p.selector = sel
+		}
+	}
+	for _, s := range t.Spec.Subscriptions {
+		p.subscriptions[strings.ToLower(s)] = struct{}{}
+	}
+	for _, pat := range t.Spec.ResourceGroups {
+		lower := strings.ToLower(pat)
+		if _, err := path.Match(lower, ""); err != nil {
+			// A broken pattern allows nothing: fail closed, and the Tenant
+			// controller reports it.
+			p.badPatterns = append(p.badPatterns, pat)
+			continue
+		}
+		p.resourceGroups = append(p.resourceGroups, lower)
+	}
+	for _, l := range t.Spec.Locations {
+		p.locations[normalizeLocation(l)] = struct{}{}
+	}
+	for _, k := range t.Spec.Kinds {
+		kind, group, _ := strings.Cut(k, ".")
+		p.kinds = append(p.kinds, kindRule{kind: kind, group: group})
+	}
+	return p
+}
+
+func (p *policy) name() string { return p.tenant.Name }
+
+// selects reports whether the Tenant selects a namespace with these labels.
+func (p *policy) selects(namespace string, nsLabels labels.Set) bool {
+	if _, ok := p.names[namespace]; ok {
+		return true
+	}
+	return nsLabels != nil && p.selector.Matches(nsLabels)
+}
+
+// usesLabels reports whether namespace labels can change this Tenant's selection.
+func (p *policy) usesLabels() bool { return p.tenant.Spec.NamespaceSelector != nil && p.selectorErr == nil }
+
+func (p *policy) allowsSubscription(s string) bool {
+	_, ok := p.subscriptions[strings.ToLower(s)]
+	return ok
+}
+
+func (p *policy) allowsResourceGroup(rg string) bool {
+	lower := strings.ToLower(rg)
+	for _, pat := range p.resourceGroups {
+		if ok, _ := path.Match(pat, lower); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *policy) allowsLocation(l string) bool {
+	if len(p.locations) == 0 {
+		return true
+	}
+	_, ok := p.locations[normalizeLocation(l)]
+	return ok
+}
+
+func (p *policy) allowsKind(gk schema.GroupKind) bool {
+	if len(p.kinds) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(p.kinds, func(r kindRule) bool {
+		return strings.EqualFold(r.kind, gk.Kind) && (r.group == "" || strings.EqualFold(r.group, gk.Group))
+	})
+}
+
+// validationError describes what makes the spec unusable, for the Ready
+// condition; "" when the spec is fine.
+func (p *policy) validationError() (reason, message string) {
+	if p.selectorErr != nil {
+		return ReasonInvalidSelector, fmt.Sprintf("namespaceSelector: %v", p.selectorErr)
+	}
+	if len(p.badPatterns) > 0 {
+		return ReasonInvalidPattern, fmt.Sprintf("resourceGroups: malformed patterns %s allow nothing", strings.Join(p.badPatterns, ", "))
+	}
+	return "", ""
+}
+
+// normalizeLocation turns display names into ARM names: "West Europe" and
+// "westeurope" are the same location to ARM.
+func normalizeLocation(l string) string {
+	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(l), " ", ""))
+}
