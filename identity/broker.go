@@ -1,0 +1,100 @@
+package identity
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Scope is what a credential may be used for: the identity behind it and the
+// subscription its resources live in.
+type Scope struct {
+	Namespace      string
+	Identity       string
+	ServiceAccount string
+	ClientID       string
+	TenantID       string
+	SubscriptionID string
+}
+
+// Broker hands reconcilers the credential of the Identity serving an object.
+type Broker struct {
+	reader client.Reader
+	creds  *Credentials
+}
+
+// NewBroker resolves Identities through r (the manager's cache in the operator).
+func NewBroker(r client.Reader, creds *Credentials) *Broker {
+	return &Broker{reader: r, creds: creds}
+}
+
+// CredentialFor returns the credential of the Identity serving obj and its
+// scope. An *Error says why there is none; the caller must then not call Azure.
+func (b *Broker) CredentialFor(ctx context.Context, obj client.Object) (azcore.TokenCredential, Scope, error) {
+	res, err := Resolve(ctx, b.reader, obj)
+	if err != nil {
+		return nil, Scope{}, err
+	}
+	cred, err := b.creds.For(res)
+	if err != nil {
+		return nil, Scope{}, err
+	}
+	return cred, scopeOf(res), nil
+}
+
+// Credentials exposes the broker's credential cache (for invalidation).
+func (b *Broker) Credentials() *Credentials { return b.creds }
+
+func scopeOf(r *Resolved) Scope {
+	return Scope{
+		Namespace: r.Namespace, Identity: r.IdentityName, ServiceAccount: r.ServiceAccount,
+		ClientID: r.ClientID, TenantID: r.TenantID, SubscriptionID: r.SubscriptionID,
+	}
+}
+
+var aadsts = regexp.MustCompile(`AADSTS\d+:[^"\\]*`)
+
+// AsFederationError turns an Entra ID rejection somewhere in err's chain into
+// an *Error with reason FederationRejected carrying Entra's own description
+// (which says whether issuer, subject or audience did not match). Other errors
+// are returned unchanged.
+func AsFederationError(err error, s Scope) error {
+	var afe *azidentity.AuthenticationFailedError
+	if !errors.As(err, &afe) {
+		return err
+	}
+	desc := aadsts.FindString(afe.Error())
+	if desc == "" {
+		desc = strings.TrimSpace(afe.Error())
+	}
+	return errorf(ReasonFederationRejected, err,
+		"Entra ID refused the token of ServiceAccount %s/%s for client ID %s in tenant %s: %s",
+		s.Namespace, s.ServiceAccount, s.ClientID, s.TenantID, strings.TrimSpace(desc))
+}
+
+// PrincipalOf reads the object ID (oid) from an Entra access token. The token
+// came from Entra over TLS; this only decodes it for display.
+func PrincipalOf(accessToken string) string {
+	parts := strings.Split(accessToken, ".")
+	if len(parts) != 3 {
+		return ""
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return ""
+	}
+	var c struct {
+		OID string `json:"oid"`
+	}
+	if json.Unmarshal(payload, &c) != nil {
+		return ""
+	}
+	return c.OID
+}

@@ -1,0 +1,165 @@
+package identity_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/identity"
+)
+
+// A resource in namespace A reaches Azure as A's principal and one in B as B's:
+// the emulator's audit log names the principal of each write.
+func TestEachNamespaceActsAsItsOwnIdentity(t *testing.T) {
+	w := newWorld(t, "iso-a", "iso-b")
+	tenantNamespace(t, w.env.Client, "iso-a", clientA)
+	tenantNamespace(t, w.env.Client, "iso-b", clientB)
+	b := w.broker()
+	ctx := t.Context()
+
+	for ns, want := range map[string]string{"iso-a": clientA, "iso-b": clientB} {
+		cred, scope, err := b.CredentialFor(ctx, resource(ns, nil))
+		if err != nil {
+			t.Fatalf("%s: %v", ns, err)
+		}
+		if scope.ClientID != want || scope.SubscriptionID != subID || scope.Namespace != ns {
+			t.Errorf("%s: scope %+v", ns, scope)
+		}
+		if err := w.createRG(ctx, cred, "rg-"+ns); err != nil {
+			t.Fatalf("%s: create resource group: %v", ns, err)
+		}
+		puts := w.emu.Audit(emulator.AuditFilter{Service: "arm", Method: "PUT"})
+		var found bool
+		for _, e := range puts {
+			if strings.HasSuffix(e.Path, "/rg-"+ns) {
+				found = true
+				if e.PrincipalID != w.principal(t, want) {
+					t.Errorf("%s: resource group written by %s, want %s's principal %s", ns, e.PrincipalID, want, w.principal(t, want))
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no PUT of rg-%s in the audit log", ns, ns)
+		}
+	}
+}
+
+// Naming another namespace's client ID gets a federation rejection from Entra
+// (the subject is this namespace's ServiceAccount), never a token; nothing
+// reaches ARM.
+func TestForeignClientIDIsRejectedByFederation(t *testing.T) {
+	w := newWorld(t, "thief-victim", "thief")
+	tenantNamespace(t, w.env.Client, "thief", clientA) // clientA trusts thief-victim only
+	cred, scope, err := w.broker().CredentialFor(t.Context(), resource("thief", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cred.GetToken(t.Context(), policy.TokenRequestOptions{Scopes: []string{w.cloud.ARMScope()}})
+	if err == nil {
+		t.Fatal("a namespace obtained a token for another namespace's identity")
+	}
+	err = identity.AsFederationError(err, scope)
+	if identity.ReasonOf(err) != identity.ReasonFederationRejected {
+		t.Fatalf("reason %q, want FederationRejected: %v", identity.ReasonOf(err), err)
+	}
+	for _, want := range []string{"AADSTS70021", "system:serviceaccount:thief:azure", clientA} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message lacks %q: %v", want, err)
+		}
+	}
+	if arm := w.emu.Audit(emulator.AuditFilter{Service: "arm"}); len(arm) != 0 {
+		t.Errorf("%d ARM calls were made, want none", len(arm))
+	}
+}
+
+// Every way of pointing outside the namespace, or at nothing, is refused with a
+// reason the user can act on, before any call to Entra or ARM.
+func TestResolutionFailuresAreClearAndCallNothing(t *testing.T) {
+	w := newWorld(t, "res-ok", "res-other")
+	c := w.env.Client
+	tenantNamespace(t, c, "res-ok", clientA)
+	tenantNamespace(t, c, "res-other", clientB)
+	tenantNamespace(t, c, "res-noclient", "")
+	must(t, c.Create(t.Context(), &identityv1alpha1.Identity{
+		ObjectMeta: metav1ObjectMeta("res-ok", "ghost"),
+		Spec:       identityv1alpha1.IdentitySpec{ServiceAccountName: "missing", SubscriptionID: subID},
+	}))
+	tenantNamespaceWithoutIdentity(t, c, "res-empty")
+
+	cases := []struct {
+		name        string
+		obj         client.Object
+		reason      string
+		msgContains string
+	}{
+		{"annotation names another namespace", resource("res-ok", map[string]string{identity.AnnotationIdentity: "res-other/default"}), identity.ReasonInvalidIdentityReference, "without a namespace"},
+		{"annotation is a path", resource("res-ok", map[string]string{identity.AnnotationIdentity: "../res-other"}), identity.ReasonInvalidIdentityReference, "res-other"},
+		{"annotation names an Identity that exists only elsewhere", resource("res-empty", map[string]string{identity.AnnotationIdentity: "default"}), identity.ReasonIdentityNotFound, `no Identity "default" in namespace "res-empty"`},
+		{"no default Identity", resource("res-empty", nil), identity.ReasonIdentityNotFound, "never falls back"},
+		{"ServiceAccount missing", resource("res-ok", map[string]string{identity.AnnotationIdentity: "ghost"}), identity.ReasonServiceAccountNotFound, `ServiceAccount "missing"`},
+		{"no client ID anywhere", resource("res-noclient", nil), identity.ReasonMissingClientID, identity.AnnotationClientID},
+	}
+	b := w.broker()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cred, _, err := b.CredentialFor(t.Context(), tc.obj)
+			if cred != nil || err == nil {
+				t.Fatal("got a credential")
+			}
+			if got := identity.ReasonOf(err); got != tc.reason {
+				t.Errorf("reason %q, want %q (%v)", got, tc.reason, err)
+			}
+			if !strings.Contains(err.Error(), tc.msgContains) {
+				t.Errorf("message %q lacks %q", err, tc.msgContains)
+			}
+		})
+	}
+	if n := w.emu.Counters().Requests; n != 0 {
+		t.Errorf("%d calls reached the emulator, want none", n)
+	}
+}
+
+// Many resources of one namespace share one TokenRequest and one Entra
+// exchange per token lifetime, even when they all ask at once.
+func TestOneExchangePerIdentityPerTokenLifetime(t *testing.T) {
+	w := newWorld(t, "many", "many-b")
+	tenantNamespace(t, w.env.Client, "many", clientA)
+	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: w.env.Client}, 3600e9)
+	creds := identity.NewCredentials(tokens, w.opts)
+	b := identity.NewBroker(w.env.Client, creds)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for i := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cred, _, err := b.CredentialFor(t.Context(), resource("many", map[string]string{"i": string(rune('a' + i%26))}))
+			if err == nil {
+				_, err = cred.GetToken(t.Context(), policy.TokenRequestOptions{Scopes: []string{w.cloud.ARMScope()}})
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := tokens.Requests(); n != 1 {
+		t.Errorf("%d TokenRequests, want 1", n)
+	}
+	if n := creds.Exchanges(); n != 1 {
+		t.Errorf("%d exchanges by the broker, want 1", n)
+	}
+	if n := w.emu.Counters().TokensIssued; n != 1 {
+		t.Errorf("Entra issued %d tokens, want 1", n)
+	}
+}

@@ -1,0 +1,170 @@
+package identity
+
+import (
+	"context"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+)
+
+// Condition vocabulary of the Identity kind.
+const (
+	ConditionReady  = "Ready"
+	ReasonExchanged = "TokenExchanged"
+)
+
+// Controller keeps each Identity's status true: it resolves the ServiceAccount,
+// performs a real exchange with Entra ID, and reports the principal or the reason
+// it cannot. It also drops cached credentials when an Identity or ServiceAccount
+// changes.
+type Controller struct {
+	Client   client.Client
+	Broker   *Broker
+	Cloud    Cloud
+	Recorder events.EventRecorder
+	// Resync is how often a Ready Identity is checked again (default 30m); a
+	// rejected one is retried after RetryRejected (default 1m), since the fix
+	// (a federated credential in Azure) produces no Kubernetes event.
+	Resync        time.Duration
+	RetryRejected time.Duration
+}
+
+// SetupWithManager registers the controller.
+func (c *Controller) SetupWithManager(mgr ctrl.Manager) error {
+	if c.Resync == 0 {
+		c.Resync = 30 * time.Minute
+	}
+	if c.RetryRejected == 0 {
+		c.RetryRejected = time.Minute
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("identity").
+		For(&identityv1alpha1.Identity{}).
+		Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(c.serviceAccountChanged)).
+		Complete(c)
+}
+
+// serviceAccountChanged forgets what was cached for the ServiceAccount (its
+// annotations may name another identity, or it was deleted) and re-checks the
+// Identities naming it.
+func (c *Controller) serviceAccountChanged(ctx context.Context, obj client.Object) []reconcile.Request {
+	c.Broker.Credentials().Forget(obj.GetNamespace(), obj.GetName())
+	var ids identityv1alpha1.IdentityList
+	if err := c.Client.List(ctx, &ids, client.InNamespace(obj.GetNamespace())); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, id := range ids.Items {
+		if id.Spec.ServiceAccountName == obj.GetName() {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&id)})
+		}
+	}
+	return reqs
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var id identityv1alpha1.Identity
+	if err := c.Client.Get(ctx, req.NamespacedName, &id); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	before := id.DeepCopy()
+	res, err := ResolveIdentity(ctx, c.Client, &id)
+	if err != nil {
+		if ReasonOf(err) == "" {
+			return reconcile.Result{}, err // the API server failed us: retry with backoff
+		}
+		c.setNotReady(&id, err)
+		return reconcile.Result{}, c.patchStatus(ctx, before, &id)
+	}
+	if id.Status.ClientID != "" && (id.Status.ClientID != res.ClientID || id.Status.TenantID != res.TenantID) {
+		c.Broker.Credentials().Forget(res.Namespace, res.ServiceAccount)
+	}
+	id.Status.ClientID, id.Status.TenantID = res.ClientID, res.TenantID
+
+	cred, err := c.Broker.Credentials().For(res)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	tok, err := cred.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{c.Cloud.ARMScope()}})
+	if err != nil {
+		err = AsFederationError(err, scopeOf(res))
+		if ReasonOf(err) == "" {
+			err = errorf(ReasonTokenRequestFailed, err, "could not obtain a token for ServiceAccount %s/%s: %v", res.Namespace, res.ServiceAccount, err)
+		}
+		c.setNotReady(&id, err)
+		return reconcile.Result{RequeueAfter: c.RetryRejected}, c.patchStatus(ctx, before, &id)
+	}
+	principal := PrincipalOf(tok.Token)
+	changed := meta.SetStatusCondition(&id.Status.Conditions, metav1.Condition{
+		Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonExchanged, ObservedGeneration: id.Generation,
+		Message: "ServiceAccount " + res.ServiceAccount + " exchanged its token with Entra ID for principal " + principal,
+	})
+	if changed || id.Status.PrincipalID != principal || id.Status.LastExchangeTime == nil {
+		now := metav1.Now()
+		id.Status.LastExchangeTime = &now
+		if changed {
+			c.event(&id, corev1.EventTypeNormal, ReasonExchanged, "Federation works: acting as principal %s in tenant %s", principal, res.TenantID)
+		}
+	}
+	id.Status.PrincipalID = principal
+	id.Status.ObservedGeneration = id.Generation
+	return reconcile.Result{RequeueAfter: c.Resync}, c.patchStatus(ctx, before, &id)
+}
+
+func (c *Controller) setNotReady(id *identityv1alpha1.Identity, err error) {
+	reason := ReasonOf(err)
+	if meta.SetStatusCondition(&id.Status.Conditions, metav1.Condition{
+		Type: ConditionReady, Status: metav1.ConditionFalse, Reason: reason, Message: err.Error(), ObservedGeneration: id.Generation,
+	}) {
+		c.event(id, corev1.EventTypeWarning, reason, "%s", err.Error())
+	}
+	id.Status.ObservedGeneration = id.Generation
+}
+
+func (c *Controller) event(id *identityv1alpha1.Identity, typ, reason, note string, args ...any) {
+	if c.Recorder != nil {
+		c.Recorder.Eventf(id, nil, typ, reason, "Reconcile", note, args...)
+	}
+}
+
+// patchStatus writes the status only when it changed, so a resync of a healthy
+// Identity costs no write.
+func (c *Controller) patchStatus(ctx context.Context, before, after *identityv1alpha1.Identity) error {
+	if equalStatus(before.Status, after.Status) {
+		return nil
+	}
+	err := c.Client.Status().Patch(ctx, after, client.MergeFrom(before))
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+func equalStatus(a, b identityv1alpha1.IdentityStatus) bool {
+	return a.ObservedGeneration == b.ObservedGeneration && a.ClientID == b.ClientID && a.TenantID == b.TenantID &&
+		a.PrincipalID == b.PrincipalID && a.LastExchangeTime.Equal(b.LastExchangeTime) && conditionsEqual(a.Conditions, b.Conditions)
+}
+
+func conditionsEqual(a, b []metav1.Condition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

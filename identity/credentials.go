@@ -1,0 +1,94 @@
+package identity
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+type credKey struct{ namespace, serviceAccount, clientID, tenantID string }
+
+type credEntry struct {
+	cred  azcore.TokenCredential
+	saUID types.UID
+}
+
+// Credentials holds one Entra ID credential per (namespace, serviceaccount,
+// clientID, tenantID). azidentity caches access tokens inside a credential, so
+// reusing it makes every resource of an identity share one exchange per token
+// lifetime.
+type Credentials struct {
+	tokens *TokenCache
+	opts   azcore.ClientOptions
+
+	mu    sync.Mutex
+	creds map[credKey]*credEntry
+
+	exchanges atomic.Int64
+}
+
+// NewCredentials builds credentials that get assertions from tokens and talk to
+// Entra ID with opts.
+func NewCredentials(tokens *TokenCache, opts azcore.ClientOptions) *Credentials {
+	return &Credentials{tokens: tokens, opts: opts, creds: map[credKey]*credEntry{}}
+}
+
+// For returns the credential of a resolved identity.
+func (c *Credentials) For(res *Resolved) (azcore.TokenCredential, error) {
+	key := credKey{res.Namespace, res.ServiceAccount, res.ClientID, res.TenantID}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.creds[key]
+	if ok && e.saUID == res.ServiceAccountUID {
+		return e.cred, nil
+	}
+	if ok {
+		// The ServiceAccount was recreated: nothing minted for the old one may be
+		// presented again, nor an access token obtained with it.
+		c.forgetLocked(res.Namespace, res.ServiceAccount)
+	}
+	ns, sa := res.Namespace, res.ServiceAccount
+	assertion := func(ctx context.Context) (string, error) {
+		// Each exchange with Entra asks for an assertion, so this counts exchanges.
+		c.exchanges.Add(1)
+		return c.tokens.Token(ctx, ns, sa, TokenAudience)
+	}
+	cred, err := azidentity.NewClientAssertionCredential(res.TenantID, res.ClientID, assertion,
+		&azidentity.ClientAssertionCredentialOptions{ClientOptions: c.opts, DisableInstanceDiscovery: true})
+	if err != nil {
+		return nil, err
+	}
+	c.creds[key] = &credEntry{cred: cred, saUID: res.ServiceAccountUID}
+	return cred, nil
+}
+
+// Forget drops the credentials and tokens of a ServiceAccount: it was deleted,
+// or an Identity naming it changed.
+func (c *Credentials) Forget(ns, sa string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forgetLocked(ns, sa)
+}
+
+func (c *Credentials) forgetLocked(ns, sa string) {
+	for k := range c.creds {
+		if k.namespace == ns && k.serviceAccount == sa {
+			delete(c.creds, k)
+		}
+	}
+	c.tokens.Forget(ns, sa)
+}
+
+// Len is the number of cached credentials.
+func (c *Credentials) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.creds)
+}
+
+// Exchanges counts assertions handed to Entra ID so far.
+func (c *Credentials) Exchanges() int64 { return c.exchanges.Load() }
