@@ -5,6 +5,9 @@ import (
 	"strings"
 )
 
+// ConditionReady is the Tenant condition the controller maintains.
+const ConditionReady = "Ready"
+
 // Reasons for conditions on objects the guards refuse. They are part of the
 // condition vocabulary users see in `kubectl get`.
 const (

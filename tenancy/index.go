@@ -24,9 +24,9 @@ import (
 // read lock only.
 type Index struct {
 	mu        sync.RWMutex
-	policies  map[string]*policy            // tenant name -> compiled spec
-	nsLabels  map[string]labels.Set         // namespaces seen, with their labels
-	members   map[string][]string           // namespace -> sorted names of Tenants selecting it
+	policies  map[string]*policy             // tenant name -> compiled spec
+	nsLabels  map[string]labels.Set          // namespaces seen, with their labels
+	members   map[string][]string            // namespace -> sorted names of Tenants selecting it
 	selection map[string]map[string]struct{} // tenant name -> namespaces it selects
 
 	syncMu sync.Mutex

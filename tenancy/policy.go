@@ -93,7 +93,9 @@ func (p *policy) selects(namespace string, nsLabels labels.Set) bool {
 }
 
 // usesLabels reports whether namespace labels can change this Tenant's selection.
-func (p *policy) usesLabels() bool { return p.tenant.Spec.NamespaceSelector != nil && p.selectorErr == nil }
+func (p *policy) usesLabels() bool {
+	return p.tenant.Spec.NamespaceSelector != nil && p.selectorErr == nil
+}
 
 func (p *policy) allowsSubscription(s string) bool {
 	_, ok := p.subscriptions[strings.ToLower(s)]
