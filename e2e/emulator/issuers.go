@@ -153,12 +153,18 @@ func (ik *issuerKeys) fetch(ctx context.Context) error {
 	return ik.load(raw)
 }
 
+// jwksAccept is the Accept header of discovery and key fetches: the media types of OpenID
+// discovery and of JWK sets.
+const jwksAccept = "application/json, application/jwk-set+json"
+
 func (ik *issuerKeys) getJSON(ctx context.Context, url string, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Accept", "application/json")
+	// A Kubernetes API server serves its JWKS as application/jwk-set+json and answers 406 Not
+	// Acceptable to a request that accepts only application/json.
+	req.Header.Set("Accept", jwksAccept)
 	if ik.cfg.BearerToken != "" {
 		req.Header.Set("Authorization", "Bearer "+ik.cfg.BearerToken)
 	}

@@ -9,8 +9,10 @@ import (
 	"encoding/pem"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aztenant/aztenant/e2e/emulator"
 )
@@ -89,5 +91,68 @@ func TestTrustedIssuerByURLAndCA(t *testing.T) {
 	key2 := api.addKey("k2")
 	if err := exchange(key2, "k2"); err != nil {
 		t.Fatalf("exchange after rotation: %v", err)
+	}
+}
+
+// negotiatingIssuer serves discovery as application/json and keys as
+// application/jwk-set+json, answering 406 Not Acceptable when the Accept header names
+// neither the type nor */*, as the Kubernetes API server's go-restful routes do.
+func negotiatingIssuer(t *testing.T, jwks []byte) *httptest.Server {
+	t.Helper()
+	accepts := func(r *http.Request, mime string) bool {
+		h := r.Header.Get("Accept")
+		if h == "" {
+			return true
+		}
+		for _, part := range strings.Split(h, ",") {
+			m, _, _ := strings.Cut(part, ";")
+			if m = strings.TrimSpace(m); m == "*/*" || m == mime {
+				return true
+			}
+		}
+		return false
+	}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		base := "https://" + r.Host
+		switch r.URL.Path {
+		case "/.well-known/openid-configuration":
+			if !accepts(r, "application/json") {
+				w.WriteHeader(http.StatusNotAcceptable)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]any{"issuer": base, "jwks_uri": base + "/openid/v1/jwks"})
+		case "/openid/v1/jwks":
+			if !accepts(r, "application/jwk-set+json") {
+				w.WriteHeader(http.StatusNotAcceptable)
+				return
+			}
+			w.Header().Set("Content-Type", "application/jwk-set+json")
+			w.Write(jwks)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Keys served as application/jwk-set+json (a Kubernetes API server's /openid/v1/jwks) are
+// fetched: the emulator's Accept header admits that media type.
+func TestTrustedIssuerKeysServedAsJWKSet(t *testing.T) {
+	const clientID = "7d7d7d7d-7d7d-4d7d-8d7d-7d7d7d7d7d7d"
+	signer := testKeys()
+	srv := negotiatingIssuer(t, signer.jwks())
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	f := newFixture(t, func(c *emulator.Config) {
+		c.Principals = append(c.Principals, emulator.Principal{ClientID: clientID, TenantID: tenantID,
+			FederatedCredentials: []emulator.FederatedCredential{{Name: "apiserver", Issuer: srv.URL, Subject: workloadSubject, Audiences: []string{tokenExchangeAudience}}}})
+		c.TrustedIssuers = append(c.TrustedIssuers, emulator.TrustedIssuer{Issuer: srv.URL, CAPEM: string(caPEM)})
+	})
+	err := getToken(ctxT(t), f.workloadCredSigned(t, clientID, func() string {
+		return signES256(signer.ec, "ec-1", assertion(srv.URL, workloadSubject, []string{tokenExchangeAudience}, time.Hour))
+	}))
+	if err != nil {
+		t.Fatalf("exchange with keys served as application/jwk-set+json: %v", err)
 	}
 }
