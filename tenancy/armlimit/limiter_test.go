@@ -1,0 +1,202 @@
+package armlimit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeClock is a settable clock for the bucket arithmetic.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func newTestLimiter(c *fakeClock) *Limiter {
+	return New(Options{
+		Read:  Bucket{Burst: 3, PerSecond: 1},
+		Write: Bucket{Burst: 1, PerSecond: 0.5},
+		Now:   c.Now,
+	})
+}
+
+func TestBurstThenThrottle(t *testing.T) {
+	c := &fakeClock{now: time.Unix(1000, 0)}
+	l := newTestLimiter(c)
+
+	tests := []struct {
+		name    string
+		advance time.Duration
+		key     string
+		write   bool
+		wantErr bool
+	}{
+		{"read 1 of burst", 0, "a", false, false},
+		{"read 2 of burst", 0, "a", false, false},
+		{"read 3 of burst", 0, "a", false, false},
+		{"read 4 throttled", 0, "a", false, true},
+		{"writes have their own bucket", 0, "a", true, false},
+		{"second write throttled", 0, "a", true, true},
+		{"other principal unaffected", 0, "b", false, false},
+		{"other principal writes unaffected", 0, "b", true, false},
+		{"one second refills one read", time.Second, "a", false, false},
+		{"but only one", 0, "a", false, true},
+		{"write refills at half rate: 1s is not enough", 0, "a", true, true},
+		{"2s is", time.Second, "a", true, false},
+	}
+	for _, tt := range tests {
+		c.Advance(tt.advance)
+		if got := l.Allow(tt.key, tt.write); got == tt.wantErr {
+			t.Fatalf("%s: Allow() = %v, want %v", tt.name, got, !tt.wantErr)
+		}
+	}
+}
+
+func TestWaitFailsFastPastDeadline(t *testing.T) {
+	l := New(Options{Read: Bucket{Burst: 1, PerSecond: 0.001}})
+	if err := l.Wait(context.Background(), "p", false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var de *DeadlineError
+	if err := l.Wait(ctx, "p", false); !errors.As(err, &de) {
+		t.Fatalf("Wait = %v, want *DeadlineError (the next token is ~1000s away)", err)
+	}
+}
+
+func TestWaitSleepsUntilRefill(t *testing.T) {
+	l := New(Options{Read: Bucket{Burst: 1, PerSecond: 200}}) // real clock: 5ms per token
+	ctx := context.Background()
+	for i := range 5 {
+		if err := l.Wait(ctx, "p", false); err != nil {
+			t.Fatalf("wait %d: %v", i, err)
+		}
+	}
+}
+
+func TestWaitHonoursCancellationAndReturnsToken(t *testing.T) {
+	c := &fakeClock{now: time.Unix(1000, 0)}
+	l := New(Options{Read: Bucket{Burst: 1, PerSecond: 0.001}, Now: c.Now})
+	if err := l.Wait(context.Background(), "p", false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- l.Wait(ctx, "p", false) }()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait after cancel = %v, want context.Canceled", err)
+	}
+	// The cancelled reservation was returned: after one refill period the
+	// next caller is admitted at once (without the return it would owe two).
+	c.Advance(1000 * time.Second)
+	if !l.Allow("p", false) {
+		t.Fatal("Allow after one refill period = false: the cancelled wait kept its token")
+	}
+}
+
+func TestBackoffStopsEveryCaller(t *testing.T) {
+	c := &fakeClock{now: time.Unix(1000, 0)}
+	l := New(Options{Now: c.Now})
+	l.Backoff("p", true, 30*time.Second)
+	check := func(key string, write, wantThrottled bool) {
+		t.Helper()
+		if got := l.Allow(key, write); got == wantThrottled {
+			t.Fatalf("Allow(%s, write=%v) = %v, want %v", key, write, got, !wantThrottled)
+		}
+	}
+	check("p", true, true)
+	check("p", false, false) // reads are not affected by a write 429
+	c.Advance(29 * time.Second)
+	check("p", true, true)
+	c.Advance(2 * time.Second)
+	check("p", true, false)
+}
+
+func TestIdleKeysAreEvicted(t *testing.T) {
+	c := &fakeClock{now: time.Unix(1000, 0)}
+	l := New(Options{IdleTTL: time.Minute, Now: c.Now})
+	for i := range 100 {
+		if err := l.Wait(context.Background(), fmt.Sprint("p", i), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l.Len() != 100 {
+		t.Fatalf("Len = %d, want 100", l.Len())
+	}
+	c.Advance(2 * time.Minute)
+	if err := l.Wait(context.Background(), "fresh", false); err != nil {
+		t.Fatal(err)
+	}
+	if l.Len() != 1 {
+		t.Fatalf("after idle TTL Len = %d, want 1 (only the fresh key)", l.Len())
+	}
+}
+
+func TestMaxKeysBoundsMemory(t *testing.T) {
+	c := &fakeClock{now: time.Unix(1000, 0)}
+	l := New(Options{MaxKeys: 10, Now: c.Now})
+	for i := range 50 {
+		c.Advance(time.Millisecond)
+		_ = l.Wait(context.Background(), fmt.Sprint("p", i), false)
+	}
+	if l.Len() != 10 {
+		t.Fatalf("Len = %d, want 10", l.Len())
+	}
+}
+
+func TestIdleTTLCoversRefill(t *testing.T) {
+	l := New(Options{Read: Bucket{Burst: 100, PerSecond: 1}, IdleTTL: time.Second})
+	if l.opts.IdleTTL < 100*time.Second {
+		t.Fatalf("IdleTTL = %s, want at least the 100s refill time", l.opts.IdleTTL)
+	}
+}
+
+func TestConcurrentWaitsRace(t *testing.T) {
+	l := New(DefaultOptions())
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				_ = l.Wait(context.Background(), fmt.Sprint("p", (g+i)%4), i%5 == 0)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func BenchmarkWaitUnthrottled(b *testing.B) {
+	l := New(Options{Read: Bucket{Burst: 1, PerSecond: 1e12}})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := l.Wait(ctx, "11111111-2222-3333-4444-555555555555", false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkWaitUnthrottledParallel(b *testing.B) {
+	l := New(Options{Read: Bucket{Burst: 1, PerSecond: 1e12}})
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := l.Wait(ctx, "principal", false); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
