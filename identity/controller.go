@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -38,6 +39,9 @@ type Controller struct {
 	// (a federated credential in Azure) produces no Kubernetes event.
 	Resync        time.Duration
 	RetryRejected time.Duration
+	// Workers is how many Identities are checked at once (default 4): an
+	// exchange against an unreachable Entra takes seconds of retries.
+	Workers int
 }
 
 // SetupWithManager registers the controller.
@@ -48,8 +52,12 @@ func (c *Controller) SetupWithManager(mgr ctrl.Manager) error {
 	if c.RetryRejected == 0 {
 		c.RetryRejected = time.Minute
 	}
+	if c.Workers == 0 {
+		c.Workers = 4
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("identity").
+		WithOptions(controller.Options{MaxConcurrentReconciles: c.Workers}).
 		For(&identityv1alpha1.Identity{}).
 		Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(c.serviceAccountChanged)).
 		Complete(c)
@@ -97,7 +105,7 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	tok, err := cred.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{c.Cloud.ARMScope()}})
+	tok, err := cred.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{c.Cloud.ARMScope()}, EnableCAE: true})
 	if err != nil {
 		err = AsFederationError(err, scopeOf(res))
 		if ReasonOf(err) == "" {
@@ -106,6 +114,8 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		c.setNotReady(&id, err)
 		return reconcile.Result{RequeueAfter: c.RetryRejected}, c.patchStatus(ctx, before, &id)
 	}
+	// EnableCAE above matches what ARM clients ask for: azidentity caches CAE and
+	// non-CAE tokens apart, and sharing one cache keeps one exchange per lifetime.
 	principal := PrincipalOf(tok.Token)
 	changed := meta.SetStatusCondition(&id.Status.Conditions, metav1.Condition{
 		Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonExchanged, ObservedGeneration: id.Generation,

@@ -1,0 +1,158 @@
+package identity_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	"github.com/aztenant/aztenant/identity"
+)
+
+// startController runs the Identity controller in a manager until the test
+// ends, watching only the test's namespaces (others belong to other tests).
+func startController(t *testing.T, w *world, namespaces ...string) {
+	t.Helper()
+	ctrl.SetLogger(zap.New(zap.WriteTo(testWriter{t})))
+	mgr, err := ctrl.NewManager(w.env.Config, ctrl.Options{
+		Scheme: w.env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}, // one manager per test
+		Cache:      cache.Options{DefaultNamespaces: nsConfig(namespaces)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: mgr.GetClient()}, time.Hour)
+	c := &identity.Controller{
+		Client:        mgr.GetClient(),
+		Broker:        identity.NewBroker(mgr.GetClient(), identity.NewCredentials(tokens, w.opts)),
+		Cloud:         w.cloud,
+		Recorder:      mgr.GetEventRecorder("identity"),
+		RetryRejected: 500 * time.Millisecond,
+	}
+	if err := c.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// eventually polls get until ok holds, failing with the last seen state.
+func eventually[T any](t *testing.T, what string, get func() (T, error), ok func(T) bool) T {
+	t.Helper()
+	var last T
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if last, err = get(); err == nil && ok(last) {
+			return last
+		}
+	}
+	t.Fatalf("%s: not reached in 30s; last state %+v, error %v", what, last, err)
+	return last
+}
+
+func getIdentity(t *testing.T, c client.Client, ns, name string) func() (*identityv1alpha1.Identity, error) {
+	return func() (*identityv1alpha1.Identity, error) {
+		var id identityv1alpha1.Identity
+		err := c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: name}, &id)
+		return &id, err
+	}
+}
+
+func readyIs(status metav1.ConditionStatus, reason string) func(*identityv1alpha1.Identity) bool {
+	return func(id *identityv1alpha1.Identity) bool {
+		c := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady)
+		return c != nil && c.Status == status && c.Reason == reason && c.ObservedGeneration == id.Generation
+	}
+}
+
+// The Identity's status tells the platform team whether federation works and
+// as whom, and follows changes of the ServiceAccount.
+func TestIdentityStatusFollowsServiceAccount(t *testing.T) {
+	w := newWorld(t, "ctl-a", "ctl-b")
+	c := w.env.Client
+	tenantNamespace(t, c, "ctl-a", clientA)
+	startController(t, w, "ctl-a")
+
+	id := eventually(t, "Identity Ready", getIdentity(t, c, "ctl-a", "default"), readyIs(metav1.ConditionTrue, identity.ReasonExchanged))
+	if id.Status.PrincipalID != w.principal(t, clientA) || id.Status.ClientID != clientA || id.Status.TenantID != tenantID {
+		t.Errorf("status %+v, want principal of %s", id.Status, clientA)
+	}
+	if id.Status.LastExchangeTime == nil {
+		t.Error("lastExchangeTime not set")
+	}
+
+	// The platform team points the ServiceAccount at another identity.
+	var sa corev1.ServiceAccount
+	must(t, c.Get(t.Context(), client.ObjectKey{Namespace: "ctl-a", Name: "azure"}, &sa))
+	sa.Annotations[identity.AnnotationClientID] = clientA2
+	must(t, c.Update(t.Context(), &sa))
+	eventually(t, "principal follows the client-id annotation", getIdentity(t, c, "ctl-a", "default"), func(id *identityv1alpha1.Identity) bool {
+		return id.Status.PrincipalID == w.principal(t, clientA2)
+	})
+
+	must(t, c.Delete(t.Context(), &sa))
+	id = eventually(t, "ServiceAccountNotFound", getIdentity(t, c, "ctl-a", "default"), readyIs(metav1.ConditionFalse, identity.ReasonServiceAccountNotFound))
+	if msg := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady).Message; !strings.Contains(msg, `ServiceAccount "azure"`) {
+		t.Errorf("message %q does not name the ServiceAccount", msg)
+	}
+}
+
+// An Identity naming another team's client ID is reported FederationRejected
+// with Entra's explanation.
+func TestIdentityWithForeignClientIDIsRejected(t *testing.T) {
+	w := newWorld(t, "ctl-victim", "ctl-other")
+	c := w.env.Client
+	tenantNamespaceWithoutIdentity(t, c, "ctl-thief")
+	must(t, c.Create(t.Context(), &identityv1alpha1.Identity{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ctl-thief", Name: "default"},
+		Spec:       identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", ClientID: clientA, TenantID: tenantID, SubscriptionID: subID},
+	}))
+	startController(t, w, "ctl-thief")
+
+	id := eventually(t, "FederationRejected", getIdentity(t, c, "ctl-thief", "default"), readyIs(metav1.ConditionFalse, identity.ReasonFederationRejected))
+	msg := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady).Message
+	for _, want := range []string{"AADSTS70021", "system:serviceaccount:ctl-thief:azure"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	if id.Status.PrincipalID != "" {
+		t.Errorf("principal %q reported for a rejected identity", id.Status.PrincipalID)
+	}
+}
+
+// testWriter sends controller logs to the test's log, shown when it fails.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func nsConfig(namespaces []string) map[string]cache.Config {
+	m := map[string]cache.Config{}
+	for _, ns := range namespaces {
+		m[ns] = cache.Config{}
+	}
+	return m
+}
