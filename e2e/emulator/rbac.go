@@ -72,26 +72,24 @@ func (rd *roleDefinition) allows(action string) bool {
 // wildcardMatch matches an RBAC action pattern where "*" stands for any run of characters,
 // case-insensitively as Azure does.
 func wildcardMatch(pattern, s string) bool {
-	for {
-		star := strings.IndexByte(pattern, '*')
-		if star < 0 {
-			return strings.EqualFold(pattern, s)
-		}
-		if len(s) < star || !strings.EqualFold(pattern[:star], s[:star]) {
-			return false
-		}
-		pattern, s = pattern[star+1:], s[star:]
-		if pattern == "" {
-			return true
-		}
-		// Try every position for the rest of the pattern (patterns are short).
-		for i := 0; i <= len(s); i++ {
-			if wildcardMatch(pattern, s[i:]) {
-				return true
-			}
-		}
+	star := strings.IndexByte(pattern, '*')
+	if star < 0 {
+		return strings.EqualFold(pattern, s)
+	}
+	if len(s) < star || !strings.EqualFold(pattern[:star], s[:star]) {
 		return false
 	}
+	pattern, s = pattern[star+1:], s[star:]
+	if pattern == "" {
+		return true
+	}
+	// Try every position for the rest of the pattern (patterns are short).
+	for i := 0; i <= len(s); i++ {
+		if wildcardMatch(pattern, s[i:]) {
+			return true
+		}
+	}
+	return false
 }
 
 // grant is one role assignment in the authorization index.
