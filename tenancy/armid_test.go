@@ -83,4 +83,3 @@ func FuzzParseARMID(f *testing.F) {
 		}
 	})
 }
-
