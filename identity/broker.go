@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -26,8 +27,9 @@ type Scope struct {
 
 // Broker hands reconcilers the credential of the Identity serving an object.
 type Broker struct {
-	reader client.Reader
-	creds  *Credentials
+	reader   client.Reader
+	creds    *Credentials
+	resolved *resolvedCache // nil: resolve on every call
 }
 
 // NewBroker resolves Identities through r (the manager's cache in the operator).
@@ -38,7 +40,7 @@ func NewBroker(r client.Reader, creds *Credentials) *Broker {
 // CredentialFor returns the credential of the Identity serving obj and its
 // scope. An *Error says why there is none; the caller must then not call Azure.
 func (b *Broker) CredentialFor(ctx context.Context, obj client.Object) (azcore.TokenCredential, Scope, error) {
-	res, err := Resolve(ctx, b.reader, obj)
+	res, err := b.resolve(ctx, obj)
 	if err != nil {
 		return nil, Scope{}, err
 	}
@@ -47,6 +49,42 @@ func (b *Broker) CredentialFor(ctx context.Context, obj client.Object) (azcore.T
 		return nil, Scope{}, err
 	}
 	return cred, scopeOf(res), nil
+}
+
+// ARMClientFor returns an ARM pipeline acting as the Identity serving obj, in
+// that Identity's subscription, and its scope.
+func (b *Broker) ARMClientFor(ctx context.Context, obj client.Object) (*arm.Client, Scope, error) {
+	res, err := b.resolve(ctx, obj)
+	if err != nil {
+		return nil, Scope{}, err
+	}
+	cl, err := b.creds.ARMClient(res)
+	if err != nil {
+		return nil, Scope{}, err
+	}
+	return cl, scopeOf(res), nil
+}
+
+func (b *Broker) resolve(ctx context.Context, obj client.Object) (*Resolved, error) {
+	if b.resolved == nil {
+		return Resolve(ctx, b.reader, obj)
+	}
+	name, err := IdentityNameFor(obj)
+	if err != nil {
+		return nil, err
+	}
+	ns := obj.GetNamespace()
+	res, epoch := b.resolved.get(ns, name)
+	if res != nil {
+		return res, nil
+	}
+	// Failures are not remembered: the fix (creating the Identity) is an event
+	// that would drop the entry anyway, and errors are the rare path.
+	res, err = Resolve(ctx, b.reader, obj)
+	if err == nil {
+		b.resolved.put(ns, name, res, epoch)
+	}
+	return res, err
 }
 
 // Credentials exposes the broker's credential cache (for invalidation).

@@ -4,6 +4,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -162,4 +166,39 @@ func TestOneExchangePerIdentityPerTokenLifetime(t *testing.T) {
 	if n := w.emu.Counters().TokensIssued; n != 1 {
 		t.Errorf("Entra issued %d tokens, want 1", n)
 	}
+}
+
+// With resolutions cached, a change of the ServiceAccount or the Identity is
+// still seen by the next lookup once the informer delivers it.
+func TestCachedResolutionFollowsChanges(t *testing.T) {
+	w := newWorld(t, "cached", "cached-b")
+	c := w.env.Client
+	tenantNamespace(t, c, "cached", clientA)
+	informers, err := cache.New(w.env.Config, cache.Options{Scheme: w.env.Scheme, DefaultNamespaces: map[string]cache.Config{"cached": {}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go informers.Start(t.Context())
+	b := identity.NewBroker(informers, identity.NewCredentials(identity.NewTokenCache(identity.APITokenRequester{Client: c}, time.Hour), w.opts))
+	if err := b.CacheResolutions(t.Context(), informers); err != nil {
+		t.Fatal(err)
+	}
+	informers.WaitForCacheSync(t.Context())
+	scopeOf := func() (identity.Scope, error) {
+		_, s, err := b.CredentialFor(t.Context(), resource("cached", nil))
+		return s, err
+	}
+	eventually(t, "first resolution", scopeOf, func(s identity.Scope) bool { return s.ClientID == clientA })
+
+	var sa corev1.ServiceAccount
+	must(t, c.Get(t.Context(), client.ObjectKey{Namespace: "cached", Name: "azure"}, &sa))
+	sa.Annotations[identity.AnnotationClientID] = clientA2
+	must(t, c.Update(t.Context(), &sa))
+	eventually(t, "client ID follows the annotation", scopeOf, func(s identity.Scope) bool { return s.ClientID == clientA2 })
+
+	must(t, c.Delete(t.Context(), &identityv1alpha1.Identity{ObjectMeta: metav1ObjectMeta("cached", "default")}))
+	eventually(t, "deleted Identity is noticed", func() (string, error) {
+		_, err := scopeOf()
+		return identity.ReasonOf(err), nil
+	}, func(r string) bool { return r == identity.ReasonIdentityNotFound })
 }

@@ -81,6 +81,19 @@ func (c *Controller) serviceAccountChanged(ctx context.Context, obj client.Objec
 	return reqs
 }
 
+// The operator's permissions for identities. Each line says why it is needed.
+//
+// Read Identities and report their status:
+// +kubebuilder:rbac:groups=identity.aztenant.io,resources=identities,verbs=get;list;watch
+// +kubebuilder:rbac:groups=identity.aztenant.io,resources=identities/status,verbs=get;patch
+// Read ServiceAccounts for their workload-identity annotations, and notice changes:
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch
+// Mint short-lived tokens for tenants' ServiceAccounts (the Helm chart can narrow
+// this to listed ServiceAccount names with resourceNames):
+// +kubebuilder:rbac:groups="",resources=serviceaccounts/token,verbs=create
+// Tell users what happened to their objects:
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
 // Reconcile implements reconcile.Reconciler.
 func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var id identityv1alpha1.Identity

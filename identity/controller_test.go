@@ -57,7 +57,7 @@ func startController(t *testing.T, w *world, namespaces ...string) {
 }
 
 // eventually polls get until ok holds, failing with the last seen state.
-func eventually[T any](t *testing.T, what string, get func() (T, error), ok func(T) bool) T {
+func eventually[T any](t testing.TB, what string, get func() (T, error), ok func(T) bool) T {
 	t.Helper()
 	var last T
 	var err error

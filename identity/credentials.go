@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -15,6 +16,9 @@ type credKey struct{ namespace, serviceAccount, clientID, tenantID string }
 type credEntry struct {
 	cred  azcore.TokenCredential
 	saUID types.UID
+	// arm holds one ARM pipeline per subscription, sharing the credential and so
+	// its cached access token.
+	arm map[string]*arm.Client
 }
 
 // Credentials holds one Entra ID credential per (namespace, serviceaccount,
@@ -39,12 +43,42 @@ func NewCredentials(tokens *TokenCache, opts azcore.ClientOptions) *Credentials 
 
 // For returns the credential of a resolved identity.
 func (c *Credentials) For(res *Resolved) (azcore.TokenCredential, error) {
-	key := credKey{res.Namespace, res.ServiceAccount, res.ClientID, res.TenantID}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	e, err := c.entryLocked(res)
+	if err != nil {
+		return nil, err
+	}
+	return e.cred, nil
+}
+
+// ARMClient returns an ARM pipeline acting as the resolved identity in its
+// subscription.
+func (c *Credentials) ARMClient(res *Resolved) (*arm.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, err := c.entryLocked(res)
+	if err != nil {
+		return nil, err
+	}
+	if cl, ok := e.arm[res.SubscriptionID]; ok {
+		return cl, nil
+	}
+	// Tenants hold roles on resource groups, not the subscription-wide right to
+	// register resource providers, so the SDK must not try.
+	cl, err := arm.NewClient("aztenant", "v1alpha1", e.cred, &arm.ClientOptions{ClientOptions: c.opts, DisableRPRegistration: true})
+	if err != nil {
+		return nil, err
+	}
+	e.arm[res.SubscriptionID] = cl
+	return cl, nil
+}
+
+func (c *Credentials) entryLocked(res *Resolved) (*credEntry, error) {
+	key := credKey{res.Namespace, res.ServiceAccount, res.ClientID, res.TenantID}
 	e, ok := c.creds[key]
 	if ok && e.saUID == res.ServiceAccountUID {
-		return e.cred, nil
+		return e, nil
 	}
 	if ok {
 		// The ServiceAccount was recreated: nothing minted for the old one may be
@@ -62,8 +96,9 @@ func (c *Credentials) For(res *Resolved) (azcore.TokenCredential, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.creds[key] = &credEntry{cred: cred, saUID: res.ServiceAccountUID}
-	return cred, nil
+	e = &credEntry{cred: cred, saUID: res.ServiceAccountUID, arm: map[string]*arm.Client{}}
+	c.creds[key] = e
+	return e, nil
 }
 
 // Forget drops the credentials and tokens of a ServiceAccount: it was deleted,

@@ -41,7 +41,7 @@ type world struct {
 // newWorld starts an emulator trusting the API server's issuer, with app
 // registrations federated to ServiceAccount "azure" of the given namespaces:
 // clientA and clientA2 to nsA, clientB to nsB, each Contributor on the subscription.
-func newWorld(t *testing.T, nsA, nsB string) *world {
+func newWorld(t testing.TB, nsA, nsB string) *world {
 	t.Helper()
 	env := testenv.Get(t)
 	fic := func(ns string) []emulator.FederatedCredential {
@@ -78,7 +78,7 @@ func (w *world) broker() *identity.Broker {
 	return identity.NewBroker(w.env.Client, identity.NewCredentials(tokens, w.opts))
 }
 
-func (w *world) principal(t *testing.T, clientID string) string {
+func (w *world) principal(t testing.TB, clientID string) string {
 	t.Helper()
 	oid, err := w.emu.PrincipalID(clientID)
 	if err != nil {
@@ -99,7 +99,7 @@ func (w *world) createRG(ctx context.Context, cred azcore.TokenCredential, name 
 
 // tenantNamespace creates a namespace with ServiceAccount "azure" annotated
 // with clientID (if not empty), and an Identity named "default" for it.
-func tenantNamespace(t *testing.T, c client.Client, ns, clientID string) {
+func tenantNamespace(t testing.TB, c client.Client, ns, clientID string) {
 	t.Helper()
 	ctx := t.Context()
 	must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
@@ -122,7 +122,7 @@ func resource(ns string, annotations map[string]string) client.Object {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "r", Namespace: ns, Annotations: annotations}}
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func metav1ObjectMeta(ns, name string) metav1.ObjectMeta {
 
 // tenantNamespaceWithoutIdentity creates a namespace with an annotated
 // ServiceAccount but no Identity.
-func tenantNamespaceWithoutIdentity(t *testing.T, c client.Client, ns string) {
+func tenantNamespaceWithoutIdentity(t testing.TB, c client.Client, ns string) {
 	t.Helper()
 	must(t, c.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	must(t, c.Create(t.Context(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: ns}}))
