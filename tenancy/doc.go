@@ -25,4 +25,15 @@
 // Per-tenant fairness of work lives in the sub-package fairqueue (a client-go
 // work queue served by weighted round-robin over tenants; Directory.GroupOf and
 // Directory.WeightOf feed it) and per-identity ARM request budgets in armlimit.
+//
+// Wiring in cmd/operator:
+//
+//	var mode tenancy.ServeMode // flag.Var(&mode, "served-namespaces", "tenants|all|ns1,ns2")
+//	dir := tenancy.NewDirectory(mgr.GetClient(), mode)
+//	if err := dir.SetupWithManager(mgr); err != nil { ... }          // event-fed index
+//	if err := (&tenancy.TenantReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil { ... }
+//	guard := tenancy.NewGuard(dir)                                    // reconcilers: guard.Admit(ctx, obj, target)
+//	ctrl.NewControllerManagedBy(mgr).For(&storagev1.StorageAccount{}).
+//		WithOptions(controller.Options{NewQueue: dir.NewQueue}).Complete(r) // per-tenant fairness
+//	limits := armlimit.New(armlimit.DefaultOptions())                 // limits.Wait(ctx, principal, write)
 package tenancy
