@@ -24,11 +24,12 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	@bash hack/tools/build.sh controller-gen >/dev/null
 	$(BIN)/controller-gen object paths=./api/...
 	$(BIN)/controller-gen crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=api/crds
+	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... output:rbac:artifacts:config=charts/aztenant/files
 
 .PHONY: verify-generate
 verify-generate: generate ## Fail if generated files differ from what is committed.
-	@git diff --exit-code -- api || { echo "generated files are stale: run 'make generate' and commit"; exit 1; }
-	@test -z "$$(git status --porcelain -- api)" || { echo "untracked generated files: run 'make generate' and commit"; git status --porcelain -- api; exit 1; }
+	@git diff --exit-code -- api charts || { echo "generated files are stale: run 'make generate' and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- api charts)" || { echo "untracked generated files: run 'make generate' and commit"; git status --porcelain -- api charts; exit 1; }
 
 .PHONY: build
 build: ## Build the binaries into bin/.

@@ -48,6 +48,14 @@ func (r *TenantReconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // Reconcile computes one Tenant's selection and Ready condition.
+// The operator's permissions for tenancy. Each line says why it is needed.
+//
+// Read Tenants and report which namespaces each selects:
+// +kubebuilder:rbac:groups=tenancy.aztenant.io,resources=tenants,verbs=get;list;watch
+// +kubebuilder:rbac:groups=tenancy.aztenant.io,resources=tenants/status,verbs=get;patch
+// Match Tenants' namespace selectors against namespace labels:
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+
 func (r *TenantReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	t := &tenancyv1alpha1.Tenant{}
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {

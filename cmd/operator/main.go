@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/tenancy"
 )
 
 type options struct {
@@ -28,6 +30,7 @@ type options struct {
 	leaderElectionNS       string
 	tokenExpiry            time.Duration
 	identityResync         time.Duration
+	served                 tenancy.ServeMode
 	cloud                  identity.CloudFlags
 }
 
@@ -40,6 +43,7 @@ func main() {
 	fs.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader-election lease (default: the pod's namespace)")
 	fs.DurationVar(&o.tokenExpiry, "serviceaccount-token-expiry", time.Hour, "lifetime requested for ServiceAccount tokens exchanged with Entra ID (the API server's minimum is 10m)")
 	fs.DurationVar(&o.identityResync, "identity-resync", 30*time.Minute, "how often a Ready Identity's federation is checked again")
+	fs.Var(&o.served, "served-namespaces", "which namespaces the operator serves: tenants (those selected by some Tenant), all, or a comma-separated list")
 	o.cloud.Bind(fs)
 	zopts := zap.Options{}
 	zfs := flag.NewFlagSet("zap", flag.ExitOnError)
@@ -48,13 +52,13 @@ func main() {
 	_ = fs.Parse(os.Args[1:])
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zopts)))
 
-	if err := run(o); err != nil {
+	if err := run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
 }
 
-func run(o options) error {
+func run(ctx context.Context, cfg *rest.Config, o options) error {
 	if o.tokenExpiry < 10*time.Minute {
 		return fmt.Errorf("--serviceaccount-token-expiry %s is below the API server's minimum of 10m", o.tokenExpiry)
 	}
@@ -73,22 +77,33 @@ func run(o options) error {
 	if err := api.AddToScheme(scheme); err != nil {
 		return err
 	}
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	cacheOpts := cache.Options{
+		// Nothing here reads managedFields; dropping them roughly halves cache memory.
+		DefaultTransform: cache.TransformStripManagedFields(),
+	}
+	if list := o.served.Namespaces(); len(list) > 0 {
+		// Namespaced kinds are watched only where they are served; cluster-scoped
+		// ones (Tenants, Namespaces) are unaffected.
+		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range list {
+			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "aztenant-operator",
 		LeaderElectionNamespace: o.leaderElectionNS,
-		// Nothing here reads managedFields; dropping them roughly halves cache memory.
-		Cache: cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		Cache:                   cacheOpts,
 	})
 	if err != nil {
 		return err
 	}
 	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: mgr.GetClient()}, o.tokenExpiry)
 	broker := identity.NewBroker(mgr.GetClient(), identity.NewCredentials(tokens, azOpts))
-	if err := broker.CacheResolutions(context.Background(), mgr.GetCache()); err != nil {
+	if err := broker.CacheResolutions(ctx, mgr.GetCache()); err != nil {
 		return err
 	}
 	if err := (&identity.Controller{
@@ -100,11 +115,18 @@ func run(o options) error {
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}
+	dir := tenancy.NewDirectory(mgr.GetClient(), o.served)
+	if err := dir.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if err := (&tenancy.TenantReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return err
+	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
 	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
 		return err
 	}
-	return mgr.Start(ctrl.SetupSignalHandler())
+	return mgr.Start(ctx)
 }

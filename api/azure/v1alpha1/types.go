@@ -1,0 +1,129 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// OwnerReference names the parent of a resource: another aztenant resource of
+// the expected kind in the same namespace (name), or an Azure resource that
+// aztenant does not manage (armId), where the tenant allows it.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.name) != has(self.armId)",message="set exactly one of name and armId"
+type OwnerReference struct {
+	// Name of the owner in this namespace. Owners never cross namespaces.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name,omitempty"`
+
+	// ARMID of an owner not managed by aztenant, such as
+	// /subscriptions/.../resourceGroups/shared-rg.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^/subscriptions/[^/]+(/.+)?$`
+	// +kubebuilder:validation:MaxLength=1024
+	ARMID string `json:"armId,omitempty"`
+}
+
+// SecretDestination is a key of a Secret in the resource's namespace that an
+// output is written to. The Secret is created and owned by the resource; an
+// existing Secret it does not own is never overwritten.
+type SecretDestination struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Key in the Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key"`
+}
+
+// ConfigMapDestination is a key of a ConfigMap in the resource's namespace that
+// an output is written to, with the same ownership rules as secrets.
+type ConfigMapDestination struct {
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key"`
+}
+
+// DestinationExpression writes the result of a CEL expression to a key of a
+// Secret or ConfigMap. The expression sees `self` (the resource, with status)
+// and, for secrets, `secret` (the kind's secret outputs, such as keys).
+type DestinationExpression struct {
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Key in the destination. When empty, the expression must return a
+	// map(string, string) whose entries become keys.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]*$`
+	Key string `json:"key,omitempty"`
+	// Value is a CEL expression.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Value string `json:"value"`
+}
+
+// OperatorExpressions are the CEL exports every kind supports.
+type OperatorExpressions struct {
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	SecretExpressions []DestinationExpression `json:"secretExpressions,omitempty"`
+	// +optional
+	// +kubebuilder:validation:MaxItems=32
+	ConfigMapExpressions []DestinationExpression `json:"configMapExpressions,omitempty"`
+}
+
+// ResourceStatus is the part of status every Azure-backed kind has.
+type ResourceStatus struct {
+	// Conditions: Ready (True, False or Unknown with a reason such as
+	// Succeeded, Reconciling, WaitingForOwner, IdentityNotFound,
+	// TenantPolicyDenied, PolicyDenied, AlreadyExists, AuthorizationFailed,
+	// InvalidSpec), Reconciling while work is in flight, and Stalled when only
+	// a change of the spec can help.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// ObservedGeneration is the spec generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// ID is the resource's ARM ID once it exists in Azure.
+	// +optional
+	ID string `json:"id,omitempty"`
+	// ProvisioningState as last reported by ARM.
+	// +optional
+	ProvisioningState string `json:"provisioningState,omitempty"`
+	// ResumeToken resumes a long-running operation after an operator restart,
+	// so nothing is created twice.
+	// +optional
+	ResumeToken string `json:"resumeToken,omitempty"`
+	// Adopted is true when the resource existed in Azure before and was adopted
+	// (aztenant.io/adopt); deleting it then detaches unless told otherwise.
+	// +optional
+	Adopted bool `json:"adopted,omitempty"`
+	// LastSyncTime is when the resource was last compared with Azure.
+	// +optional
+	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
+}
+
+// Resource is what the generic reconciler needs from every Azure-backed kind.
+// +kubebuilder:object:generate=false
+type Resource interface {
+	client.Object
+	// AzureName is spec.azureName, defaulting to metadata.name.
+	AzureName() string
+	// Owner is spec.owner (nil for kinds without a parent, such as resource groups).
+	Owner() *OwnerReference
+	// AzureStatus is the common part of status, modified in place.
+	AzureStatus() *ResourceStatus
+	// Expressions are the CEL exports of spec.operatorSpec, if any.
+	Expressions() *OperatorExpressions
+}
