@@ -1,0 +1,103 @@
+package reconcilers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+)
+
+// armCalls performs generic by-ID calls through an identity's ARM pipeline
+// (retries honouring Retry-After, bearer tokens) with raw JSON bodies, so no
+// property unknown to an SDK model is lost.
+type armCalls struct {
+	client     *arm.Client
+	apiVersion string
+}
+
+// get returns the resource body, or nil when it does not exist.
+func (a armCalls) get(ctx context.Context, id string) (map[string]any, error) {
+	resp, err := a.do(ctx, http.MethodGet, id, nil)
+	if err != nil {
+		var re *azcore.ResponseError
+		if errors.As(err, &re) && re.StatusCode == http.StatusNotFound {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return decodeBody(resp)
+}
+
+// put starts a create-or-update; the poller is done at once for synchronous types.
+func (a armCalls) put(ctx context.Context, id string, body map[string]any) (*runtime.Poller[json.RawMessage], error) {
+	resp, err := a.do(ctx, http.MethodPut, id, body, http.StatusOK, http.StatusCreated, http.StatusAccepted)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.NewPoller[json.RawMessage](resp, a.client.Pipeline(), nil)
+}
+
+// delete starts a deletion; a resource already gone is success.
+func (a armCalls) delete(ctx context.Context, id string) (*runtime.Poller[json.RawMessage], error) {
+	resp, err := a.do(ctx, http.MethodDelete, id, nil, http.StatusOK, http.StatusAccepted, http.StatusNoContent, http.StatusNotFound)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, nil
+	}
+	return runtime.NewPoller[json.RawMessage](resp, a.client.Pipeline(), nil)
+}
+
+// resume continues a long-running operation from its resume token.
+func (a armCalls) resume(token string) (*runtime.Poller[json.RawMessage], error) {
+	return runtime.NewPollerFromResumeToken[json.RawMessage](token, a.client.Pipeline(), nil)
+}
+
+// action POSTs to id/action (listKeys and the like).
+func (a armCalls) action(ctx context.Context, id, action string) (map[string]any, error) {
+	resp, err := a.do(ctx, http.MethodPost, id+"/"+action, nil)
+	if err != nil {
+		return nil, err
+	}
+	return decodeBody(resp)
+}
+
+func (a armCalls) do(ctx context.Context, method, id string, body any, ok ...int) (*http.Response, error) {
+	req, err := runtime.NewRequest(ctx, method, runtime.JoinPaths(a.client.Endpoint(), id))
+	if err != nil {
+		return nil, err
+	}
+	q := req.Raw().URL.Query()
+	q.Set("api-version", a.apiVersion)
+	req.Raw().URL.RawQuery = q.Encode()
+	req.Raw().Header.Set("Accept", "application/json")
+	if body != nil {
+		if err := runtime.MarshalAsJSON(req, body); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := a.client.Pipeline().Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if len(ok) == 0 {
+		ok = []int{http.StatusOK}
+	}
+	if !runtime.HasStatusCode(resp, ok...) {
+		return nil, runtime.NewResponseError(resp)
+	}
+	return resp, nil
+}
+
+func decodeBody(resp *http.Response) (map[string]any, error) {
+	var m map[string]any
+	if err := runtime.UnmarshalAsJSON(resp, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

@@ -1,0 +1,62 @@
+package reconcilers
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+)
+
+// Kind adapts one Azure resource type to the generic reconciler. Its methods
+// are pure: no I/O.
+type Kind interface {
+	// New returns an empty object of the kind.
+	New() azurev1alpha1.Resource
+	// ResourceType is the ARM type, such as Microsoft.Storage/storageAccounts.
+	ResourceType() string
+	// APIVersion is the ARM api-version the kind speaks.
+	APIVersion() string
+	// OwnerKind is the kind spec.owner.name refers to; the zero value for kinds
+	// whose parent is the subscription (resource groups).
+	OwnerKind() schema.GroupKind
+	// Desired is the ARM PUT body for the object's spec.
+	Desired(obj azurev1alpha1.Resource) (map[string]any, error)
+	// Observe copies ARM's read-only outputs from a GET body into status.
+	Observe(obj azurev1alpha1.Resource, actual map[string]any)
+}
+
+// Located is implemented by kinds whose resources have an Azure location, so
+// the tenancy guard can check it.
+type Located interface {
+	Location(obj azurev1alpha1.Resource) string
+}
+
+// CompareIgnorer is implemented by kinds with write-only properties (such as a
+// password) that ARM never returns and so must not count as drift.
+type CompareIgnorer interface {
+	// IgnoreOnCompare lists dotted paths in the PUT body, such as
+	// "properties.administratorLoginPassword".
+	IgnoreOnCompare() []string
+}
+
+// SecretSource is implemented by kinds that export secrets (keys, connection
+// strings) obtained with an ARM action such as listKeys.
+type SecretSource interface {
+	// SecretDestinations maps output names to where the user wants them.
+	SecretDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination
+	// Secrets fetches the secret outputs through call.
+	Secrets(ctx context.Context, call ActionCaller, obj azurev1alpha1.Resource) (map[string]string, error)
+}
+
+// ConfigMapSource is implemented by kinds that export non-secret outputs (host
+// names, client IDs) to ConfigMaps.
+type ConfigMapSource interface {
+	ConfigMapDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.ConfigMapDestination
+	// ConfigMapValues reads the outputs from the object's status.
+	ConfigMapValues(obj azurev1alpha1.Resource) map[string]string
+}
+
+// ActionCaller performs a POST action on the resource (listKeys and the like)
+// with the resource's identity, returning the decoded JSON body.
+type ActionCaller func(ctx context.Context, action string) (map[string]any, error)

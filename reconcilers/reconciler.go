@@ -1,0 +1,423 @@
+package reconcilers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/tenancy"
+)
+
+// Finalizer keeps an object until its Azure resource is deleted or detached.
+const Finalizer = "aztenant.io/finalizer"
+
+// Broker is what the reconciler needs from the credential broker.
+type Broker interface {
+	ARMClientFor(ctx context.Context, obj client.Object) (*arm.Client, identity.Scope, error)
+}
+
+// Guard admits or denies an ARM call before it is made (tenancy bounds, policy).
+type Guard interface {
+	Admit(ctx context.Context, obj client.Object, t tenancy.Target) error
+}
+
+// Reconciler is the generic ARM reconciler of one Kind.
+type Reconciler struct {
+	Client   client.Client
+	Kind     Kind
+	Registry *Registry
+	Broker   Broker
+	Guards   []Guard
+	Recorder events.EventRecorder
+	// SyncPeriod is how often an unchanged resource is compared with Azure to
+	// correct drift; a tenth of it is added at random so resyncs spread out.
+	SyncPeriod    time.Duration
+	DefaultPolicy Policy
+	// PollInterval is how soon an unfinished long-running operation is polled
+	// again when ARM gives no Retry-After.
+	PollInterval time.Duration
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	obj := r.Kind.New()
+	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	before := obj.DeepCopyObject().(azurev1alpha1.Resource)
+	s, result, err := r.reconcile(ctx, obj, before)
+	if errors.Is(err, errGone) {
+		return reconcile.Result{}, nil
+	}
+	if s != nil && s.apply(obj) {
+		typ := corev1.EventTypeNormal
+		if s.ready == "False" {
+			typ = corev1.EventTypeWarning
+		}
+		r.event(obj, typ, s.reason, s.message)
+	}
+	if perr := r.patchStatus(ctx, before, obj); perr != nil && err == nil {
+		err = perr
+	}
+	return result, err
+}
+
+// errGone says the object no longer exists (its finalizer was removed).
+var errGone = errors.New("object gone")
+
+func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Resource) (*state, reconcile.Result, error) {
+	policy, err := r.policyFor(ctx, obj)
+	if err != nil {
+		s := failed(ReasonInvalidSpec, err.Error(), true)
+		return &s, reconcile.Result{}, nil
+	}
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return r.delete(ctx, obj, policy)
+	}
+	if policy == PolicySkip {
+		s := state{ready: "Unknown", reason: "ReconcileSkipped", message: AnnotationReconcilePolicy + " is skip: Azure is neither read nor written"}
+		return &s, reconcile.Result{}, r.removeFinalizer(ctx, obj, before)
+	}
+	period, err := r.syncPeriod(obj)
+	if err != nil {
+		s := failed(ReasonInvalidSpec, err.Error(), true)
+		return &s, reconcile.Result{}, nil
+	}
+	if err := r.addFinalizer(ctx, obj, before); err != nil {
+		return nil, reconcile.Result{}, err
+	}
+
+	calls, scope, id, s, res := r.prepare(ctx, obj)
+	if s != nil {
+		return s, res, nil
+	}
+	st := obj.AzureStatus()
+	if st.ResumeToken != "" {
+		if s, res, done := r.resume(ctx, calls, obj, scope); !done {
+			return s, res, nil
+		}
+	}
+
+	actual, err := calls.get(ctx, id)
+	if err != nil {
+		return r.armFailure(err, scope)
+	}
+	if actual != nil && st.ID == "" {
+		if obj.GetAnnotations()[AnnotationAdopt] != "true" {
+			s := failed(ReasonAlreadyExists, fmt.Sprintf("%s already exists in Azure and was not created by this object; annotate it %s: \"true\" to adopt it", id, AnnotationAdopt), true)
+			return &s, reconcile.Result{}, nil
+		}
+		st.Adopted = true
+		st.ID = id
+		r.event(obj, corev1.EventTypeNormal, "Adopted", "Adopted existing Azure resource "+id)
+	}
+
+	desired, err := r.desired(obj)
+	if err != nil {
+		s := failed(ReasonInvalidSpec, err.Error(), true)
+		return &s, reconcile.Result{}, nil
+	}
+	var ignore []string
+	if ci, ok := r.Kind.(CompareIgnorer); ok {
+		ignore = ci.IgnoreOnCompare()
+	}
+	diff := "(absent)"
+	if actual != nil {
+		diff = drift(desired, actual, ignore)
+	}
+	if diff != "" {
+		if actual == nil && st.ID == "" {
+			// Record the ID before creating: if the operator dies after the PUT,
+			// the next attempt knows the resource is its own, not a stranger to adopt.
+			st.ID = id
+			s := inProgress(ReasonReconciling, "Creating "+id)
+			s.apply(obj)
+			if err := r.patchStatus(ctx, before, obj); err != nil {
+				return nil, reconcile.Result{}, err
+			}
+			before.AzureStatus().ID = id
+		} else if actual != nil {
+			r.event(obj, corev1.EventTypeNormal, "Updating", fmt.Sprintf("Azure differs from the spec at %s: updating", diff))
+		}
+		poller, err := calls.put(ctx, id, desired)
+		if err != nil {
+			return r.armFailure(err, scope)
+		}
+		body, s, res, done := r.poll(ctx, poller, obj, scope, "Writing "+id)
+		if !done {
+			return s, res, nil
+		}
+		actual = body
+		if actual == nil {
+			if actual, err = calls.get(ctx, id); err != nil {
+				return r.armFailure(err, scope)
+			}
+		}
+	}
+	st.ID = id
+	if actual != nil {
+		r.Kind.Observe(obj, actual)
+		st.ProvisioningState = provisioningState(actual)
+	}
+	if s := r.export(ctx, obj, calls, id); s != nil {
+		return s, reconcile.Result{RequeueAfter: jitter(period)}, nil
+	}
+	ready := readyState()
+	return &ready, reconcile.Result{RequeueAfter: jitter(period)}, nil
+}
+
+// prepare resolves the identity, the parent and the ARM ID, and asks the guards.
+// A non-nil state means stop here without calling Azure.
+func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (armCalls, identity.Scope, string, *state, reconcile.Result) {
+	cl, scope, err := r.Broker.ARMClientFor(ctx, obj)
+	if err != nil {
+		reason := identity.ReasonOf(err)
+		if reason == "" {
+			reason = identity.ReasonTokenRequestFailed
+		}
+		s := failed(reason, err.Error(), false)
+		return armCalls{}, scope, "", &s, reconcile.Result{RequeueAfter: time.Minute}
+	}
+	parentID, s := r.parentID(ctx, obj, scope)
+	if s != nil {
+		return armCalls{}, scope, "", s, reconcile.Result{RequeueAfter: 10 * time.Second}
+	}
+	id := armIDOf(r.Kind, obj, parentID)
+	if st := obj.AzureStatus(); st.ID != "" && !strings.EqualFold(st.ID, id) {
+		s := failed(ReasonInvalidSpec, fmt.Sprintf("the resource is %s in Azure but the spec now names %s: the name and owner cannot change; delete and recreate the object instead", st.ID, id), true)
+		return armCalls{}, scope, "", &s, reconcile.Result{}
+	}
+	target, err := r.target(obj, id, scope)
+	if err != nil {
+		s := failed(tenancy.ReasonPolicyDenied, err.Error(), true)
+		return armCalls{}, scope, "", &s, reconcile.Result{}
+	}
+	for _, g := range r.Guards {
+		if err := g.Admit(ctx, obj, target); err != nil {
+			var reasoned interface{ Reason() string }
+			if !errors.As(err, &reasoned) {
+				return armCalls{}, scope, "", nil, reconcile.Result{}
+			}
+			s := failed(reasoned.Reason(), err.Error(), true)
+			// Tenants change without touching this object: look again later.
+			return armCalls{}, scope, "", &s, reconcile.Result{RequeueAfter: 5 * time.Minute}
+		}
+	}
+	return armCalls{client: cl, apiVersion: r.Kind.APIVersion()}, scope, id, nil, reconcile.Result{}
+}
+
+func (r *Reconciler) target(obj azurev1alpha1.Resource, id string, scope identity.Scope) (tenancy.Target, error) {
+	parsed, err := tenancy.ParseARMID(id)
+	if err != nil {
+		return tenancy.Target{}, err
+	}
+	t := tenancy.Target{ARMID: id, SubscriptionID: scope.SubscriptionID, ResourceGroup: parsed.ResourceGroup, GroupKind: obj.GetObjectKind().GroupVersionKind().GroupKind()}
+	if t.GroupKind.Empty() {
+		t.GroupKind = r.Registry.groupKindOf(r.Kind)
+	}
+	if l, ok := r.Kind.(Located); ok {
+		t.Location = l.Location(obj)
+	}
+	return t, nil
+}
+
+// parentID is the ARM ID of obj's parent: the subscription for resource groups,
+// the owner's ID once the owner is Ready, or an unmanaged owner's armId.
+func (r *Reconciler) parentID(ctx context.Context, obj azurev1alpha1.Resource, scope identity.Scope) (string, *state) {
+	ownerKind := r.Kind.OwnerKind()
+	if ownerKind.Empty() {
+		return "/subscriptions/" + scope.SubscriptionID, nil
+	}
+	ref := obj.Owner()
+	if ref == nil || (ref.Name == "" && ref.ARMID == "") {
+		s := failed(ReasonInvalidSpec, "spec.owner is required: name a "+ownerKind.Kind+" in this namespace", true)
+		return "", &s
+	}
+	if ref.ARMID != "" {
+		return strings.TrimSuffix(ref.ARMID, "/"), nil
+	}
+	owner, err := r.Registry.newObject(ownerKind)
+	if err != nil {
+		s := failed(ReasonInvalidSpec, err.Error(), true)
+		return "", &s
+	}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}, owner); err != nil {
+		s := inProgress(ReasonWaitingForOwner, fmt.Sprintf("waiting for %s %q in this namespace: %v", ownerKind.Kind, ref.Name, errorText(err)))
+		return "", &s
+	}
+	if !isReady(owner) || owner.AzureStatus().ID == "" {
+		s := inProgress(ReasonWaitingForOwner, fmt.Sprintf("waiting for %s %q to be Ready", ownerKind.Kind, ref.Name))
+		return "", &s
+	}
+	return owner.AzureStatus().ID, nil
+}
+
+func errorText(err error) string {
+	if apierrors.IsNotFound(err) {
+		return "it does not exist"
+	}
+	return err.Error()
+}
+
+// desired builds the PUT body and normalises it through JSON, so numbers and
+// nested types compare like ARM's decoded answers.
+func (r *Reconciler) desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	body, err := r.Kind.Desired(obj)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(raw, &out)
+}
+
+// poll advances a long-running operation once. Unfinished, its resume token
+// goes into status so a restarted operator continues it instead of starting
+// another.
+func (r *Reconciler) poll(ctx context.Context, p *runtime.Poller[json.RawMessage], obj azurev1alpha1.Resource, scope identity.Scope, what string) (map[string]any, *state, reconcile.Result, bool) {
+	st := obj.AzureStatus()
+	if !p.Done() {
+		if _, err := p.Poll(ctx); err != nil {
+			s, res, _ := r.armFailure(err, scope)
+			st.ResumeToken = ""
+			return nil, s, res, false
+		}
+	}
+	if !p.Done() {
+		token, err := p.ResumeToken()
+		if err == nil {
+			st.ResumeToken = token
+		}
+		s := inProgress(ReasonReconciling, what+": waiting for Azure to finish")
+		return nil, &s, reconcile.Result{RequeueAfter: r.PollInterval}, false
+	}
+	st.ResumeToken = ""
+	raw, err := p.Result(ctx)
+	if err != nil {
+		s, res, _ := r.armFailure(err, scope)
+		return nil, s, res, false
+	}
+	var body map[string]any
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &body)
+	}
+	return body, nil, reconcile.Result{}, true
+}
+
+// resume continues the operation whose token is in status.
+func (r *Reconciler) resume(ctx context.Context, calls armCalls, obj azurev1alpha1.Resource, scope identity.Scope) (*state, reconcile.Result, bool) {
+	p, err := calls.resume(obj.AzureStatus().ResumeToken)
+	if err != nil {
+		obj.AzureStatus().ResumeToken = "" // unusable: fall back to GET and compare
+		return nil, reconcile.Result{}, true
+	}
+	_, s, res, done := r.poll(ctx, p, obj, scope, "Resuming an operation on "+obj.AzureStatus().ID)
+	return s, res, done
+}
+
+func (r *Reconciler) armFailure(err error, scope identity.Scope) (*state, reconcile.Result, error) {
+	if fe := identity.AsFederationError(err, scope); identity.ReasonOf(fe) != "" {
+		s := failed(identity.ReasonOf(fe), fe.Error(), false)
+		return &s, reconcile.Result{RequeueAfter: time.Minute}, nil
+	}
+	c := classify(err, scope.ClientID)
+	return &c.state, reconcile.Result{RequeueAfter: c.retryAfter}, nil
+}
+
+func provisioningState(body map[string]any) string {
+	if p, ok := body["properties"].(map[string]any); ok {
+		if s, ok := p["provisioningState"].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+func isReady(obj azurev1alpha1.Resource) bool {
+	for _, c := range obj.AzureStatus().Conditions {
+		if c.Type == ConditionReady {
+			return c.Status == "True" && c.ObservedGeneration == obj.GetGeneration()
+		}
+	}
+	return false
+}
+
+func jitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return d + time.Duration(rand.Int64N(int64(d)/10+1))
+}
+
+func (r *Reconciler) event(obj azurev1alpha1.Resource, typ, reason, msg string) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(obj, nil, typ, reason, "Reconcile", "%s", msg)
+	}
+}
+
+func (r *Reconciler) addFinalizer(ctx context.Context, obj, before azurev1alpha1.Resource) error {
+	if controllerutil.ContainsFinalizer(obj, Finalizer) {
+		return nil
+	}
+	controllerutil.AddFinalizer(obj, Finalizer)
+	if err := r.Client.Patch(ctx, obj, client.MergeFrom(before)); err != nil {
+		return err
+	}
+	before.SetFinalizers(obj.GetFinalizers())
+	before.SetResourceVersion(obj.GetResourceVersion())
+	return nil
+}
+
+func (r *Reconciler) removeFinalizer(ctx context.Context, obj, before azurev1alpha1.Resource) error {
+	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
+		return nil
+	}
+	controllerutil.RemoveFinalizer(obj, Finalizer)
+	if err := r.Client.Patch(ctx, obj, client.MergeFrom(before)); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	before.SetFinalizers(obj.GetFinalizers())
+	before.SetResourceVersion(obj.GetResourceVersion())
+	return nil
+}
+
+// patchStatus writes status only when it changed: a resync that finds nothing
+// to do writes nothing.
+func (r *Reconciler) patchStatus(ctx context.Context, before, after azurev1alpha1.Resource) error {
+	if statusEqual(before, after) {
+		return nil
+	}
+	err := r.Client.Status().Patch(ctx, after, client.MergeFrom(before))
+	return client.IgnoreNotFound(err)
+}
+
+// statusEqual compares the objects' whole status stanzas, which hold
+// kind-specific outputs beside the common part.
+func statusEqual(a, b client.Object) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	var ma, mb map[string]any
+	_ = json.Unmarshal(ja, &ma)
+	_ = json.Unmarshal(jb, &mb)
+	sa, _ := json.Marshal(ma["status"])
+	sb, _ := json.Marshal(mb["status"])
+	return string(sa) == string(sb)
+}

@@ -1,0 +1,70 @@
+package reconcilers
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+)
+
+// Registry knows every Kind by its GroupKind, so owners and children can be
+// found across kinds.
+type Registry struct {
+	scheme *runtime.Scheme
+	kinds  map[schema.GroupKind]Kind
+	order  []schema.GroupKind
+}
+
+// NewRegistry registers kinds whose types are in scheme.
+func NewRegistry(scheme *runtime.Scheme, kinds ...Kind) (*Registry, error) {
+	r := &Registry{scheme: scheme, kinds: map[schema.GroupKind]Kind{}}
+	for _, k := range kinds {
+		gvk, err := apiutil.GVKForObject(k.New(), scheme)
+		if err != nil {
+			return nil, fmt.Errorf("kind %s: %w", k.ResourceType(), err)
+		}
+		r.kinds[gvk.GroupKind()] = k
+		r.order = append(r.order, gvk.GroupKind())
+	}
+	return r, nil
+}
+
+// Kinds returns the registered kinds in registration order.
+func (r *Registry) Kinds() []Kind {
+	out := make([]Kind, 0, len(r.order))
+	for _, gk := range r.order {
+		out = append(out, r.kinds[gk])
+	}
+	return out
+}
+
+func (r *Registry) newObject(gk schema.GroupKind) (azurev1alpha1.Resource, error) {
+	k, ok := r.kinds[gk]
+	if !ok {
+		return nil, fmt.Errorf("owner kind %s is not served by this operator", gk)
+	}
+	return k.New(), nil
+}
+
+func (r *Registry) groupKindOf(k Kind) schema.GroupKind {
+	for gk, kk := range r.kinds {
+		if kk == k {
+			return gk
+		}
+	}
+	return schema.GroupKind{}
+}
+
+// childrenOf lists the kinds whose owner is gk.
+func (r *Registry) childrenOf(gk schema.GroupKind) []Kind {
+	var out []Kind
+	for _, k := range r.Kinds() {
+		if k.OwnerKind() == gk {
+			out = append(out, k)
+		}
+	}
+	return out
+}

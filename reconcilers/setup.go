@@ -1,0 +1,130 @@
+package reconcilers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+)
+
+// Options configure the controllers of all kinds.
+type Options struct {
+	Workers int
+	// NewQueue, when set, replaces the default work queue (per-tenant fairness).
+	NewQueue func(controllerName string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request]
+}
+
+// SetupWithManager registers the field index and the controller of r.Kind.
+//
+// The controller reacts to spec and annotation changes of its objects (not to
+// its own status writes), to Identities of the namespace (a missing one may
+// appear), and to owners (a child waits for its owner to become Ready).
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o Options) error {
+	if r.PollInterval == 0 {
+		r.PollInterval = 2 * time.Second
+	}
+	if r.SyncPeriod == 0 {
+		r.SyncPeriod = time.Hour
+	}
+	if r.DefaultPolicy == "" {
+		r.DefaultPolicy = PolicyManage
+	}
+	obj := r.Kind.New()
+	gvk, err := apiutil.GVKForObject(obj, mgr.GetScheme())
+	if err != nil {
+		return err
+	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, obj, ownerNameField, func(o client.Object) []string {
+		if ref := o.(azurev1alpha1.Resource).Owner(); ref != nil && ref.Name != "" {
+			return []string{ref.Name}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if o.Workers == 0 {
+		o.Workers = 4
+	}
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named(strings.ToLower(gvk.Kind) + "." + gvk.Group).
+		For(obj, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers, NewQueue: o.NewQueue}).
+		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))
+	if ok := r.Kind.OwnerKind(); !ok.Empty() {
+		owner, err := r.Registry.newObject(ok)
+		if err != nil {
+			return err
+		}
+		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner))
+	}
+	return b.Complete(r)
+}
+
+// inNamespace enqueues every object of the kind in the event's namespace that
+// is not Ready (an Identity appeared or changed).
+func (r *Reconciler) inNamespace(ctx context.Context, o client.Object) []reconcile.Request {
+	list, err := r.listOf(r.Kind)
+	if err != nil {
+		return nil
+	}
+	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace())); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	_ = meta.EachListItem(list, func(item runtime.Object) error {
+		res := item.(azurev1alpha1.Resource)
+		if !isReady(res) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(res)})
+		}
+		return nil
+	})
+	return reqs
+}
+
+// childrenOfOwner enqueues the objects naming o as owner.
+func (r *Reconciler) childrenOfOwner(ctx context.Context, o client.Object) []reconcile.Request {
+	list, err := r.listOf(r.Kind)
+	if err != nil {
+		return nil
+	}
+	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()), client.MatchingFields{ownerNameField: o.GetName()}); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	_ = meta.EachListItem(list, func(item runtime.Object) error {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(item.(client.Object))})
+		return nil
+	})
+	return reqs
+}
+
+// listOf returns an empty list object for a kind.
+func (r *Reconciler) listOf(k Kind) (client.ObjectList, error) {
+	gvk, err := apiutil.GVKForObject(k.New(), r.Client.Scheme())
+	if err != nil {
+		return nil, err
+	}
+	gvk.Kind += "List"
+	o, err := r.Client.Scheme().New(gvk)
+	if err != nil {
+		return nil, fmt.Errorf("list type of %s: %w", gvk, err)
+	}
+	return o.(client.ObjectList), nil
+}
+
+func lenOf(list client.ObjectList) int { return meta.LenList(list) }
