@@ -16,7 +16,19 @@ func drift(desired, actual map[string]any, ignore []string) string {
 	for _, p := range ignore {
 		skip[p] = true
 	}
-	return diffValue("", desired, actual, skip)
+	if d := diffValue("", desired, actual, skip); d != "" {
+		return d
+	}
+	// Tags are the user's whole set, not a subset: one added in the portal is drift too.
+	if want, ok := desired["tags"].(map[string]any); ok {
+		got, _ := lookupFold(actual, "tags").(map[string]any)
+		for k := range got {
+			if _, ok := want[k]; !ok {
+				return "tags." + k
+			}
+		}
+	}
+	return ""
 }
 
 func diffValue(path string, want, got any, skip map[string]bool) string {
@@ -27,6 +39,9 @@ func diffValue(path string, want, got any, skip map[string]bool) string {
 	case map[string]any:
 		g, ok := got.(map[string]any)
 		if !ok {
+			if len(w) == 0 && got == nil {
+				return "" // ARM omits empty objects
+			}
 			return orRoot(path)
 		}
 		for k, wv := range w {
@@ -37,6 +52,9 @@ func diffValue(path string, want, got any, skip map[string]bool) string {
 		return ""
 	case []any:
 		g, ok := got.([]any)
+		if len(w) == 0 && got == nil {
+			return "" // ARM omits empty lists
+		}
 		if !ok || len(g) != len(w) {
 			return orRoot(path)
 		}

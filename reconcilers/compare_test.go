@@ -23,6 +23,8 @@ func TestDrift(t *testing.T) {
 		{"type differs", `{"properties":{"count":1}}`, `{"properties":{"count":"1"}}`, nil, "properties.count"},
 		{"write-only ignored", `{"properties":{"administratorLoginPassword":"s3cret","version":"16"}}`, `{"properties":{"version":"16"}}`, []string{"properties.administratorLoginPassword"}, ""},
 		{"missing object", `{"properties":{"networkAcls":{"defaultAction":"Deny"}}}`, `{"properties":{}}`, nil, "properties.networkAcls"},
+		{"empty tags omitted by ARM", `{"location":"westeurope","tags":{}}`, `{"location":"westeurope"}`, nil, ""},
+		{"tag added in portal", `{"tags":{"team":"a"}}`, `{"tags":{"team":"a","owner":"eve"}}`, nil, "tags.owner"},
 		{"bool flipped", `{"properties":{"enableNonSslPort":false}}`, `{"properties":{"enableNonSslPort":true}}`, nil, "properties.enableNonSslPort"},
 	}
 	for _, tc := range cases {

@@ -61,7 +61,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 		o.Workers = 4
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
-		Named(strings.ToLower(gvk.Kind) + "." + gvk.Group).
+		Named(strings.ToLower(gvk.Kind)+"."+gvk.Group).
 		For(obj, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers, NewQueue: o.NewQueue}).
 		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))

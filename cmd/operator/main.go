@@ -1,5 +1,5 @@
-// Command operator is the aztenant manager: flags, wiring, run. It is the only
-// place that knows every package.
+// Command operator is the aztenant manager: flags, then the wiring in
+// internal/operator, then run.
 package main
 
 import (
@@ -10,28 +10,24 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/tenancy"
+	"github.com/aztenant/aztenant/internal/operator"
+	"github.com/aztenant/aztenant/reconcilers"
 )
 
 type options struct {
 	metricsAddr, probeAddr string
 	leaderElect            bool
 	leaderElectionNS       string
-	tokenExpiry            time.Duration
-	identityResync         time.Duration
-	served                 tenancy.ServeMode
+	defaultPolicy          string
 	cloud                  identity.CloudFlags
+	cfg                    operator.Config
 }
 
 func main() {
@@ -41,9 +37,12 @@ func main() {
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader so only one replica reconciles")
 	fs.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader-election lease (default: the pod's namespace)")
-	fs.DurationVar(&o.tokenExpiry, "serviceaccount-token-expiry", time.Hour, "lifetime requested for ServiceAccount tokens exchanged with Entra ID (the API server's minimum is 10m)")
-	fs.DurationVar(&o.identityResync, "identity-resync", 30*time.Minute, "how often a Ready Identity's federation is checked again")
-	fs.Var(&o.served, "served-namespaces", "which namespaces the operator serves: tenants (those selected by some Tenant), all, or a comma-separated list")
+	fs.DurationVar(&o.cfg.TokenExpiry, "serviceaccount-token-expiry", time.Hour, "lifetime requested for ServiceAccount tokens exchanged with Entra ID (the API server's minimum is 10m)")
+	fs.DurationVar(&o.cfg.IdentityResync, "identity-resync", 30*time.Minute, "how often a Ready Identity's federation is checked again")
+	fs.DurationVar(&o.cfg.SyncPeriod, "sync-period", time.Hour, "how often an unchanged resource is compared with Azure to revert drift (a tenth is added at random); the annotation aztenant.io/sync-period overrides it per object")
+	fs.StringVar(&o.defaultPolicy, "default-reconcile-policy", string(reconcilers.PolicyManage), "reconcile policy of resources whose object and namespace set none: manage, skip or detach-on-delete")
+	fs.IntVar(&o.cfg.Workers, "workers", 4, "concurrent reconciles per kind")
+	fs.Var(&o.cfg.Served, "served-namespaces", "which namespaces the operator serves: tenants (those selected by some Tenant), all, or a comma-separated list")
 	o.cloud.Bind(fs)
 	zopts := zap.Options{}
 	zfs := flag.NewFlagSet("zap", flag.ExitOnError)
@@ -58,68 +57,35 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, cfg *rest.Config, o options) error {
-	if o.tokenExpiry < 10*time.Minute {
-		return fmt.Errorf("--serviceaccount-token-expiry %s is below the API server's minimum of 10m", o.tokenExpiry)
+func run(ctx context.Context, restCfg *rest.Config, o options) error {
+	if o.cfg.TokenExpiry < 10*time.Minute {
+		return fmt.Errorf("--serviceaccount-token-expiry %s is below the API server's minimum of 10m", o.cfg.TokenExpiry)
 	}
-	cloud, err := o.cloud.Cloud()
+	policy, err := reconcilers.ParsePolicy(o.defaultPolicy)
+	if err != nil {
+		return fmt.Errorf("--default-reconcile-policy: %w", err)
+	}
+	o.cfg.DefaultPolicy = policy
+	if o.cfg.Cloud, err = o.cloud.Cloud(); err != nil {
+		return err
+	}
+	scheme, err := operator.Scheme()
 	if err != nil {
 		return err
 	}
-	azOpts, err := cloud.ClientOptions()
-	if err != nil {
-		return err
-	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return err
-	}
-	if err := api.AddToScheme(scheme); err != nil {
-		return err
-	}
-	cacheOpts := cache.Options{
-		// Nothing here reads managedFields; dropping them roughly halves cache memory.
-		DefaultTransform: cache.TransformStripManagedFields(),
-	}
-	if list := o.served.Namespaces(); len(list) > 0 {
-		// Namespaced kinds are watched only where they are served; cluster-scoped
-		// ones (Tenants, Namespaces) are unaffected.
-		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
-		for _, ns := range list {
-			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
-		}
-	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "aztenant-operator",
 		LeaderElectionNamespace: o.leaderElectionNS,
-		Cache:                   cacheOpts,
+		Cache:                   operator.CacheOptions(o.cfg.Served),
 	})
 	if err != nil {
 		return err
 	}
-	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: mgr.GetClient()}, o.tokenExpiry)
-	broker := identity.NewBroker(mgr.GetClient(), identity.NewCredentials(tokens, azOpts))
-	if err := broker.CacheResolutions(ctx, mgr.GetCache()); err != nil {
-		return err
-	}
-	if err := (&identity.Controller{
-		Client:   mgr.GetClient(),
-		Broker:   broker,
-		Cloud:    cloud,
-		Recorder: mgr.GetEventRecorder("aztenant-identity"),
-		Resync:   o.identityResync,
-	}).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	dir := tenancy.NewDirectory(mgr.GetClient(), o.served)
-	if err := dir.SetupWithManager(mgr); err != nil {
-		return err
-	}
-	if err := (&tenancy.TenantReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+	if _, err := operator.Setup(ctx, mgr, o.cfg); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {

@@ -1,0 +1,108 @@
+package operator
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+
+	"github.com/aztenant/aztenant/api"
+	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/reconcilers"
+	"github.com/aztenant/aztenant/reconcilers/kinds"
+	"github.com/aztenant/aztenant/tenancy"
+)
+
+// Config is the operator's behaviour, set from flags.
+type Config struct {
+	Cloud          identity.Cloud
+	TokenExpiry    time.Duration
+	IdentityResync time.Duration
+	Served         tenancy.ServeMode
+	SyncPeriod     time.Duration
+	DefaultPolicy  reconcilers.Policy
+	// Workers per kind controller.
+	Workers int
+	// PollInterval for unfinished long-running operations (default 2s).
+	PollInterval time.Duration
+}
+
+// Parts are the wired components, for tests to inspect.
+type Parts struct {
+	Broker    *identity.Broker
+	Tokens    *identity.TokenCache
+	Directory *tenancy.Directory
+}
+
+// Scheme knows Kubernetes' built-in types and every aztenant API group.
+func Scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	return s, api.AddToScheme(s)
+}
+
+// CacheOptions limits the manager's cache to the served namespaces (when they
+// are a list) and drops managedFields, which nothing here reads.
+func CacheOptions(served tenancy.ServeMode) cache.Options {
+	o := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
+	if list := served.Namespaces(); len(list) > 0 {
+		o.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range list {
+			o.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	return o
+}
+
+// Setup registers every controller with mgr.
+func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
+	azOpts, err := cfg.Cloud.ClientOptions()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.TokenExpiry == 0 {
+		cfg.TokenExpiry = time.Hour
+	}
+	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: mgr.GetClient()}, cfg.TokenExpiry)
+	broker := identity.NewBroker(mgr.GetClient(), identity.NewCredentials(tokens, azOpts))
+	if err := broker.CacheResolutions(ctx, mgr.GetCache()); err != nil {
+		return nil, err
+	}
+	if err := (&identity.Controller{
+		Client: mgr.GetClient(), Broker: broker, Cloud: cfg.Cloud,
+		Recorder: mgr.GetEventRecorder("aztenant-identity"), Resync: cfg.IdentityResync,
+	}).SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+
+	dir := tenancy.NewDirectory(mgr.GetClient(), cfg.Served)
+	if err := dir.SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	if err := (&tenancy.TenantReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+
+	registry, err := reconcilers.NewRegistry(mgr.GetScheme(), kinds.All()...)
+	if err != nil {
+		return nil, err
+	}
+	guard := tenancy.NewGuard(dir)
+	for _, k := range registry.Kinds() {
+		r := &reconcilers.Reconciler{
+			Client: mgr.GetClient(), Kind: k, Registry: registry, Broker: broker,
+			Guards:   []reconcilers.Guard{guard},
+			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
+			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
+		}
+		if err := r.SetupWithManager(ctx, mgr, reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue}); err != nil {
+			return nil, err
+		}
+	}
+	return &Parts{Broker: broker, Tokens: tokens, Directory: dir}, nil
+}

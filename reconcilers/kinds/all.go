@@ -1,0 +1,10 @@
+package kinds
+
+import "github.com/aztenant/aztenant/reconcilers"
+
+// All is every kind the operator serves, parents before children.
+func All() []reconcilers.Kind {
+	return []reconcilers.Kind{
+		ResourceGroup{},
+	}
+}

@@ -1,0 +1,36 @@
+package kinds
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+)
+
+// ResourceGroup adapts Microsoft.Resources/resourceGroups.
+type ResourceGroup struct{}
+
+func (ResourceGroup) New() azurev1alpha1.Resource { return &resourcesv1alpha1.ResourceGroup{} }
+func (ResourceGroup) ResourceType() string        { return "Microsoft.Resources/resourceGroups" }
+func (ResourceGroup) APIVersion() string          { return "2021-04-01" }
+func (ResourceGroup) OwnerKind() schema.GroupKind { return schema.GroupKind{} }
+func (ResourceGroup) Location(obj azurev1alpha1.Resource) string {
+	return obj.(*resourcesv1alpha1.ResourceGroup).Spec.Location
+}
+
+func (ResourceGroup) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	rg := obj.(*resourcesv1alpha1.ResourceGroup)
+	body := map[string]any{"location": rg.Spec.Location}
+	// Tags are always sent, so tags removed in the portal count as drift.
+	tags := map[string]any{}
+	for k, v := range rg.Spec.Tags {
+		tags[k] = v
+	}
+	body["tags"] = tags
+	return body, nil
+}
+
+func (ResourceGroup) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
+	rg := obj.(*resourcesv1alpha1.ResourceGroup)
+	rg.Status.Location, _ = actual["location"].(string)
+}
