@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 )
 
@@ -19,6 +20,7 @@ var crdFiles embed.FS
 var schemeBuilder = runtime.SchemeBuilder{
 	identityv1alpha1.AddToScheme,
 	tenancyv1alpha1.AddToScheme,
+	resourcesv1alpha1.AddToScheme,
 }
 
 // AddToScheme registers every API group of the project.

@@ -1,0 +1,26 @@
+// Package v1alpha1 holds the cache.aztenant.io API: Azure Cache for Redis
+// (Microsoft.Cache/redis).
+//
+// +kubebuilder:object:generate=true
+// +groupName=cache.aztenant.io
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// GroupVersion is the API group and version of this package.
+var GroupVersion = schema.GroupVersion{Group: "cache.aztenant.io", Version: "v1alpha1"}
+
+var schemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion,
+		&Redis{}, &RedisList{},
+	)
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+})
+
+// AddToScheme adds this group's types to a scheme.
+var AddToScheme = schemeBuilder.AddToScheme

@@ -1,0 +1,29 @@
+// Package v1alpha1 holds the dbforpostgresql.aztenant.io API: Azure Database for
+// PostgreSQL flexible servers (Microsoft.DBforPostgreSQL/flexibleServers), their
+// databases and firewall rules.
+//
+// +kubebuilder:object:generate=true
+// +groupName=dbforpostgresql.aztenant.io
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// GroupVersion is the API group and version of this package.
+var GroupVersion = schema.GroupVersion{Group: "dbforpostgresql.aztenant.io", Version: "v1alpha1"}
+
+var schemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion,
+		&FlexibleServer{}, &FlexibleServerList{},
+		&FlexibleServersDatabase{}, &FlexibleServersDatabaseList{},
+		&FlexibleServersFirewallRule{}, &FlexibleServersFirewallRuleList{},
+	)
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+})
+
+// AddToScheme adds this group's types to a scheme.
+var AddToScheme = schemeBuilder.AddToScheme

@@ -1,0 +1,27 @@
+// Package v1alpha1 holds the storage.aztenant.io API: storage accounts
+// (Microsoft.Storage/storageAccounts) and their blob containers.
+//
+// +kubebuilder:object:generate=true
+// +groupName=storage.aztenant.io
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// GroupVersion is the API group and version of this package.
+var GroupVersion = schema.GroupVersion{Group: "storage.aztenant.io", Version: "v1alpha1"}
+
+var schemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion,
+		&StorageAccount{}, &StorageAccountList{},
+		&StorageAccountsBlobServicesContainer{}, &StorageAccountsBlobServicesContainerList{},
+	)
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+})
+
+// AddToScheme adds this group's types to a scheme.
+var AddToScheme = schemeBuilder.AddToScheme
