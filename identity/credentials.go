@@ -66,7 +66,7 @@ func (c *Credentials) ARMClient(res *Resolved) (*arm.Client, error) {
 	}
 	// Tenants hold roles on resource groups, not the subscription-wide right to
 	// register resource providers, so the SDK must not try.
-	cl, err := arm.NewClient("aztenant", "v1alpha1", e.cred, &arm.ClientOptions{ClientOptions: c.opts, DisableRPRegistration: true})
+	cl, err := arm.NewClient("aztenant", "v0.1.0", e.cred, &arm.ClientOptions{ClientOptions: c.opts, DisableRPRegistration: true})
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,19 @@ type Options struct {
 	NewQueue func(controllerName string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request]
 }
 
+// The operator's permissions for Azure-backed kinds. Each line says why.
+//
+// Read and watch the resources, add and remove the finalizer:
+// +kubebuilder:rbac:groups=resources.aztenant.io;managedidentity.aztenant.io;authorization.aztenant.io;storage.aztenant.io;cache.aztenant.io;dbforpostgresql.aztenant.io;containerservice.aztenant.io,resources=*,verbs=get;list;watch;patch;update
+// Report status:
+// +kubebuilder:rbac:groups=resources.aztenant.io;managedidentity.aztenant.io;authorization.aztenant.io;storage.aztenant.io;cache.aztenant.io;dbforpostgresql.aztenant.io;containerservice.aztenant.io,resources=*/status,verbs=get;patch;update
+// Set owner references on exports (clusters enforcing OwnerReferencesPermissionEnforcement):
+// +kubebuilder:rbac:groups=resources.aztenant.io;managedidentity.aztenant.io;authorization.aztenant.io;storage.aztenant.io;cache.aztenant.io;dbforpostgresql.aztenant.io;containerservice.aztenant.io,resources=*/finalizers,verbs=update
+// Export keys, connection strings and IDs to Secrets and ConfigMaps the resource owns:
+// +kubebuilder:rbac:groups="",resources=secrets;configmaps,verbs=get;list;watch;create;update
+// Read a namespace's reconcile policy annotation:
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+
 // SetupWithManager registers the field index and the controller of r.Kind.
 //
 // The controller reacts to spec and annotation changes of its objects (not to

@@ -109,9 +109,6 @@ type ResourceStatus struct {
 	// (aztenant.io/adopt); deleting it then detaches unless told otherwise.
 	// +optional
 	Adopted bool `json:"adopted,omitempty"`
-	// LastSyncTime is when the resource was last compared with Azure.
-	// +optional
-	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
 }
 
 // Resource is what the generic reconciler needs from every Azure-backed kind.
