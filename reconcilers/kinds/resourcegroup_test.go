@@ -109,7 +109,9 @@ func TestResourceGroupLifecycle(t *testing.T) {
 
 	// Deleting the object deletes the resource group in Azure, then lets go.
 	must(t, s.c.Delete(ctx, rg))
-	until(t, "object gone", func() bool { return client.IgnoreNotFound(s.c.Get(ctx, client.ObjectKeyFromObject(rg), rg)) == nil && s.gone(rg) })
+	until(t, "object gone", func() bool {
+		return client.IgnoreNotFound(s.c.Get(ctx, client.ObjectKeyFromObject(rg), rg)) == nil && s.gone(rg)
+	})
 	if _, err := s.emu.Resource(rgID("life-app")); err == nil {
 		t.Error("the resource group still exists in Azure")
 	}
