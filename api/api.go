@@ -9,8 +9,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
+	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
+	cachev1alpha1 "github.com/aztenant/aztenant/api/cache/v1alpha1"
+	containerservicev1alpha1 "github.com/aztenant/aztenant/api/containerservice/v1alpha1"
+	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 )
 
@@ -21,6 +27,12 @@ var schemeBuilder = runtime.SchemeBuilder{
 	identityv1alpha1.AddToScheme,
 	tenancyv1alpha1.AddToScheme,
 	resourcesv1alpha1.AddToScheme,
+	managedidentityv1alpha1.AddToScheme,
+	authorizationv1alpha1.AddToScheme,
+	storagev1alpha1.AddToScheme,
+	cachev1alpha1.AddToScheme,
+	dbforpostgresqlv1alpha1.AddToScheme,
+	containerservicev1alpha1.AddToScheme,
 }
 
 // AddToScheme registers every API group of the project.
