@@ -7,6 +7,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -31,6 +32,8 @@ type Credentials struct {
 
 	mu    sync.Mutex
 	creds map[credKey]*credEntry
+	// armPolicies see every ARM attempt (metrics, tracing), not Entra's.
+	armPolicies []policy.Policy
 
 	exchanges atomic.Int64
 }
@@ -52,6 +55,13 @@ func (c *Credentials) For(res *Resolved) (azcore.TokenCredential, error) {
 	return e.cred, nil
 }
 
+// WithARMPolicies adds policies to every ARM pipeline built afterwards; each
+// sees every attempt, retries included.
+func (c *Credentials) WithARMPolicies(p ...policy.Policy) *Credentials {
+	c.armPolicies = append(c.armPolicies, p...)
+	return c
+}
+
 // ARMClient returns an ARM pipeline acting as the resolved identity in its
 // subscription.
 func (c *Credentials) ARMClient(res *Resolved) (*arm.Client, error) {
@@ -66,7 +76,9 @@ func (c *Credentials) ARMClient(res *Resolved) (*arm.Client, error) {
 	}
 	// Tenants hold roles on resource groups, not the subscription-wide right to
 	// register resource providers, so the SDK must not try.
-	cl, err := arm.NewClient("aztenant", "v0.1.0", e.cred, &arm.ClientOptions{ClientOptions: c.opts, DisableRPRegistration: true})
+	opts := c.opts
+	opts.PerRetryPolicies = append(append([]policy.Policy(nil), opts.PerRetryPolicies...), c.armPolicies...)
+	cl, err := arm.NewClient("aztenant", "v0.1.0", e.cred, &arm.ClientOptions{ClientOptions: opts, DisableRPRegistration: true})
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
@@ -55,6 +57,11 @@ type Reconciler struct {
 
 // Reconcile implements reconcile.Reconciler.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	kind := r.Registry.groupKindOf(r.Kind).Kind
+	ctx, span := tracer.Start(ctx, "Reconcile "+kind, trace.WithAttributes(
+		attribute.String("k8s.namespace.name", req.Namespace), attribute.String("aztenant.name", req.Name)))
+	defer span.End()
+	ctx = withLabels(ctx, kind, req.Namespace)
 	obj := r.Kind.New()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
@@ -184,7 +191,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 // prepare resolves the identity, the parent and the ARM ID, and asks the guards.
 // A non-nil state means stop here without calling Azure.
 func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (armCalls, identity.Scope, string, *state, reconcile.Result) {
-	cl, scope, err := r.Broker.ARMClientFor(ctx, obj)
+	cctx, span := tracer.Start(ctx, "Credential")
+	cl, scope, err := r.Broker.ARMClientFor(cctx, obj)
+	span.End()
 	if err != nil {
 		reason := identity.ReasonOf(err)
 		if reason == "" {

@@ -26,6 +26,8 @@ type options struct {
 	leaderElect            bool
 	leaderElectionNS       string
 	defaultPolicy          string
+	otlpEndpoint           string
+	otlpInsecure           bool
 	cloud                  identity.CloudFlags
 	cfg                    operator.Config
 }
@@ -43,6 +45,8 @@ func main() {
 	fs.StringVar(&o.defaultPolicy, "default-reconcile-policy", string(reconcilers.PolicyManage), "reconcile policy of resources whose object and namespace set none: manage, skip or detach-on-delete")
 	fs.IntVar(&o.cfg.Workers, "workers", 4, "concurrent reconciles per kind")
 	fs.Var(&o.cfg.Served, "served-namespaces", "which namespaces the operator serves: tenants (those selected by some Tenant), all, or a comma-separated list")
+	fs.StringVar(&o.otlpEndpoint, "otlp-endpoint", "", "host:port of an OTLP/gRPC collector to send traces to; empty disables tracing")
+	fs.BoolVar(&o.otlpInsecure, "otlp-insecure", false, "send traces without TLS")
 	o.cloud.Bind(fs)
 	zopts := zap.Options{}
 	zfs := flag.NewFlagSet("zap", flag.ExitOnError)
@@ -68,6 +72,13 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 	o.cfg.DefaultPolicy = policy
 	if o.cfg.Cloud, err = o.cloud.Cloud(); err != nil {
 		return err
+	}
+	if o.otlpEndpoint != "" {
+		shutdown, err := operator.Tracing(ctx, o.otlpEndpoint, o.otlpInsecure)
+		if err != nil {
+			return fmt.Errorf("--otlp-endpoint: %w", err)
+		}
+		defer shutdown(context.Background())
 	}
 	scheme, err := operator.Scheme()
 	if err != nil {

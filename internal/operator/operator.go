@@ -69,7 +69,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		cfg.TokenExpiry = time.Hour
 	}
 	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: mgr.GetClient()}, cfg.TokenExpiry)
-	broker := identity.NewBroker(mgr.GetClient(), identity.NewCredentials(tokens, azOpts))
+	creds := identity.NewCredentials(tokens, azOpts).WithARMPolicies(reconcilers.ARMPolicy())
+	broker := identity.NewBroker(mgr.GetClient(), creds)
 	if err := broker.CacheResolutions(ctx, mgr.GetCache()); err != nil {
 		return nil, err
 	}

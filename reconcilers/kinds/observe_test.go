@@ -1,0 +1,79 @@
+package kinds_test
+
+import (
+	"testing"
+
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/aztenant/aztenant/reconcilers"
+)
+
+// A reconcile is one span with children for the credential and each ARM
+// call, and ARM calls are counted by kind, method, code and namespace.
+func TestReconcileIsTracedAndCounted(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+
+	const ns = "observe"
+	s := newStack(t, ns)
+	rg := resourceGroup(ns, "observe-rg", nil, nil)
+	s.create(t, rg)
+	s.waitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+
+	spans := map[string]sdktrace.ReadOnlySpan{}
+	for _, sp := range rec.Ended() {
+		spans[sp.Name()] = sp
+	}
+	root, ok := spans["Reconcile ResourceGroup"]
+	if !ok {
+		t.Fatalf("no reconcile span among %v", keys(spans))
+	}
+	for _, child := range []string{"Credential", "ARM GET", "ARM PUT"} {
+		sp, ok := spans[child]
+		if !ok {
+			t.Errorf("no %q span", child)
+			continue
+		}
+		if sp.Parent().TraceID() != root.SpanContext().TraceID() {
+			t.Errorf("%q is not in the reconcile's trace", child)
+		}
+	}
+
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var puts float64
+	for _, f := range families {
+		if f.GetName() != "aztenant_arm_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			l := map[string]string{}
+			for _, p := range m.GetLabel() {
+				l[p.GetName()] = p.GetValue()
+			}
+			if l["kind"] == "ResourceGroup" && l["method"] == "PUT" && l["namespace"] == ns && l["code"] == "201" {
+				puts += m.GetCounter().GetValue()
+			}
+		}
+	}
+	if puts != 1 {
+		t.Errorf("aztenant_arm_requests_total{kind=ResourceGroup,method=PUT,code=201,namespace=%s} = %v, want 1", ns, puts)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
