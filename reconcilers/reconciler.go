@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -248,17 +249,21 @@ func (r *Reconciler) target(obj azurev1alpha1.Resource, id string, scope identit
 // parentID is the ARM ID of obj's parent: the subscription for resource groups,
 // the owner's ID once the owner is Ready, or an unmanaged owner's armId.
 func (r *Reconciler) parentID(ctx context.Context, obj azurev1alpha1.Resource, scope identity.Scope) (string, *state) {
+	ref := obj.Owner()
+	if ref != nil && ref.ARMID != "" {
+		return strings.TrimSuffix(ref.ARMID, "/"), nil
+	}
 	ownerKind := r.Kind.OwnerKind()
+	if ok, has := obj.(interface{ OwnerGroupKind() schema.GroupKind }); has {
+		// Some kinds (role assignments) let each object say what its owner is.
+		ownerKind = ok.OwnerGroupKind()
+	}
 	if ownerKind.Empty() {
 		return "/subscriptions/" + scope.SubscriptionID, nil
 	}
-	ref := obj.Owner()
-	if ref == nil || (ref.Name == "" && ref.ARMID == "") {
+	if ref == nil || ref.Name == "" {
 		s := failed(ReasonInvalidSpec, "spec.owner is required: name a "+ownerKind.Kind+" in this namespace", true)
 		return "", &s
-	}
-	if ref.ARMID != "" {
-		return strings.TrimSuffix(ref.ARMID, "/"), nil
 	}
 	owner, err := r.Registry.newObject(ownerKind)
 	if err != nil {

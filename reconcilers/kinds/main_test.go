@@ -41,13 +41,20 @@ type stack struct {
 	cloud identity.Cloud
 	// principal is the object ID of each namespace's identity.
 	principal map[string]string
+	parts     *operator.Parts
 }
 
 // newStack onboards each namespace (an app registration federated with its
 // ServiceAccount "azure", Contributor on the subscription, an Identity
 // "default") under a Tenant allowing resource groups named like the namespace
 // followed by "-*", in westeurope, and starts the operator for those namespaces.
-func newStack(t *testing.T, namespaces ...string) *stack {
+func newStack(t testing.TB, namespaces ...string) *stack {
+	return newStackWith(t, operator.Config{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 2}, namespaces...)
+}
+
+// newStackWith is newStack with the operator's settings (Cloud and Served are
+// filled in).
+func newStackWith(t testing.TB, cfg operator.Config, namespaces ...string) *stack {
 	t.Helper()
 	env := testenv.Get(t)
 	seed := emulator.Seed{
@@ -107,11 +114,12 @@ func newStack(t *testing.T, namespaces ...string) *stack {
 		t.Fatal(err)
 	}
 	mctx, cancel := context.WithCancel(context.Background())
-	if _, err := operator.Setup(mctx, mgr, operator.Config{
-		Cloud: s.cloud, Served: served, SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 2,
-	}); err != nil {
+	cfg.Cloud, cfg.Served = s.cloud, served
+	parts, err := operator.Setup(mctx, mgr, cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
+	s.parts = parts
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

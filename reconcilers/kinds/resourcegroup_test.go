@@ -42,7 +42,7 @@ func (s *stack) azureTags(t *testing.T, id string) map[string]string {
 }
 
 // until polls cond for up to 15s.
-func until(t *testing.T, what string, cond func() bool) {
+func until(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if cond() {
