@@ -46,6 +46,11 @@ lint: ## gofmt, go vet and staticcheck.
 test: tools ## Unit and integration tests on a real kube-apiserver + etcd (race detector on).
 	go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) $(PKGS)
 
+.PHONY: bench
+bench: tools ## Benchmarks that print figures (emulator, broker, tenancy, converge 1,000 resource groups).
+	go test -run XXX -bench . -benchtime 1x ./reconcilers/kinds/
+	go test -run XXX -bench . ./identity/ ./tenancy/... ./e2e/emulator/
+
 .PHONY: demo
 demo: tools build ## Start the local control plane and show what works today (see README).
 	$(BIN)/aztenant demo up
