@@ -29,6 +29,9 @@ const (
 	ReasonExportConflict      = "ExportConflict"
 	ReasonExportFailed        = "ExportFailed"
 	ReasonInvalidSpec         = "InvalidSpec"
+	// ReasonReferenceNotFound: a Secret, key or object the spec refers to
+	// (such as an administrator password) is missing from the namespace.
+	ReasonReferenceNotFound = "ReferenceNotFound"
 )
 
 // state is the outcome of one reconcile, written into the three conditions.

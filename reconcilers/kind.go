@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
 
@@ -38,6 +40,22 @@ type CompareIgnorer interface {
 	// IgnoreOnCompare lists dotted paths in the PUT body, such as
 	// "properties.administratorLoginPassword".
 	IgnoreOnCompare() []string
+}
+
+// Resolver is implemented by kinds whose PUT body needs values kept outside
+// the spec, in Secrets, ConfigMaps or other objects of the object's own
+// namespace (an administrator password, the ARM ID of a referenced identity).
+// The reconciler calls Resolve and then DesiredWith instead of Desired.
+//
+// The reader only answers for the object's namespace. A Resolve error (a
+// missing Secret or key) leaves the object Ready=False with reason
+// ReferenceNotFound and the error's message, which must name what is missing
+// but never carry a resolved value; resolved values never reach status,
+// events or logs.
+type Resolver interface {
+	Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error)
+	// DesiredWith is Desired given Resolve's values. It stays pure.
+	DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error)
 }
 
 // SecretSource is implemented by kinds that export secrets (keys, connection

@@ -135,7 +135,14 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 		r.event(obj, corev1.EventTypeNormal, "Adopted", "Adopted existing Azure resource "+id)
 	}
 
-	desired, err := r.desired(obj)
+	var resolved map[string]string
+	if res, ok := r.Kind.(Resolver); ok {
+		if resolved, err = res.Resolve(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj); err != nil {
+			s := failed(ReasonReferenceNotFound, err.Error(), false)
+			return &s, reconcile.Result{RequeueAfter: 10 * time.Second}, nil
+		}
+	}
+	desired, err := r.desired(obj, resolved)
 	if err != nil {
 		s := failed(ReasonInvalidSpec, err.Error(), true)
 		return &s, reconcile.Result{}, nil
@@ -290,8 +297,14 @@ func errorText(err error) string {
 
 // desired builds the PUT body and normalises it through JSON, so numbers and
 // nested types compare like ARM's decoded answers.
-func (r *Reconciler) desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	body, err := r.Kind.Desired(obj)
+func (r *Reconciler) desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+	var body map[string]any
+	var err error
+	if res, ok := r.Kind.(Resolver); ok {
+		body, err = res.DesiredWith(obj, resolved)
+	} else {
+		body, err = r.Kind.Desired(obj)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -434,4 +447,22 @@ func statusEqual(a, b client.Object) bool {
 	sa, _ := json.Marshal(ma["status"])
 	sb, _ := json.Marshal(mb["status"])
 	return string(sa) == string(sb)
+}
+
+// namespaceReader confines a Resolver to its object's namespace: references
+// never cross namespaces.
+type namespaceReader struct {
+	client.Reader
+	namespace string
+}
+
+func (n namespaceReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if key.Namespace != n.namespace {
+		return fmt.Errorf("%s/%s is in another namespace than %s: references never cross namespaces", key.Namespace, key.Name, n.namespace)
+	}
+	return n.Reader.Get(ctx, key, obj, opts...)
+}
+
+func (n namespaceReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return n.Reader.List(ctx, list, append(opts, client.InNamespace(n.namespace))...)
 }

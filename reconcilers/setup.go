@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/workqueue"
@@ -78,6 +79,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 		For(obj, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers, NewQueue: o.NewQueue}).
 		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))
+	if _, ok := r.Kind.(Resolver); ok {
+		// A referenced Secret that appears lets a waiting object proceed.
+		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))
+	}
 	if ok := r.Kind.OwnerKind(); !ok.Empty() {
 		owner, err := r.Registry.newObject(ok)
 		if err != nil {

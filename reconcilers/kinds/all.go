@@ -6,5 +6,14 @@ import "github.com/aztenant/aztenant/reconcilers"
 func All() []reconcilers.Kind {
 	return []reconcilers.Kind{
 		ResourceGroup{},
+		StorageAccount{},
+		StorageAccountsBlobServicesContainer{},
+		Redis{},
+		FlexibleServer{},
+		FlexibleServersDatabase{},
+		FlexibleServersFirewallRule{},
+		ManagedCluster{},
+		UserAssignedIdentity{},
+		FederatedIdentityCredential{},
 	}
 }

@@ -1,0 +1,73 @@
+package kinds
+
+import "strconv"
+
+// Helpers shared by the adapters to build ARM bodies that carry only what the
+// user set, so ARM's defaults are never fought.
+
+// putTags is the tags object: always present for kinds with tags, so tags
+// removed outside aztenant count as drift.
+func putTags(tags map[string]string) map[string]any {
+	out := map[string]any{}
+	for k, v := range tags {
+		out[k] = v
+	}
+	return out
+}
+
+// putStr sets m[k] when v is not empty.
+func putStr(m map[string]any, k, v string) {
+	if v != "" {
+		m[k] = v
+	}
+}
+
+// putBool sets m[k] when v is set.
+func putBool(m map[string]any, k string, v *bool) {
+	if v != nil {
+		m[k] = *v
+	}
+}
+
+// putInt sets m[k] when v is set.
+func putInt(m map[string]any, k string, v *int32) {
+	if v != nil {
+		m[k] = *v
+	}
+}
+
+// putObj sets m[k] when v has anything in it.
+func putObj(m map[string]any, k string, v map[string]any) {
+	if len(v) > 0 {
+		m[k] = v
+	}
+}
+
+// propsOf is an ARM body's properties object, or nil.
+func propsOf(body map[string]any) map[string]any {
+	p, _ := body["properties"].(map[string]any)
+	return p
+}
+
+// strOf reads a string property.
+func strOf(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}
+
+// int32Of reads a JSON number property.
+func int32Of(m map[string]any, k string) *int32 {
+	if f, ok := m[k].(float64); ok {
+		v := int32(f)
+		return &v
+	}
+	return nil
+}
+
+// itoa formats an optional number for a Secret, "" when unset.
+func itoa(v *int32) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.Itoa(int(*v))
+}

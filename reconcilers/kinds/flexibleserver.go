@@ -1,0 +1,126 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
+	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers"
+)
+
+// FlexibleServer adapts Microsoft.DBforPostgreSQL/flexibleServers. The
+// administrator password comes from a Secret of the namespace; ARM never
+// returns it, so it is sent with every write and never compared.
+type FlexibleServer struct{}
+
+var (
+	_ reconcilers.Located         = FlexibleServer{}
+	_ reconcilers.CompareIgnorer  = FlexibleServer{}
+	_ reconcilers.Resolver        = FlexibleServer{}
+	_ reconcilers.ConfigMapSource = FlexibleServer{}
+)
+
+// flexibleServerPassword is the Resolve key of the administrator password.
+const flexibleServerPassword = "administratorLoginPassword"
+
+func (FlexibleServer) New() azurev1alpha1.Resource { return &dbforpostgresqlv1alpha1.FlexibleServer{} }
+func (FlexibleServer) ResourceType() string        { return "Microsoft.DBforPostgreSQL/flexibleServers" }
+func (FlexibleServer) APIVersion() string          { return "2024-08-01" }
+func (FlexibleServer) OwnerKind() schema.GroupKind {
+	return resourcesv1alpha1.ResourceGroupGroupKind
+}
+func (FlexibleServer) Location(obj azurev1alpha1.Resource) string {
+	return obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Spec.Location
+}
+func (FlexibleServer) IgnoreOnCompare() []string {
+	return []string{"properties.administratorLoginPassword"}
+}
+
+// Resolve reads the administrator password from its Secret.
+func (FlexibleServer) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+	fs := obj.(*dbforpostgresqlv1alpha1.FlexibleServer)
+	ref := fs.Spec.AdministratorLoginPassword
+	if ref == nil {
+		return nil, nil
+	}
+	var sec corev1.Secret
+	if err := c.Get(ctx, client.ObjectKey{Namespace: fs.Namespace, Name: ref.Name}, &sec); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("administratorLoginPassword: Secret %q does not exist in this namespace", ref.Name)
+		}
+		return nil, fmt.Errorf("administratorLoginPassword: reading Secret %q: %w", ref.Name, err)
+	}
+	v, ok := sec.Data[ref.Key]
+	if !ok || len(v) == 0 {
+		return nil, fmt.Errorf("administratorLoginPassword: Secret %q has no key %q", ref.Name, ref.Key)
+	}
+	return map[string]string{flexibleServerPassword: string(v)}, nil
+}
+
+func (k FlexibleServer) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	return k.DesiredWith(obj, nil)
+}
+
+func (FlexibleServer) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+	sp := obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Spec
+	props := map[string]any{"version": sp.Version}
+	if s := sp.Storage; s != nil {
+		st := map[string]any{}
+		putInt(st, "storageSizeGB", s.StorageSizeGB)
+		putStr(st, "autoGrow", s.AutoGrow)
+		putObj(props, "storage", st)
+	}
+	putStr(props, "administratorLogin", sp.AdministratorLogin)
+	putStr(props, "administratorLoginPassword", resolved[flexibleServerPassword])
+	if n := sp.Network; n != nil {
+		net := map[string]any{}
+		putStr(net, "publicNetworkAccess", n.PublicNetworkAccess)
+		putObj(props, "network", net)
+	}
+	if ha := sp.HighAvailability; ha != nil {
+		h := map[string]any{}
+		putStr(h, "mode", ha.Mode)
+		putStr(h, "standbyAvailabilityZone", ha.StandbyAvailabilityZone)
+		putObj(props, "highAvailability", h)
+	}
+	if b := sp.Backup; b != nil {
+		bk := map[string]any{}
+		putInt(bk, "backupRetentionDays", b.BackupRetentionDays)
+		putStr(bk, "geoRedundantBackup", b.GeoRedundantBackup)
+		putObj(props, "backup", bk)
+	}
+	putStr(props, "availabilityZone", sp.AvailabilityZone)
+	return map[string]any{
+		"location":   sp.Location,
+		"tags":       putTags(sp.Tags),
+		"sku":        map[string]any{"name": sp.Sku.Name, "tier": sp.Sku.Tier},
+		"properties": props,
+	}, nil
+}
+
+func (FlexibleServer) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
+	fs := obj.(*dbforpostgresqlv1alpha1.FlexibleServer)
+	p := propsOf(actual)
+	fs.Status.FullyQualifiedDomainName = strOf(p, "fullyQualifiedDomainName")
+	fs.Status.State = strOf(p, "state")
+	fs.Status.MinorVersion = strOf(p, "minorVersion")
+}
+
+func (FlexibleServer) ConfigMapDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.ConfigMapDestination {
+	os := obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Spec.OperatorSpec
+	if os == nil || os.ConfigMaps == nil {
+		return nil
+	}
+	return map[string]*azurev1alpha1.ConfigMapDestination{"fullyQualifiedDomainName": os.ConfigMaps.FullyQualifiedDomainName}
+}
+
+func (FlexibleServer) ConfigMapValues(obj azurev1alpha1.Resource) map[string]string {
+	return map[string]string{"fullyQualifiedDomainName": obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Status.FullyQualifiedDomainName}
+}

@@ -1,0 +1,82 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	cachev1alpha1 "github.com/aztenant/aztenant/api/cache/v1alpha1"
+	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers"
+)
+
+// Redis adapts Microsoft.Cache/redis. Its SKU is inside properties, as in ARM.
+type Redis struct{}
+
+var (
+	_ reconcilers.Located      = Redis{}
+	_ reconcilers.SecretSource = Redis{}
+)
+
+func (Redis) New() azurev1alpha1.Resource { return &cachev1alpha1.Redis{} }
+func (Redis) ResourceType() string        { return "Microsoft.Cache/redis" }
+func (Redis) APIVersion() string          { return "2024-03-01" }
+func (Redis) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
+func (Redis) Location(obj azurev1alpha1.Resource) string {
+	return obj.(*cachev1alpha1.Redis).Spec.Location
+}
+
+func (Redis) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	sp := obj.(*cachev1alpha1.Redis).Spec
+	props := map[string]any{
+		"sku": map[string]any{"name": sp.Sku.Name, "family": sp.Sku.Family, "capacity": sp.Sku.Capacity},
+	}
+	putBool(props, "enableNonSslPort", sp.EnableNonSslPort)
+	putStr(props, "minimumTlsVersion", sp.MinimumTLSVersion)
+	putStr(props, "publicNetworkAccess", sp.PublicNetworkAccess)
+	putStr(props, "redisVersion", sp.RedisVersion)
+	if len(sp.RedisConfiguration) > 0 {
+		props["redisConfiguration"] = putTags(sp.RedisConfiguration)
+	}
+	putInt(props, "shardCount", sp.ShardCount)
+	return map[string]any{"location": sp.Location, "tags": putTags(sp.Tags), "properties": props}, nil
+}
+
+func (Redis) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
+	r := obj.(*cachev1alpha1.Redis)
+	p := propsOf(actual)
+	r.Status.HostName = strOf(p, "hostName")
+	r.Status.Port = int32Of(p, "port")
+	r.Status.SSLPort = int32Of(p, "sslPort")
+	r.Status.RedisVersion = strOf(p, "redisVersion")
+}
+
+func (Redis) SecretDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination {
+	os := obj.(*cachev1alpha1.Redis).Spec.OperatorSpec
+	if os == nil || os.Secrets == nil {
+		return nil
+	}
+	s := os.Secrets
+	return map[string]*azurev1alpha1.SecretDestination{
+		"primaryKey": s.PrimaryKey, "secondaryKey": s.SecondaryKey, "hostName": s.HostName, "port": s.Port, "sslPort": s.SSLPort,
+	}
+}
+
+// Secrets lists the access keys; the host name and ports come from status.
+func (Redis) Secrets(ctx context.Context, call reconcilers.ActionCaller, obj azurev1alpha1.Resource) (map[string]string, error) {
+	r := obj.(*cachev1alpha1.Redis)
+	resp, err := call(ctx, "listKeys")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{
+		"primaryKey": strOf(resp, "primaryKey"), "secondaryKey": strOf(resp, "secondaryKey"),
+		"hostName": r.Status.HostName, "port": itoa(r.Status.Port), "sslPort": itoa(r.Status.SSLPort),
+	}
+	if out["primaryKey"] == "" || out["secondaryKey"] == "" {
+		return nil, fmt.Errorf("listKeys returned no primaryKey and secondaryKey")
+	}
+	return out, nil
+}

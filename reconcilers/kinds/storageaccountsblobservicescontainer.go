@@ -1,0 +1,54 @@
+package kinds
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers"
+)
+
+// StorageAccountsBlobServicesContainer adapts
+// Microsoft.Storage/storageAccounts/blobServices/containers. Its parent is a
+// storage account; the account's default blob service is implied.
+type StorageAccountsBlobServicesContainer struct{}
+
+var _ reconcilers.Identifier = StorageAccountsBlobServicesContainer{}
+
+func (StorageAccountsBlobServicesContainer) New() azurev1alpha1.Resource {
+	return &storagev1alpha1.StorageAccountsBlobServicesContainer{}
+}
+func (StorageAccountsBlobServicesContainer) ResourceType() string {
+	return "Microsoft.Storage/storageAccounts/blobServices/containers"
+}
+func (StorageAccountsBlobServicesContainer) APIVersion() string { return "2023-05-01" }
+func (StorageAccountsBlobServicesContainer) OwnerKind() schema.GroupKind {
+	return storagev1alpha1.StorageAccountGroupKind
+}
+
+// ARMID is <account>/blobServices/default/containers/<name>.
+func (StorageAccountsBlobServicesContainer) ARMID(obj azurev1alpha1.Resource, parentID string) string {
+	return parentID + "/blobServices/default/containers/" + obj.AzureName()
+}
+
+func (StorageAccountsBlobServicesContainer) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	sp := obj.(*storagev1alpha1.StorageAccountsBlobServicesContainer).Spec
+	props := map[string]any{}
+	putStr(props, "publicAccess", sp.PublicAccess)
+	if sp.Metadata != nil {
+		props["metadata"] = putTags(sp.Metadata)
+	}
+	return map[string]any{"properties": props}, nil
+}
+
+func (StorageAccountsBlobServicesContainer) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
+	c := obj.(*storagev1alpha1.StorageAccountsBlobServicesContainer)
+	p := propsOf(actual)
+	c.Status.HasImmutabilityPolicy, c.Status.HasLegalHold = nil, nil
+	if v, ok := p["hasImmutabilityPolicy"].(bool); ok {
+		c.Status.HasImmutabilityPolicy = &v
+	}
+	if v, ok := p["hasLegalHold"].(bool); ok {
+		c.Status.HasLegalHold = &v
+	}
+}
