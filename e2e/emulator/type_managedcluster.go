@@ -3,6 +3,7 @@ package emulator
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 )
@@ -30,6 +31,9 @@ func managedClusterBehaviour() *typeBehaviour {
 				pool, ok := p.(map[string]any)
 				if !ok || str(pool, "name") == "" {
 					return badRequest("InvalidParameter", "The value of parameter agentPoolProfiles[%d].name is invalid.", i)
+				}
+				if _, set := pool["count"]; !set {
+					pool["count"] = json.Number("1") // ARM's default
 				}
 				count, ok := intValue(pool, "count")
 				if !ok || count < 0 || count > 1000 {
@@ -60,6 +64,12 @@ func managedClusterBehaviour() *typeBehaviour {
 			w.props["powerState"] = map[string]any{"code": "Running"}
 			return nil
 		},
+		stored: func(e *Emulator, r *resource) {
+			if r.secrets == nil {
+				// Credentials stay the same until rotated, as in AKS.
+				r.secrets = map[string]string{"clusterUser": randomKey(24), "clusterAdmin": randomKey(24)}
+			}
+		},
 		actions: map[string]actionFunc{
 			"listclusterusercredential":  kubeconfigAction("clusterUser"),
 			"listclusteradmincredential": kubeconfigAction("clusterAdmin"),
@@ -72,7 +82,7 @@ func kubeconfigAction(user string) actionFunc {
 		fqdn := str(r.props(), "fqdn")
 		name := str(r.body, "name")
 		kc := fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: %s\n  cluster:\n    server: https://%s:443\ncontexts:\n- name: %s\n  context:\n    cluster: %s\n    user: %s_%s\ncurrent-context: %s\nusers:\n- name: %s_%s\n  user:\n    token: %s\n",
-			name, fqdn, name, name, user, name, name, user, name, randomKey(24))
+			name, fqdn, name, name, user, name, name, user, name, r.secrets[user])
 		return http.StatusOK, map[string]any{"kubeconfigs": []map[string]any{{"name": user, "value": base64.StdEncoding.EncodeToString([]byte(kc))}}}, nil
 	}
 }

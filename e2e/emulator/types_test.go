@@ -163,3 +163,33 @@ func TestTypeBehaviours(t *testing.T) {
 		t.Errorf("redis keys %v: %v", keys, err)
 	}
 }
+
+// A pool without count gets ARM's default of one node, and a cluster's
+// credentials stay the same from one call to the next until rotated.
+func TestManagedClusterDefaultCountAndStableCredentials(t *testing.T) {
+	f := newFixture(t)
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "k8s")
+	res := f.resources(t, cred)
+	id := rgScope + "k8s/providers/Microsoft.ContainerService/managedClusters/aks"
+	got, err := put(t, res, id, "2024-09-01", armresources.GenericResource{Location: to.Ptr("westeurope"),
+		Properties: map[string]any{"agentPoolProfiles": []any{map[string]any{"name": "system"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pools, _ := props(got)["agentPoolProfiles"].([]any)
+	if len(pools) != 1 || pools[0].(map[string]any)["count"] != float64(1) {
+		t.Errorf("agentPoolProfiles %v, want one pool with count 1", pools)
+	}
+	var kubeconfigs []string
+	for range 2 {
+		out, err := f.post(t, cred, id, "listClusterAdminCredential", "2024-09-01", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kubeconfigs = append(kubeconfigs, out["kubeconfigs"].([]any)[0].(map[string]any)["value"].(string))
+	}
+	if kubeconfigs[0] != kubeconfigs[1] {
+		t.Error("the admin kubeconfig changed between two calls")
+	}
+}
