@@ -43,7 +43,7 @@ lint: ## gofmt, go vet and staticcheck.
 	$(BIN)/staticcheck ./...
 
 .PHONY: test
-test: tools ## Unit and integration tests on a real kube-apiserver + etcd (race detector on).
+test: tools build ## Unit and integration tests on a real kube-apiserver + etcd (race detector on).
 	go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) $(PKGS)
 
 .PHONY: bench

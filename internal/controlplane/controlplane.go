@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -274,15 +275,19 @@ func (cp *ControlPlane) Stop() error {
 	return nil
 }
 
-// StopDir ends a detached control plane by the pid files in its directory.
+// StopDir ends every detached process whose pid file is in dir: the
+// operator and emulator first, the control plane last.
 func StopDir(dir string) error {
+	pidFiles, err := filepath.Glob(filepath.Join(dir, "*.pid"))
+	if err != nil {
+		return err
+	}
+	last := map[string]int{"etcd.pid": 2, "kube-apiserver.pid": 1}
+	sort.SliceStable(pidFiles, func(i, j int) bool { return last[filepath.Base(pidFiles[i])] < last[filepath.Base(pidFiles[j])] })
 	var errs []error
-	for _, name := range []string{"kube-apiserver", "etcd"} {
-		file := filepath.Join(dir, name+".pid")
+	for _, file := range pidFiles {
 		data, err := os.ReadFile(file)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		} else if err != nil {
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -292,7 +297,7 @@ func StopDir(dir string) error {
 			continue
 		}
 		if err := terminate(pid, 10*time.Second); err != nil {
-			errs = append(errs, fmt.Errorf("%s (pid %d): %w", name, pid, err))
+			errs = append(errs, fmt.Errorf("%s (pid %d): %w", filepath.Base(file), pid, err))
 		}
 		os.Remove(file)
 	}

@@ -20,6 +20,7 @@ type process struct {
 	args    []string
 	logFile string
 	detach  bool
+	env     []string // added to this process's environment
 
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -33,6 +34,9 @@ func (p *process) start() error {
 	}
 	cmd := exec.Command(p.path, p.args...)
 	cmd.Stdout, cmd.Stderr = log, log
+	if len(p.env) > 0 {
+		cmd.Env = append(os.Environ(), p.env...)
+	}
 	if p.detach {
 		// The demo's control plane outlives the command that started it.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -140,4 +144,21 @@ func waitFor(ctx context.Context, what string, check func(context.Context) error
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// StartDetached starts a helper process of the local environment (the demo's
+// emulator and operator) that outlives this one, logging to dir/<name>.log and
+// leaving dir/<name>.pid for StopDir.
+func StartDetached(dir, name, path string, args, env []string) error {
+	p := &process{name: name, path: path, args: args, logFile: filepath.Join(dir, name+".log"), detach: true, env: env}
+	return p.start()
+}
+
+// FreePort returns a loopback port that was free a moment ago.
+func FreePort() (int, error) {
+	ports, err := freePorts(1)
+	if err != nil {
+		return 0, err
+	}
+	return ports[0], nil
 }
