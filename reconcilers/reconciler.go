@@ -281,7 +281,10 @@ func (r *Reconciler) parentID(ctx context.Context, obj azurev1alpha1.Resource, s
 		s := inProgress(ReasonWaitingForOwner, fmt.Sprintf("waiting for %s %q in this namespace: %v", ownerKind.Kind, ref.Name, errorText(err)))
 		return "", &s
 	}
-	if !isReady(owner) || owner.AzureStatus().ID == "" {
+	// A child being deleted only needs its owner's ID: the owner itself may be
+	// deleting (and so not Ready), waiting for its children to go first.
+	deleting := !obj.GetDeletionTimestamp().IsZero()
+	if (!isReady(owner) && !deleting) || owner.AzureStatus().ID == "" {
 		s := inProgress(ReasonWaitingForOwner, fmt.Sprintf("waiting for %s %q to be Ready", ownerKind.Kind, ref.Name))
 		return "", &s
 	}

@@ -3,6 +3,7 @@ package kinds_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,6 +43,46 @@ type stack struct {
 	// principal is the object ID of each namespace's identity.
 	principal map[string]string
 	parts     *operator.Parts
+	// cfg and served start the operator again after stopManager.
+	cfg         operator.Config
+	served      tenancy.ServeMode
+	stopManager func()
+}
+
+// startManager starts the operator (after stopManager: a fresh one, as after
+// a crash or a rollout).
+func (s *stack) startManager(t testing.TB) {
+	t.Helper()
+	scheme, err := operator.Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(s.env.Config, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}, // one manager per test
+		Cache:      operator.CacheOptions(s.served),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mctx, cancel := context.WithCancel(context.Background())
+	cfg := s.cfg
+	cfg.Cloud, cfg.Served = s.cloud, s.served
+	parts, err := operator.Setup(mctx, mgr, cfg)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	s.parts = parts
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(mctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	var once sync.Once
+	s.stopManager = func() { once.Do(func() { cancel(); <-done }) }
 }
 
 // newStack onboards each namespace (an app registration federated with its
@@ -100,34 +141,9 @@ func newStackWith(t testing.TB, cfg operator.Config, namespaces ...string) *stac
 				ResourceGroups: []string{ns + "-*"}, Locations: []string{"westeurope"}}})
 	}
 
-	scheme, err := operator.Scheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := tenancy.ServeList(namespaces...)
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)}, // one manager per test
-		Cache:      operator.CacheOptions(served),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mctx, cancel := context.WithCancel(context.Background())
-	cfg.Cloud, cfg.Served = s.cloud, served
-	parts, err := operator.Setup(mctx, mgr, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.parts = parts
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(mctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	s.cfg, s.served = cfg, tenancy.ServeList(namespaces...)
+	s.startManager(t)
+	t.Cleanup(func() { s.stopManager() })
 	// Wait for the Identities, so their status updates do not re-trigger the
 	// resources under test and call counts are exact.
 	for _, ns := range namespaces {
