@@ -34,6 +34,8 @@ type Credentials struct {
 	creds map[credKey]*credEntry
 	// armPolicies see every ARM attempt (metrics, tracing), not Entra's.
 	armPolicies []policy.Policy
+	// perIdentity builds a policy bound to one identity (its ARM budget).
+	perIdentity func(clientID string) policy.Policy
 
 	exchanges atomic.Int64
 }
@@ -62,6 +64,13 @@ func (c *Credentials) WithARMPolicies(p ...policy.Policy) *Credentials {
 	return c
 }
 
+// WithPerIdentityARMPolicy adds, to every ARM pipeline built afterwards, a
+// policy made for that pipeline's identity (ARM throttles per principal).
+func (c *Credentials) WithPerIdentityARMPolicy(f func(clientID string) policy.Policy) *Credentials {
+	c.perIdentity = f
+	return c
+}
+
 // ARMClient returns an ARM pipeline acting as the resolved identity in its
 // subscription.
 func (c *Credentials) ARMClient(res *Resolved) (*arm.Client, error) {
@@ -78,6 +87,9 @@ func (c *Credentials) ARMClient(res *Resolved) (*arm.Client, error) {
 	// register resource providers, so the SDK must not try.
 	opts := c.opts
 	opts.PerRetryPolicies = append(append([]policy.Policy(nil), opts.PerRetryPolicies...), c.armPolicies...)
+	if c.perIdentity != nil {
+		opts.PerRetryPolicies = append(opts.PerRetryPolicies, c.perIdentity(res.ClientID))
+	}
 	cl, err := arm.NewClient("aztenant", "v0.1.0", e.cred, &arm.ClientOptions{ClientOptions: opts, DisableRPRegistration: true})
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/reconcilers/kinds"
 	"github.com/aztenant/aztenant/tenancy"
+	"github.com/aztenant/aztenant/tenancy/armlimit"
 )
 
 // Config is the operator's behaviour, set from flags.
@@ -69,7 +70,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		cfg.TokenExpiry = time.Hour
 	}
 	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: mgr.GetClient()}, cfg.TokenExpiry)
-	creds := identity.NewCredentials(tokens, azOpts).WithARMPolicies(reconcilers.ARMPolicy())
+	limits := armlimit.New(armlimit.DefaultOptions())
+	creds := identity.NewCredentials(tokens, azOpts).
+		WithARMPolicies(reconcilers.ARMPolicy()).
+		WithPerIdentityARMPolicy(limits.Policy)
 	broker := identity.NewBroker(mgr.GetClient(), creds)
 	if err := broker.CacheResolutions(ctx, mgr.GetCache()); err != nil {
 		return nil, err
