@@ -80,8 +80,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers, NewQueue: o.NewQueue}).
 		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))
 	if _, ok := r.Kind.(Resolver); ok {
-		// A referenced Secret that appears lets a waiting object proceed.
-		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))
+		// A referenced Secret or ConfigMap that appears lets a waiting object proceed.
+		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace)).
+			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))
 	}
 	if ok := r.Kind.OwnerKind(); !ok.Empty() {
 		owner, err := r.Registry.newObject(ok)

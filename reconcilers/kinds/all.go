@@ -15,5 +15,7 @@ func All() []reconcilers.Kind {
 		ManagedCluster{},
 		UserAssignedIdentity{},
 		FederatedIdentityCredential{},
+		// Last: a role assignment's scope may be any other kind.
+		RoleAssignment{},
 	}
 }

@@ -1,0 +1,107 @@
+package kinds_test
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
+	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/reconcilers"
+)
+
+// The self-service story: a namespace creates an identity and a federated
+// credential trusting one of its ServiceAccounts through aztenant, and an
+// Identity for that ServiceAccount then exchanges tokens as the new identity,
+// which the operator uses for resources annotated with it. The credential
+// waits for its identity, is written once, rewritten once on a change, not at
+// all on a resync, and deleted in Azure with its object.
+func TestFederatedIdentityCredentialSelfService(t *testing.T) {
+	const ns = "fic"
+	s := newStack(t, ns)
+	ctx := t.Context()
+
+	fic := &managedidentityv1alpha1.FederatedIdentityCredential{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "trust-app"},
+		Spec: managedidentityv1alpha1.FederatedIdentityCredentialSpec{
+			Owner:  &azurev1alpha1.OwnerReference{Name: "fic-app"},
+			Issuer: s.env.IssuerURL, Subject: "system:serviceaccount:fic:app",
+		},
+	}
+	s.create(t, fic)
+	s.waitReady(t, fic, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
+	if len(fic.Spec.Audiences) != 1 || fic.Spec.Audiences[0] != identity.TokenAudience {
+		t.Errorf("audiences defaulted to %v", fic.Spec.Audiences)
+	}
+	path := "/federatedIdentityCredentials/trust-app"
+	if calls := s.armCalls(path); len(calls) != 0 {
+		t.Fatalf("ARM calls before the identity is Ready: %s", methods(calls))
+	}
+
+	s.create(t, resourceGroup(ns, "fic-rg", nil, nil))
+	uai := userAssignedIdentity(ns, "fic-app", "fic-rg")
+	s.create(t, uai)
+	s.waitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.waitReady(t, fic, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if got := methods(s.armCalls(path)); got != "GET PUT" {
+		t.Fatalf("create made %q, want \"GET PUT\"", got)
+	}
+	ficID := identityID("fic-rg", "fic-app") + "/federatedIdentityCredentials/trust-app"
+	if !strings.EqualFold(fic.Status.ID, ficID) {
+		t.Errorf("status.id %q, want %q", fic.Status.ID, ficID)
+	}
+
+	// The ServiceAccount the credential trusts now works as the identity.
+	s.create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns, Annotations: map[string]string{
+		identity.AnnotationClientID: uai.Status.ClientID, identity.AnnotationTenantID: uai.Status.TenantID,
+	}}})
+	app := &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns},
+		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "app", SubscriptionID: subID}}
+	s.create(t, app)
+	until(t, "Identity app exchanged a token", func() bool {
+		must(t, s.c.Get(ctx, client.ObjectKeyFromObject(app), app))
+		c := meta.FindStatusCondition(app.Status.Conditions, identity.ConditionReady)
+		return c != nil && c.Status == metav1.ConditionTrue
+	})
+	if app.Status.PrincipalID != uai.Status.PrincipalID {
+		t.Fatalf("the Identity acts as %s, want the new identity %s", app.Status.PrincipalID, uai.Status.PrincipalID)
+	}
+	// A resource annotated with it is reconciled as the new identity, which
+	// has no role yet: Azure refuses it by name.
+	rg := resourceGroup(ns, "fic-used", map[string]string{identity.AnnotationIdentity: "app"}, nil)
+	s.create(t, rg)
+	s.waitReady(t, rg, metav1.ConditionFalse, reconcilers.ReasonAuthorizationFailed)
+	for _, c := range s.armCalls("/resourceGroups/fic-used") {
+		if c.PrincipalID != uai.Status.PrincipalID {
+			t.Errorf("%s by %s, want the new identity %s", c.Method, c.PrincipalID, uai.Status.PrincipalID)
+		}
+	}
+
+	// A changed subject is one more PUT; a resync none.
+	must(t, s.c.Get(ctx, client.ObjectKeyFromObject(fic), fic))
+	fic.Spec.Subject = "system:serviceaccount:fic:worker"
+	must(t, s.c.Update(ctx, fic))
+	s.waitReady(t, fic, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if got := s.settled(t, path, 4); got != "GET PUT GET PUT" {
+		t.Errorf("a subject change made %q in all, want one more GET and PUT", got)
+	}
+	if sub := s.azureBody(t, ficID)["properties"].(map[string]any)["subject"]; sub != "system:serviceaccount:fic:worker" {
+		t.Errorf("subject in Azure %v", sub)
+	}
+	s.touch(t, fic, "1")
+	if got := s.settled(t, path, 5); got != "GET PUT GET PUT GET" {
+		t.Errorf("a resync made %q in all, want one more GET and no PUT", got)
+	}
+
+	must(t, s.c.Delete(ctx, fic))
+	until(t, "credential object gone", func() bool { return s.gone(fic) })
+	if _, err := s.emu.Resource(ficID); err == nil {
+		t.Error("the credential still exists in Azure")
+	}
+}

@@ -1,0 +1,175 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/reconcilers"
+)
+
+// RoleAssignment adapts Microsoft.Authorization/roleAssignments, an extension
+// resource of its scope (the owner: a resource group, another aztenant
+// resource, or any ARM ID). It has no location and no tags.
+//
+// Its PUT body needs two things the spec does not hold, read by Resolve from
+// the object's own namespace: the principal ID when it comes from a ConfigMap,
+// and the subscription a role definition ID is qualified with.
+type RoleAssignment struct{}
+
+var (
+	_ reconcilers.Identifier = RoleAssignment{}
+	_ reconcilers.Resolver   = RoleAssignment{}
+)
+
+// roleAssignmentNamespace is the UUIDv5 namespace of derived assignment names.
+var roleAssignmentNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://aztenant.io/roleassignments"))
+
+// Keys of Resolve's result.
+const (
+	resolvedPrincipalID  = "principalId"
+	resolvedSubscription = "subscriptionId"
+)
+
+func (RoleAssignment) New() azurev1alpha1.Resource { return &authorizationv1alpha1.RoleAssignment{} }
+func (RoleAssignment) ResourceType() string {
+	return "Microsoft.Authorization/roleAssignments"
+}
+func (RoleAssignment) APIVersion() string { return "2022-04-01" }
+
+// OwnerKind is the default owner (a ResourceGroup); each object may name
+// another kind, which the generic reconciler reads from OwnerGroupKind.
+func (RoleAssignment) OwnerKind() schema.GroupKind {
+	return resourcesv1alpha1.ResourceGroupGroupKind
+}
+
+// ARMID is the assignment under its scope. Without spec.azureName the name is
+// a UUIDv5 of the object's namespace, name and scope: the same object always
+// names the same assignment, so a retry or a restart never creates a second.
+func (RoleAssignment) ARMID(obj azurev1alpha1.Resource, parentID string) string {
+	name := obj.AzureName()
+	if name == "" {
+		name = uuid.NewSHA1(roleAssignmentNamespace,
+			[]byte(obj.GetNamespace()+"/"+obj.GetName()+"/"+strings.ToLower(parentID))).String()
+	}
+	return parentID + "/providers/Microsoft.Authorization/roleAssignments/" + name
+}
+
+// Resolve reads the principal ID (spec.principalId, or the key named by
+// spec.principalIdFromConfig) and, when the role definition ID lacks one, the
+// subscription to qualify it with: the scope's, which is the armId's or, for a
+// named owner, that of the namespace's Identity (the guards keep every owner
+// in it).
+func (RoleAssignment) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+	ra := obj.(*authorizationv1alpha1.RoleAssignment)
+	out := map[string]string{}
+	switch ref := ra.Spec.PrincipalIDFromConfig; {
+	case ra.Spec.PrincipalID != "":
+		out[resolvedPrincipalID] = ra.Spec.PrincipalID
+	case ref != nil:
+		var cm corev1.ConfigMap
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ra.Namespace, Name: ref.Name}, &cm); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil, fmt.Errorf("principalIdFromConfig: ConfigMap %q does not exist in namespace %q", ref.Name, ra.Namespace)
+			}
+			return nil, fmt.Errorf("principalIdFromConfig: reading ConfigMap %q: %w", ref.Name, err)
+		}
+		v := strings.TrimSpace(cm.Data[ref.Key])
+		if v == "" {
+			return nil, fmt.Errorf("principalIdFromConfig: ConfigMap %q in namespace %q has no key %q (or it is empty)", ref.Name, ra.Namespace, ref.Key)
+		}
+		out[resolvedPrincipalID] = v
+	}
+	if strings.HasPrefix(strings.ToLower(ra.Spec.RoleDefinitionReference.ARMID), "/subscriptions/") {
+		return out, nil
+	}
+	if owner := ra.Spec.Owner; owner != nil && owner.ARMID != "" {
+		out[resolvedSubscription] = subscriptionOf(owner.ARMID)
+		return out, nil
+	}
+	name, err := identity.IdentityNameFor(ra)
+	if err != nil {
+		return nil, err
+	}
+	var id identityv1alpha1.Identity
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ra.Namespace, Name: name}, &id); err != nil {
+		return nil, fmt.Errorf("reading Identity %q for the role definition's subscription: %w", name, err)
+	}
+	out[resolvedSubscription] = id.Spec.SubscriptionID
+	return out, nil
+}
+
+// Desired is DesiredWith without resolved values (the reconciler calls
+// DesiredWith): only a literal principalId is known.
+func (k RoleAssignment) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	return k.DesiredWith(obj, nil)
+}
+
+func (RoleAssignment) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+	ra := obj.(*authorizationv1alpha1.RoleAssignment)
+	rd, err := roleDefinitionID(ra.Spec.RoleDefinitionReference, resolved[resolvedSubscription])
+	if err != nil {
+		return nil, err
+	}
+	principal := resolved[resolvedPrincipalID]
+	if principal == "" {
+		principal = ra.Spec.PrincipalID
+	}
+	if principal == "" {
+		return nil, fmt.Errorf("set principalId or principalIdFromConfig")
+	}
+	props := map[string]any{"roleDefinitionId": rd, "principalId": principal}
+	putStr(props, "principalType", ra.Spec.PrincipalType)
+	putStr(props, "description", ra.Spec.Description)
+	putStr(props, "condition", ra.Spec.Condition)
+	putStr(props, "conditionVersion", ra.Spec.ConditionVersion)
+	return map[string]any{"properties": props}, nil
+}
+
+// roleDefinitionID is the full ID of the referenced role, in the form ARM
+// answers with (qualified by subscription), so it compares equal.
+func roleDefinitionID(ref authorizationv1alpha1.RoleDefinitionReference, subscription string) (string, error) {
+	id := ref.ARMID
+	if ref.WellKnownName != "" {
+		guid, ok := authorizationv1alpha1.WellKnownRoleDefinitions[ref.WellKnownName]
+		if !ok {
+			return "", fmt.Errorf("roleDefinitionReference.wellKnownName %q is not a built-in role aztenant knows", ref.WellKnownName)
+		}
+		id = "/providers/Microsoft.Authorization/roleDefinitions/" + guid
+	}
+	if id == "" {
+		return "", fmt.Errorf("set roleDefinitionReference.armId or roleDefinitionReference.wellKnownName")
+	}
+	if !strings.HasPrefix(strings.ToLower(id), "/subscriptions/") && subscription != "" {
+		id = "/subscriptions/" + subscription + id
+	}
+	return id, nil
+}
+
+// subscriptionOf is the subscription ID of an ARM ID, "" when it has none.
+func subscriptionOf(id string) string {
+	segs := strings.Split(strings.TrimPrefix(id, "/"), "/")
+	if len(segs) >= 2 && strings.EqualFold(segs[0], "subscriptions") {
+		return segs[1]
+	}
+	return ""
+}
+
+func (RoleAssignment) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
+	ra := obj.(*authorizationv1alpha1.RoleAssignment)
+	p := propsOf(actual)
+	ra.Status.Scope = strOf(p, "scope")
+	ra.Status.RoleDefinitionID = strOf(p, "roleDefinitionId")
+	ra.Status.PrincipalID = strOf(p, "principalId")
+}

@@ -1,0 +1,190 @@
+package kinds_test
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
+	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/reconcilers"
+	"github.com/aztenant/aztenant/reconcilers/kinds"
+)
+
+const readerRole = "acdd72a7-3c2f-4223-9b18-0faad56c6cf9"
+
+func roleAssignment(ns, name string, owner authorizationv1alpha1.RoleAssignmentOwner, role authorizationv1alpha1.RoleDefinitionReference) *authorizationv1alpha1.RoleAssignment {
+	return &authorizationv1alpha1.RoleAssignment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       authorizationv1alpha1.RoleAssignmentSpec{Owner: &owner, RoleDefinitionReference: role},
+	}
+}
+
+func readyMessage(obj azurev1alpha1.Resource) string {
+	if c := meta.FindStatusCondition(obj.AzureStatus().Conditions, "Ready"); c != nil {
+		return c.Message
+	}
+	return ""
+}
+
+// The namespace's identity is only Contributor, which cannot grant roles: the
+// assignment waits for its resource group, then Azure's refusal is reported
+// with who was refused what where, and nothing is created.
+func TestRoleAssignmentNeedsRBACRights(t *testing.T) {
+	const ns = "radeny"
+	s := newStack(t, ns)
+	ra := roleAssignment(ns, "grant", authorizationv1alpha1.RoleAssignmentOwner{Name: "radeny-rg"},
+		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Reader"})
+	ra.Spec.PrincipalID = s.principal[ns]
+	s.create(t, ra)
+	s.waitReady(t, ra, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
+
+	s.create(t, resourceGroup(ns, "radeny-rg", nil, nil))
+	s.waitReady(t, ra, metav1.ConditionFalse, reconcilers.ReasonAuthorizationFailed)
+	msg := readyMessage(ra)
+	for _, want := range []string{s.principal[ns], strings.ToLower(rgID("radeny-rg")), "Microsoft.Authorization/roleAssignments/write"} {
+		if !strings.Contains(strings.ToLower(msg), strings.ToLower(want)) {
+			t.Errorf("message %q does not name %q", msg, want)
+		}
+	}
+	if _, err := s.emu.Resource(ra.Status.ID); err == nil {
+		t.Error("the assignment exists in Azure")
+	}
+	// Deleting a refused assignment leaves nothing behind and does not hang.
+	must(t, s.c.Delete(t.Context(), ra))
+	until(t, "refused assignment object gone", func() bool { return s.gone(ra) })
+}
+
+// With rights to grant roles, a namespace gives a new identity a role by
+// reading its principalId from the ConfigMap the identity exports (waiting for
+// it to appear), and grants roles at scopes named by armId and by kind. Each
+// assignment is written once, a description change once more, a resync not
+// at all, and deleting the object removes the assignment from Azure.
+func TestRoleAssignmentLifecycle(t *testing.T) {
+	const ns = "ra"
+	s := newStack(t, ns)
+	ctx := t.Context()
+	rg := resourceGroup(ns, "ra-rg", nil, nil)
+	s.create(t, rg)
+	s.waitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	must(t, s.emu.Seed(emulator.Seed{RoleAssignments: []emulator.RoleAssignment{{
+		PrincipalID: s.principal[ns], Role: "Role Based Access Control Administrator", Scope: rgID("ra-rg"),
+	}}}))
+
+	// Reader for an identity that does not exist yet, by its exported principalId.
+	reader := roleAssignment(ns, "app-reader", authorizationv1alpha1.RoleAssignmentOwner{Name: "ra-rg"},
+		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Reader"})
+	reader.Spec.PrincipalIDFromConfig = &authorizationv1alpha1.ConfigMapReference{Name: "ra-app-ids", Key: "principalId"}
+	reader.Spec.Description = "v1"
+	s.create(t, reader)
+	s.waitReady(t, reader, metav1.ConditionFalse, reconcilers.ReasonReferenceNotFound)
+	if msg := readyMessage(reader); !strings.Contains(msg, `ConfigMap "ra-app-ids"`) {
+		t.Errorf("message %q does not name the missing ConfigMap", msg)
+	}
+
+	uai := userAssignedIdentity(ns, "ra-app", "ra-rg")
+	uai.Spec.OperatorSpec = &managedidentityv1alpha1.UserAssignedIdentityOperatorSpec{
+		ConfigMaps: &managedidentityv1alpha1.UserAssignedIdentityOperatorConfigMaps{
+			PrincipalID: &azurev1alpha1.ConfigMapDestination{Name: "ra-app-ids", Key: "principalId"},
+		},
+	}
+	s.create(t, uai)
+	s.waitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.waitReady(t, reader, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+
+	id := reader.Status.ID
+	prefix := rgID("ra-rg") + "/providers/Microsoft.Authorization/roleAssignments/"
+	if !strings.HasPrefix(strings.ToLower(id), strings.ToLower(prefix)) {
+		t.Fatalf("status.id %q is not under %s", id, prefix)
+	}
+	path := id[strings.LastIndex(id, "/"):]
+	if got := methods(s.armCalls(path)); !strings.HasSuffix(got, "GET PUT") || strings.Count(got, "PUT") != 1 {
+		t.Fatalf("create made %q, want one PUT", got)
+	}
+	props := s.azureBody(t, id)["properties"].(map[string]any)
+	if props["principalId"] != uai.Status.PrincipalID || !strings.HasSuffix(props["roleDefinitionId"].(string), readerRole) {
+		t.Errorf("Azure has %v, want Reader for %s", props, uai.Status.PrincipalID)
+	}
+	if reader.Status.PrincipalID != uai.Status.PrincipalID || !strings.EqualFold(reader.Status.Scope, rgID("ra-rg")) ||
+		!strings.EqualFold(reader.Status.RoleDefinitionID, "/subscriptions/"+subID+"/providers/Microsoft.Authorization/roleDefinitions/"+readerRole) {
+		t.Errorf("status %+v", reader.Status)
+	}
+
+	// A description change is one more PUT; a resync none.
+	n := len(s.armCalls(path))
+	must(t, s.c.Get(ctx, client.ObjectKeyFromObject(reader), reader))
+	reader.Spec.Description = "v2"
+	must(t, s.c.Update(ctx, reader))
+	s.waitReady(t, reader, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if got := s.settled(t, path, n+2); strings.Count(got, "PUT") != 2 || len(s.armCalls(path)) != n+2 {
+		t.Errorf("a description change made %q in all, want one more GET and PUT", got)
+	}
+	if d := s.azureBody(t, id)["properties"].(map[string]any)["description"]; d != "v2" {
+		t.Errorf("description in Azure %v", d)
+	}
+	s.touch(t, reader, "1")
+	if got := s.settled(t, path, n+3); strings.Count(got, "PUT") != 2 || len(s.armCalls(path)) != n+3 {
+		t.Errorf("a resync made %q in all, want one more GET and no PUT", got)
+	}
+
+	// Scopes by armId (with a role definition ID lacking its subscription) and
+	// by group and kind.
+	byID := roleAssignment(ns, "ns-reader", authorizationv1alpha1.RoleAssignmentOwner{ARMID: rgID("ra-rg")},
+		authorizationv1alpha1.RoleDefinitionReference{ARMID: "/providers/Microsoft.Authorization/roleDefinitions/" + readerRole})
+	byID.Spec.PrincipalID = s.principal[ns]
+	byKind := roleAssignment(ns, "on-identity", authorizationv1alpha1.RoleAssignmentOwner{
+		Name: "ra-app", Group: managedidentityv1alpha1.GroupVersion.Group, Kind: "UserAssignedIdentity"},
+		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Contributor"})
+	byKind.Spec.PrincipalID = uai.Status.PrincipalID
+	for _, ra := range []*authorizationv1alpha1.RoleAssignment{byID, byKind} {
+		s.create(t, ra)
+		s.waitReady(t, ra, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+		p := ra.Status.ID[strings.LastIndex(ra.Status.ID, "/"):]
+		s.touch(t, ra, "1")
+		if got := s.settled(t, p, 3); got != "GET PUT GET" {
+			t.Errorf("%s: create and resync made %q, want \"GET PUT GET\"", ra.Name, got)
+		}
+	}
+	if !strings.EqualFold(byKind.Status.Scope, uai.Status.ID) {
+		t.Errorf("assignment on the identity has scope %q, want %q", byKind.Status.Scope, uai.Status.ID)
+	}
+
+	for _, ra := range []*authorizationv1alpha1.RoleAssignment{reader, byID, byKind} {
+		id := ra.Status.ID
+		must(t, s.c.Delete(ctx, ra))
+		until(t, ra.Name+" gone", func() bool { return s.gone(ra) })
+		if _, err := s.emu.Resource(id); err == nil {
+			t.Errorf("%s still exists in Azure", id)
+		}
+	}
+}
+
+// An assignment without azureName always gets the same GUID for the same
+// object and scope, and different ones for other objects or scopes.
+func TestRoleAssignmentDerivedName(t *testing.T) {
+	ra := roleAssignment("team", "grant", authorizationv1alpha1.RoleAssignmentOwner{Name: "rg"}, authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Reader"})
+	scope := rgID("team-rg")
+	id := (kinds.RoleAssignment{}).ARMID(ra, scope)
+	name := id[strings.LastIndex(id, "/")+1:]
+	again := (kinds.RoleAssignment{}).ARMID(ra.DeepCopy(), strings.ToUpper(scope[:14])+scope[14:])
+	if !strings.HasSuffix(again, "/"+name) {
+		t.Errorf("the derived name changes between calls or with the scope's casing: %s, then %s", id, again)
+	}
+	if len(name) != 36 || strings.Count(name, "-") != 4 {
+		t.Errorf("derived name %q is not a GUID", name)
+	}
+	other := ra.DeepCopy()
+	other.Namespace = "team2"
+	if (kinds.RoleAssignment{}).ARMID(other, scope) == id || (kinds.RoleAssignment{}).ARMID(ra, rgID("team-other")) == id {
+		t.Error("another namespace or scope derives the same name")
+	}
+	ra.Spec.AzureName = "0b1c2d3e-0000-4000-8000-000000000001"
+	if got := (kinds.RoleAssignment{}).ARMID(ra, scope); got != scope+"/providers/Microsoft.Authorization/roleAssignments/"+ra.Spec.AzureName {
+		t.Errorf("spec.azureName ignored: %s", got)
+	}
+}
