@@ -1,0 +1,152 @@
+package operator_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/yaml"
+
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
+	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/operator"
+	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/tenancy"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+const (
+	tenantID = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+	subID    = "00000000-0000-0000-0000-0000000000cc"
+	clientID = "eeeeeeee-0000-0000-0000-000000000001"
+)
+
+// The operator runs with nothing but the generated ClusterRole: a ServiceAccount
+// bound to charts/aztenant/files/role.yaml onboards a namespace and gets a
+// resource group Ready, and cannot do what it does not need.
+func TestOperatorWorksWithItsGeneratedClusterRole(t *testing.T) {
+	env := testenv.Get(t)
+	ctx := t.Context()
+	c := env.Client
+	mk := func(o client.Object) {
+		t.Helper()
+		if err := c.Create(ctx, o); err != nil {
+			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
+		}
+	}
+
+	raw, err := os.ReadFile("../../charts/aztenant/files/role.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var role rbacv1.ClusterRole
+	if err := yaml.Unmarshal(raw, &role); err != nil {
+		t.Fatal(err)
+	}
+	mk(&role)
+	mk(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "aztenant-system"}})
+	mk(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "aztenant-operator", Namespace: "aztenant-system"}})
+	mk(&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "aztenant-operator"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "aztenant-operator", Namespace: "aztenant-system"}}})
+	asOperator := rest.CopyConfig(env.Config)
+	asOperator.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:aztenant-system:aztenant-operator"}
+
+	// What it must not be able to do.
+	cs := kubernetes.NewForConfigOrDie(asOperator)
+	for _, ra := range []authorizationv1.ResourceAttributes{
+		{Verb: "list", Resource: "pods"},
+		{Verb: "delete", Resource: "secrets", Namespace: "team"},
+		{Verb: "create", Resource: "serviceaccounts", Namespace: "team"},
+		{Verb: "update", Group: "tenancy.aztenant.io", Resource: "tenants"},
+		{Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings", Namespace: "team"},
+	} {
+		review, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
+			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &ra}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if review.Status.Allowed {
+			t.Errorf("the operator may %s %s.%s: more than it needs", ra.Verb, ra.Resource, ra.Group)
+		}
+	}
+
+	emu, err := emulator.New(emulator.Config{Seed: emulator.Seed{
+		Tenants:        []emulator.Tenant{{ID: tenantID}},
+		Subscriptions:  []emulator.Subscription{{ID: subID, TenantID: tenantID}},
+		TrustedIssuers: []emulator.TrustedIssuer{{Issuer: env.IssuerURL, CAPEM: string(env.CAPEM)}},
+		Principals: []emulator.Principal{{ClientID: clientID, TenantID: tenantID,
+			FederatedCredentials: []emulator.FederatedCredential{{Name: "k8s", Issuer: env.IssuerURL, Subject: "system:serviceaccount:team:azure", Audiences: []string{identity.TokenAudience}}},
+			Roles:                []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + subID}}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := emu.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer emu.Close()
+
+	mk(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})
+	mk(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: "team", Annotations: map[string]string{
+		identity.AnnotationClientID: clientID, identity.AnnotationTenantID: tenantID}}})
+	mk(&identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "team"},
+		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", SubscriptionID: subID}})
+	mk(&tenancyv1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "team"}, Spec: tenancyv1alpha1.TenantSpec{
+		Namespaces: []string{"team"}, Subscriptions: []string{subID}, ResourceGroups: []string{"team-*"}}})
+	rg := &resourcesv1alpha1.ResourceGroup{ObjectMeta: metav1.ObjectMeta{Name: "team-app", Namespace: "team"},
+		Spec: resourcesv1alpha1.ResourceGroupSpec{Location: "westeurope"}}
+	mk(rg)
+
+	scheme, err := operator.Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := tenancy.ServeTenants()
+	mgr, err := ctrl.NewManager(asOperator, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Cache: operator.CacheOptions(served),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cloud := identity.Cloud{AuthorityHost: emu.URL() + "/", ARMEndpoint: emu.URL(), ARMAudience: "https://management.core.windows.net/", CABundle: emu.CAPEM()}
+	if _, err := operator.Setup(mctx, mgr, operator.Config{Cloud: cloud, Served: served, SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- mgr.Start(mctx) }()
+
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(rg), rg); err != nil {
+			t.Fatal(err)
+		}
+		if cond := meta.FindStatusCondition(rg.Status.Conditions, "Ready"); cond != nil && cond.Status == metav1.ConditionTrue {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("resource group not Ready under the generated ClusterRole: %+v", rg.Status.Conditions)
+		}
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Errorf("manager: %v", err)
+	}
+}
