@@ -1,0 +1,152 @@
+package kinds_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers"
+)
+
+func flexibleServerID(rg, name string) string {
+	return rgID(rg) + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/" + name
+}
+
+// A PostgreSQL server whose password Secret is missing says so and writes
+// nothing; once the Secret exists the server is created with one PUT, its
+// database and firewall rule follow it, the password (write-only) never causes
+// a write at resync and never shows in status or events, the host name is
+// exported to a ConfigMap, a firewall rule widened in the portal is narrowed
+// again, and deletion removes all three.
+func TestFlexibleServerLifecycle(t *testing.T) {
+	const ns = "pg"
+	const password = "Sup3r-S3cret-Passw0rd"
+	s := newStack(t, ns)
+	ctx := t.Context()
+	s.create(t, resourceGroup(ns, "pg-rg", nil, nil))
+
+	srv := &dbforpostgresqlv1alpha1.FlexibleServer{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pg-app"},
+		Spec: dbforpostgresqlv1alpha1.FlexibleServerSpec{
+			Owner: &azurev1alpha1.OwnerReference{Name: "pg-rg"}, Location: "westeurope", Version: "16",
+			Sku:                        dbforpostgresqlv1alpha1.FlexibleServerSku{Name: "Standard_B1ms", Tier: "Burstable"},
+			AdministratorLogin:         "pgadmin",
+			AdministratorLoginPassword: &dbforpostgresqlv1alpha1.SecretReference{Name: "pg-admin", Key: "password"},
+			OperatorSpec: &dbforpostgresqlv1alpha1.FlexibleServerOperatorSpec{ConfigMaps: &dbforpostgresqlv1alpha1.FlexibleServerOperatorConfigMaps{
+				FullyQualifiedDomainName: &azurev1alpha1.ConfigMapDestination{Name: "pg-app-conn", Key: "host"},
+			}},
+		},
+	}
+	db := &dbforpostgresqlv1alpha1.FlexibleServersDatabase{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "orders"},
+		Spec:       dbforpostgresqlv1alpha1.FlexibleServersDatabaseSpec{Owner: &azurev1alpha1.OwnerReference{Name: "pg-app"}, Charset: "UTF8"},
+	}
+	rule := &dbforpostgresqlv1alpha1.FlexibleServersFirewallRule{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "office", Annotations: map[string]string{reconcilers.AnnotationSyncPeriod: "1s"}},
+		Spec: dbforpostgresqlv1alpha1.FlexibleServersFirewallRuleSpec{Owner: &azurev1alpha1.OwnerReference{Name: "pg-app"},
+			StartIPAddress: "203.0.113.1", EndIPAddress: "203.0.113.9"},
+	}
+	s.create(t, srv)
+	s.create(t, db)
+	s.create(t, rule)
+	s.waitReady(t, srv, metav1.ConditionFalse, reconcilers.ReasonReferenceNotFound)
+	if msg := meta.FindStatusCondition(srv.Status.Conditions, "Ready").Message; !strings.Contains(msg, `Secret "pg-admin"`) {
+		t.Errorf("message %q does not name the missing Secret", msg)
+	}
+	s.waitReady(t, db, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
+	path := "/flexibleServers/pg-app"
+	if got := methods(s.armCalls(path)); strings.Contains(got, "PUT") {
+		t.Fatalf("a PUT without the password: %q", got)
+	}
+
+	// A Secret without the key is still refused, by name.
+	s.create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pg-admin"}, StringData: map[string]string{"pass": password}})
+	until(t, "missing key reported", func() bool {
+		must(t, s.c.Get(ctx, client.ObjectKeyFromObject(srv), srv))
+		c := meta.FindStatusCondition(srv.Status.Conditions, "Ready")
+		return c != nil && strings.Contains(c.Message, `no key "password"`)
+	})
+	var sec corev1.Secret
+	must(t, s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "pg-admin"}, &sec))
+	sec.StringData = map[string]string{"password": password}
+	must(t, s.c.Update(ctx, &sec))
+
+	s.waitReady(t, srv, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.waitReady(t, db, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.waitReady(t, rule, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	id := flexibleServerID("pg-rg", "pg-app")
+	if n := strings.Count(methods(s.armCalls(path)), "PUT"); n != 1 {
+		t.Fatalf("%d PUTs for the create, want 1", n)
+	}
+	if srv.Status.FullyQualifiedDomainName != "pg-app.postgres.database.azure.com" || srv.Status.State != "Ready" {
+		t.Errorf("status %+v", srv.Status)
+	}
+	if props := s.azureBody(t, id)["properties"].(map[string]any); props["administratorLogin"] != "pgadmin" {
+		t.Errorf("properties in Azure: %v", props)
+	}
+	if got := s.azureBody(t, id+"/databases/orders")["properties"].(map[string]any)["charset"]; got != "UTF8" {
+		t.Errorf("database charset %v", got)
+	}
+	var cm corev1.ConfigMap
+	must(t, s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "pg-app-conn"}, &cm))
+	if cm.Data["host"] != "pg-app.postgres.database.azure.com" || !metav1.IsControlledBy(&cm, srv) {
+		t.Errorf("ConfigMap %v owners %v", cm.Data, cm.OwnerReferences)
+	}
+
+	// The write-only password is not drift: a resync writes nothing.
+	n := len(s.armCalls(path))
+	s.touch(t, srv, "1")
+	if got := s.settled(t, path, n+1); strings.Count(got, "PUT") != 1 {
+		t.Errorf("a resync made %q in all, want no second PUT", got)
+	}
+
+	// A tag change writes exactly once.
+	must(t, s.c.Get(ctx, client.ObjectKeyFromObject(srv), srv))
+	srv.Spec.Tags = map[string]string{"env": "dev"}
+	must(t, s.c.Update(ctx, srv))
+	until(t, "tag in Azure", func() bool { return s.azureTags(t, id)["env"] == "dev" })
+	s.waitReady(t, srv, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if n := strings.Count(methods(s.armCalls(path)), "PUT"); n != 2 {
+		t.Errorf("%d PUTs after one spec change, want 2", n)
+	}
+
+	// The password never leaves the Secret: not in status, not in events.
+	raw, _ := json.Marshal(srv)
+	if strings.Contains(string(raw), password) {
+		t.Error("the password is in the object")
+	}
+	var evs corev1.EventList
+	must(t, s.c.List(ctx, &evs, client.InNamespace(ns)))
+	for _, e := range evs.Items {
+		if strings.Contains(e.Message, password) {
+			t.Errorf("the password is in an event: %s", e.Reason)
+		}
+	}
+
+	// A firewall rule widened in the portal is narrowed at the next sync.
+	rulePath := "/flexibleServers/pg-app/firewallRules/office"
+	_, err := s.emu.PatchResource(ctx, id+"/firewallRules/office", []byte(`{"properties":{"startIpAddress":"0.0.0.0","endIpAddress":"255.255.255.255"}}`))
+	must(t, err)
+	until(t, "rule narrowed again", func() bool {
+		p := s.azureBody(t, id+"/firewallRules/office")["properties"].(map[string]any)
+		return p["startIpAddress"] == "203.0.113.1" && p["endIpAddress"] == "203.0.113.9"
+	})
+	if n := strings.Count(methods(s.armCalls(rulePath)), "PUT"); n != 2 {
+		t.Errorf("%d PUTs on the rule, want the create and one correction", n)
+	}
+
+	for _, o := range []client.Object{rule, db, srv} {
+		must(t, s.c.Delete(ctx, o))
+	}
+	until(t, "objects gone", func() bool { return s.gone(rule) && s.gone(db) && s.gone(srv) })
+	if _, err := s.emu.Resource(id); err == nil {
+		t.Error("the server still exists in Azure")
+	}
+}
