@@ -1,0 +1,169 @@
+package kinds_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	containerservicev1alpha1 "github.com/aztenant/aztenant/api/containerservice/v1alpha1"
+	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/reconcilers"
+)
+
+func managedClusterID(rg, name string) string {
+	return rgID(rg) + "/providers/Microsoft.ContainerService/managedClusters/" + name
+}
+
+func managedCluster(ns, name, rg string, annotations map[string]string) *containerservicev1alpha1.ManagedCluster {
+	return &containerservicev1alpha1.ManagedCluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: annotations},
+		Spec: containerservicev1alpha1.ManagedClusterSpec{
+			Owner: &azurev1alpha1.OwnerReference{Name: rg}, Location: "westeurope", DNSPrefix: name,
+			AgentPoolProfiles: []containerservicev1alpha1.ManagedClusterAgentPoolProfile{
+				{Name: "system", Mode: "System", Count: ptr.To[int32](1), VMSize: "Standard_D2s_v5"},
+			},
+		},
+	}
+}
+
+// nodeCount reads the first pool's count from the emulator's state.
+func (s *stack) nodeCount(t *testing.T, id string) float64 {
+	t.Helper()
+	pools := s.azureBody(t, id)["properties"].(map[string]any)["agentPoolProfiles"].([]any)
+	return pools[0].(map[string]any)["count"].(float64)
+}
+
+// The AKS drift story: someone scales the system pool from 1 to 5 nodes in the
+// portal; at the next sync aztenant scales it back to 1 with exactly one PUT.
+// Around it: create with one PUT (through Azure-AsyncOperation polling),
+// kubeconfigs exported to a Secret the cluster owns, a spec change writes
+// once, and deletion removes the cluster.
+func TestManagedClusterNodeCountDrift(t *testing.T) {
+	const ns = "aks"
+	s := newStack(t, ns)
+	ctx := t.Context()
+	s.create(t, resourceGroup(ns, "aks-rg", nil, nil))
+	mc := managedCluster(ns, "aks-app", "aks-rg", map[string]string{reconcilers.AnnotationSyncPeriod: "1s"})
+	mc.Spec.OperatorSpec = &containerservicev1alpha1.ManagedClusterOperatorSpec{Secrets: &containerservicev1alpha1.ManagedClusterOperatorSecrets{
+		UserCredentials:  &azurev1alpha1.SecretDestination{Name: "aks-app-kubeconfig", Key: "user"},
+		AdminCredentials: &azurev1alpha1.SecretDestination{Name: "aks-app-kubeconfig", Key: "admin"},
+	}}
+	s.create(t, mc)
+	s.waitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	id, path := managedClusterID("aks-rg", "aks-app"), "/managedClusters/aks-app"
+	puts := func() int { return strings.Count(methods(s.armCalls(path)), "PUT") }
+	if n := puts(); n != 1 {
+		t.Fatalf("%d PUTs for the create, want 1", n)
+	}
+	if mc.Status.FQDN == "" || mc.Status.NodeResourceGroup != "MC_aks-rg_aks-app_westeurope" || mc.Status.PowerState != "Running" {
+		t.Errorf("status %+v", mc.Status)
+	}
+
+	data, sec := s.secretData(t, ns, "aks-app-kubeconfig")
+	for _, k := range []string{"user", "admin"} {
+		if !strings.Contains(data[k], "server: https://"+mc.Status.FQDN+":443") {
+			t.Errorf("%s kubeconfig does not point at the cluster:\n%s", k, data[k])
+		}
+	}
+	if !strings.Contains(data["admin"], "clusterAdmin_aks-app") || !strings.Contains(data["user"], "clusterUser_aks-app") {
+		t.Error("the admin and user kubeconfigs are mixed up")
+	}
+	if !metav1.IsControlledBy(sec, mc) {
+		t.Errorf("the Secret is not owned by the cluster: %+v", sec.OwnerReferences)
+	}
+
+	// Syncs every second find nothing to do.
+	time.Sleep(2500 * time.Millisecond)
+	if n := puts(); n != 1 {
+		t.Fatalf("%d PUTs after idle syncs, want still 1", n)
+	}
+
+	// Scaled to 5 in the portal ...
+	body := s.azureBody(t, id)
+	pools := body["properties"].(map[string]any)["agentPoolProfiles"].([]any)
+	pools[0].(map[string]any)["count"] = 5
+	patch, _ := json.Marshal(map[string]any{"properties": map[string]any{"agentPoolProfiles": pools}})
+	_, err := s.emu.PatchResource(ctx, id, patch)
+	must(t, err)
+	if got := s.nodeCount(t, id); got != 5 {
+		t.Fatalf("the out-of-band scale did not land: %v", got)
+	}
+	// ... and back to 1 at the next sync, with one corrective PUT.
+	until(t, "node count back to 1", func() bool { return s.nodeCount(t, id) == 1 })
+	time.Sleep(1500 * time.Millisecond)
+	if n := puts(); n != 2 {
+		t.Errorf("%d PUTs after the drift, want exactly one corrective PUT (2 in all)", n)
+	}
+	if got := s.nodeCount(t, id); got != 1 {
+		t.Errorf("node count %v after the correction", got)
+	}
+
+	// Scaling in the spec writes exactly once.
+	must(t, s.c.Get(ctx, client.ObjectKeyFromObject(mc), mc))
+	mc.Spec.AgentPoolProfiles[0].Count = ptr.To[int32](3)
+	must(t, s.c.Update(ctx, mc))
+	until(t, "3 nodes in Azure", func() bool { return s.nodeCount(t, id) == 3 })
+	s.waitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	time.Sleep(1500 * time.Millisecond)
+	if n := puts(); n != 3 {
+		t.Errorf("%d PUTs after one spec change, want 3 in all", n)
+	}
+
+	must(t, s.c.Delete(ctx, mc))
+	until(t, "cluster object gone", func() bool { return s.gone(mc) })
+	if _, err := s.emu.Resource(id); err == nil {
+		t.Error("the cluster still exists in Azure")
+	}
+}
+
+// An operator that dies while Azure is still creating a cache and a cluster
+// (each taking 2s) leaves the operations' resume tokens in status; the next
+// operator continues them instead of writing again: one PUT each, then Ready.
+func TestResumeAfterOperatorRestart(t *testing.T) {
+	const ns = "resume"
+	s := newStack(t, ns)
+	ctx := t.Context()
+	s.create(t, resourceGroup(ns, "resume-rg", nil, nil))
+	s.emu.SetLRO("Microsoft.Cache/redis", emulator.LROConfig{Duration: emulator.Duration(2 * time.Second)})
+	s.emu.SetLRO("Microsoft.ContainerService/managedClusters", emulator.LROConfig{Duration: emulator.Duration(2 * time.Second)})
+	r := redisCache(ns, "resume-cache", "resume-rg", "")
+	mc := managedCluster(ns, "resume-aks", "resume-rg", nil)
+	s.create(t, r)
+	s.create(t, mc)
+	objs := []azurev1alpha1.Resource{r, mc}
+	until(t, "resume tokens in status", func() bool {
+		for _, o := range objs {
+			must(t, s.c.Get(ctx, client.ObjectKeyFromObject(o), o))
+			if o.AzureStatus().ResumeToken == "" {
+				return false
+			}
+		}
+		return true
+	})
+	s.stopManager()
+	for _, o := range objs {
+		must(t, s.c.Get(ctx, client.ObjectKeyFromObject(o), o))
+		if o.AzureStatus().ResumeToken == "" {
+			t.Fatalf("%s: the resume token was lost when the operator stopped", o.GetName())
+		}
+	}
+	s.startManager(t)
+	s.waitReady(t, r, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.waitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	for _, path := range []string{"/redis/resume-cache", "/managedClusters/resume-aks"} {
+		if n := strings.Count(methods(s.armCalls(path)), "PUT"); n != 1 {
+			t.Errorf("%s: %d PUTs, want exactly 1 across the restart", path, n)
+		}
+	}
+	for _, o := range objs {
+		if o.AzureStatus().ResumeToken != "" || o.AzureStatus().ProvisioningState != "Succeeded" {
+			t.Errorf("%s: status %+v", o.GetName(), o.AzureStatus())
+		}
+	}
+}
