@@ -28,6 +28,14 @@ type Kind interface {
 	Observe(obj azurev1alpha1.Resource, actual map[string]any)
 }
 
+// OwnerKinder is implemented by kinds whose objects may name owners of
+// several kinds (a role assignment's scope): the controller watches each kind
+// served, so an object waiting for its owner proceeds as soon as the owner is
+// Ready. OwnerKind stays the default owner.
+type OwnerKinder interface {
+	OwnerKinds() []schema.GroupKind
+}
+
 // Located is implemented by kinds whose resources have an Azure location, so
 // the tenancy guard can check it.
 type Located interface {

@@ -91,6 +91,15 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 		}
 		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner))
 	}
+	if ok, has := r.Kind.(OwnerKinder); has {
+		for _, gk := range ok.OwnerKinds() {
+			owner, err := r.Registry.newObject(gk)
+			if gk == r.Kind.OwnerKind() || err != nil {
+				continue // watched above, or not served by this operator
+			}
+			b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner))
+		}
+	}
 	return b.Complete(r)
 }
 

@@ -13,8 +13,13 @@ import (
 
 	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	cachev1alpha1 "github.com/aztenant/aztenant/api/cache/v1alpha1"
+	containerservicev1alpha1 "github.com/aztenant/aztenant/api/containerservice/v1alpha1"
+	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/reconcilers"
 )
@@ -29,8 +34,9 @@ import (
 type RoleAssignment struct{}
 
 var (
-	_ reconcilers.Identifier = RoleAssignment{}
-	_ reconcilers.Resolver   = RoleAssignment{}
+	_ reconcilers.Identifier  = RoleAssignment{}
+	_ reconcilers.Resolver    = RoleAssignment{}
+	_ reconcilers.OwnerKinder = RoleAssignment{}
 )
 
 // roleAssignmentNamespace is the UUIDv5 namespace of derived assignment names.
@@ -52,6 +58,19 @@ func (RoleAssignment) APIVersion() string { return "2022-04-01" }
 // another kind, which the generic reconciler reads from OwnerGroupKind.
 func (RoleAssignment) OwnerKind() schema.GroupKind {
 	return resourcesv1alpha1.ResourceGroupGroupKind
+}
+
+// OwnerKinds are the kinds spec.owner may name (with group and kind), so the
+// assignment proceeds as soon as such an owner becomes Ready.
+func (RoleAssignment) OwnerKinds() []schema.GroupKind {
+	return []schema.GroupKind{
+		resourcesv1alpha1.ResourceGroupGroupKind,
+		managedidentityv1alpha1.UserAssignedIdentityGroupKind,
+		storagev1alpha1.StorageAccountGroupKind,
+		{Group: cachev1alpha1.GroupVersion.Group, Kind: "Redis"},
+		dbforpostgresqlv1alpha1.FlexibleServerGroupKind,
+		{Group: containerservicev1alpha1.GroupVersion.Group, Kind: "ManagedCluster"},
+	}
 }
 
 // ARMID is the assignment under its scope. Without spec.azureName the name is

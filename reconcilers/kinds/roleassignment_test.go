@@ -3,6 +3,7 @@ package kinds_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,6 +88,14 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 		t.Errorf("message %q does not name the missing ConfigMap", msg)
 	}
 
+	// Contributor on the identity, named by group and kind before it exists.
+	byKind := roleAssignment(ns, "on-identity", authorizationv1alpha1.RoleAssignmentOwner{
+		Name: "ra-app", Group: managedidentityv1alpha1.GroupVersion.Group, Kind: "UserAssignedIdentity"},
+		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Contributor"})
+	byKind.Spec.PrincipalID = s.principal[ns]
+	s.create(t, byKind)
+	s.waitReady(t, byKind, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
+
 	uai := userAssignedIdentity(ns, "ra-app", "ra-rg")
 	uai.Spec.OperatorSpec = &managedidentityv1alpha1.UserAssignedIdentityOperatorSpec{
 		ConfigMaps: &managedidentityv1alpha1.UserAssignedIdentityOperatorConfigMaps{
@@ -95,7 +104,15 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 	}
 	s.create(t, uai)
 	s.waitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	ownerReady := time.Now()
 	s.waitReady(t, reader, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.waitReady(t, byKind, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if d := time.Since(ownerReady); d > 5*time.Second {
+		t.Errorf("the assignments took %s after their owner and ConfigMap were ready: they were not told", d)
+	}
+	if !strings.EqualFold(byKind.Status.Scope, uai.Status.ID) {
+		t.Errorf("assignment on the identity has scope %q, want %q", byKind.Status.Scope, uai.Status.ID)
+	}
 
 	id := reader.Status.ID
 	prefix := rgID("ra-rg") + "/providers/Microsoft.Authorization/roleAssignments/"
@@ -103,7 +120,8 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 		t.Fatalf("status.id %q is not under %s", id, prefix)
 	}
 	path := id[strings.LastIndex(id, "/"):]
-	if got := methods(s.armCalls(path)); !strings.HasSuffix(got, "GET PUT") || strings.Count(got, "PUT") != 1 {
+	// GETs while waiting for the ConfigMap, then exactly one PUT.
+	if got := s.settled(t, path, 2); strings.Count(got, "PUT") != 1 {
 		t.Fatalf("create made %q, want one PUT", got)
 	}
 	props := s.azureBody(t, id)["properties"].(map[string]any)
@@ -132,26 +150,16 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 		t.Errorf("a resync made %q in all, want one more GET and no PUT", got)
 	}
 
-	// Scopes by armId (with a role definition ID lacking its subscription) and
-	// by group and kind.
+	// A scope by armId, with a role definition ID lacking its subscription.
 	byID := roleAssignment(ns, "ns-reader", authorizationv1alpha1.RoleAssignmentOwner{ARMID: rgID("ra-rg")},
 		authorizationv1alpha1.RoleDefinitionReference{ARMID: "/providers/Microsoft.Authorization/roleDefinitions/" + readerRole})
 	byID.Spec.PrincipalID = s.principal[ns]
-	byKind := roleAssignment(ns, "on-identity", authorizationv1alpha1.RoleAssignmentOwner{
-		Name: "ra-app", Group: managedidentityv1alpha1.GroupVersion.Group, Kind: "UserAssignedIdentity"},
-		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Contributor"})
-	byKind.Spec.PrincipalID = uai.Status.PrincipalID
-	for _, ra := range []*authorizationv1alpha1.RoleAssignment{byID, byKind} {
-		s.create(t, ra)
-		s.waitReady(t, ra, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-		p := ra.Status.ID[strings.LastIndex(ra.Status.ID, "/"):]
-		s.touch(t, ra, "1")
-		if got := s.settled(t, p, 3); got != "GET PUT GET" {
-			t.Errorf("%s: create and resync made %q, want \"GET PUT GET\"", ra.Name, got)
-		}
-	}
-	if !strings.EqualFold(byKind.Status.Scope, uai.Status.ID) {
-		t.Errorf("assignment on the identity has scope %q, want %q", byKind.Status.Scope, uai.Status.ID)
+	s.create(t, byID)
+	s.waitReady(t, byID, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	p := byID.Status.ID[strings.LastIndex(byID.Status.ID, "/"):]
+	s.touch(t, byID, "1")
+	if got := s.settled(t, p, 3); got != "GET PUT GET" {
+		t.Errorf("create and resync made %q, want \"GET PUT GET\"", got)
 	}
 
 	for _, ra := range []*authorizationv1alpha1.RoleAssignment{reader, byID, byKind} {
