@@ -42,6 +42,10 @@ type Controller struct {
 	// Workers is how many Identities are checked at once (default 4): an
 	// exchange against an unreachable Entra takes seconds of retries.
 	Workers int
+	// InUse, when set, turns on protection: the Identity and its
+	// ServiceAccount keep a finalizer while resources of the namespace may
+	// still need them.
+	InUse InUseFunc
 }
 
 // SetupWithManager registers the controller.
@@ -84,10 +88,11 @@ func (c *Controller) serviceAccountChanged(ctx context.Context, obj client.Objec
 // The operator's permissions for identities. Each line says why it is needed.
 //
 // Read Identities and report their status:
-// +kubebuilder:rbac:groups=identity.aztenant.io,resources=identities,verbs=get;list;watch
+// +kubebuilder:rbac:groups=identity.aztenant.io,resources=identities,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=identity.aztenant.io,resources=identities/status,verbs=get;patch
-// Read ServiceAccounts for their workload-identity annotations, and notice changes:
-// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch
+// Read ServiceAccounts for their workload-identity annotations, notice changes,
+// and keep a protection finalizer on them while resources need them (patch):
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;patch
 // Mint short-lived tokens for tenants' ServiceAccounts (the Helm chart can narrow
 // this to listed ServiceAccount names with resourceNames):
 // +kubebuilder:rbac:groups="",resources=serviceaccounts/token,verbs=create
@@ -99,6 +104,14 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	var id identityv1alpha1.Identity
 	if err := c.Client.Get(ctx, req.NamespacedName, &id); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	var requeue reconcile.Result
+	if c.InUse != nil {
+		done, res, err := c.protect(ctx, &id)
+		if done || err != nil {
+			return res, err
+		}
+		requeue = res
 	}
 	before := id.DeepCopy()
 	res, err := ResolveIdentity(ctx, c.Client, &id)
@@ -143,7 +156,10 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	id.Status.PrincipalID = principal
 	id.Status.ObservedGeneration = id.Generation
-	return reconcile.Result{RequeueAfter: c.Resync}, c.patchStatus(ctx, before, &id)
+	if requeue.RequeueAfter == 0 {
+		requeue.RequeueAfter = c.Resync
+	}
+	return requeue, c.patchStatus(ctx, before, &id)
 }
 
 func (c *Controller) setNotReady(id *identityv1alpha1.Identity, err error) {

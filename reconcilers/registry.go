@@ -1,11 +1,15 @@
 package reconcilers
 
 import (
+	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
@@ -67,4 +71,35 @@ func (r *Registry) childrenOf(gk schema.GroupKind) []Kind {
 		}
 	}
 	return out
+}
+
+// InUse counts the objects of every kind in a namespace that still hold the
+// reconciler's finalizer: they may still need the namespace's identity to
+// delete their Azure resources.
+func (r *Registry) InUse(c client.Reader) func(ctx context.Context, namespace string) (int, error) {
+	return func(ctx context.Context, namespace string) (int, error) {
+		n := 0
+		for _, gk := range r.order {
+			gvk, err := apiutil.GVKForObject(r.kinds[gk].New(), r.scheme)
+			if err != nil {
+				return 0, err
+			}
+			gvk.Kind += "List"
+			o, err := r.scheme.New(gvk)
+			if err != nil {
+				return 0, err
+			}
+			list := o.(client.ObjectList)
+			if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
+				return 0, err
+			}
+			_ = meta.EachListItem(list, func(item runtime.Object) error {
+				if controllerutil.ContainsFinalizer(item.(client.Object), Finalizer) {
+					n++
+				}
+				return nil
+			})
+		}
+		return n, nil
+	}
 }

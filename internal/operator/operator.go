@@ -78,9 +78,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	if err := broker.CacheResolutions(ctx, mgr.GetCache()); err != nil {
 		return nil, err
 	}
+	registry, err := reconcilers.NewRegistry(mgr.GetScheme(), kinds.All()...)
+	if err != nil {
+		return nil, err
+	}
 	if err := (&identity.Controller{
 		Client: mgr.GetClient(), Broker: broker, Cloud: cfg.Cloud,
 		Recorder: mgr.GetEventRecorder("aztenant-identity"), Resync: cfg.IdentityResync,
+		InUse: registry.InUse(mgr.GetClient()),
 	}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
@@ -93,10 +98,6 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		return nil, err
 	}
 
-	registry, err := reconcilers.NewRegistry(mgr.GetScheme(), kinds.All()...)
-	if err != nil {
-		return nil, err
-	}
 	guard := tenancy.NewGuard(dir)
 	for _, k := range registry.Kinds() {
 		r := &reconcilers.Reconciler{
