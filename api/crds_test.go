@@ -626,7 +626,7 @@ func TestCRDsDocumented(t *testing.T) {
 
 func walk(t *testing.T, path string, s *apiextensionsv1.JSONSchemaProps, spec bool) {
 	t.Helper()
-	if s.Description == "" && !undocumentedShared(path) {
+	if s.Description == "" {
 		t.Errorf("%s has no description", path)
 	}
 	switch s.Type {
@@ -658,18 +658,6 @@ func walk(t *testing.T, path string, s *apiextensionsv1.JSONSchemaProps, spec bo
 	}
 }
 
-// undocumentedShared says whether path is a field of a shared type of
-// api/azure/v1alpha1 that has no doc comment yet (ConfigMapDestination's name
-// and key, OperatorExpressions' lists, DestinationExpression's name). Remove
-// entries as that package documents them.
-func undocumentedShared(path string) bool {
-	for _, suffix := range []string{"Expressions", "Expressions[].name"} {
-		if strings.HasPrefix(path, "spec.operatorSpec.") && strings.HasSuffix(path, suffix) {
-			return true
-		}
-	}
-	return strings.HasPrefix(path, "spec.operatorSpec.configMaps.") && (strings.HasSuffix(path, ".name") || strings.HasSuffix(path, ".key"))
-}
 
 // TestWellKnownRoles checks that the wellKnownName enum and the Go map agree.
 func TestWellKnownRoles(t *testing.T) {

@@ -43,9 +43,11 @@ type SecretDestination struct {
 // ConfigMapDestination is a key of a ConfigMap in the resource's namespace that
 // an output is written to, with the same ownership rules as secrets.
 type ConfigMapDestination struct {
+	// Name of the ConfigMap.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
+	// Key in the ConfigMap.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
@@ -56,6 +58,7 @@ type ConfigMapDestination struct {
 // Secret or ConfigMap. The expression sees `self` (the resource, with status)
 // and, for secrets, `secret` (the kind's secret outputs, such as keys).
 type DestinationExpression struct {
+	// Name of the Secret or ConfigMap, in this namespace, owned by the resource.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
@@ -73,9 +76,13 @@ type DestinationExpression struct {
 
 // OperatorExpressions are the CEL exports every kind supports.
 type OperatorExpressions struct {
+	// SecretExpressions write CEL results to Secrets; they may use `secret`
+	// (the kind's secret outputs, such as keys) besides `self`.
 	// +optional
 	// +kubebuilder:validation:MaxItems=32
 	SecretExpressions []DestinationExpression `json:"secretExpressions,omitempty"`
+	// ConfigMapExpressions write CEL results to ConfigMaps; they see only
+	// `self`, never secrets.
 	// +optional
 	// +kubebuilder:validation:MaxItems=32
 	ConfigMapExpressions []DestinationExpression `json:"configMapExpressions,omitempty"`
