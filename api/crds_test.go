@@ -658,7 +658,6 @@ func walk(t *testing.T, path string, s *apiextensionsv1.JSONSchemaProps, spec bo
 	}
 }
 
-
 // TestWellKnownRoles checks that the wellKnownName enum and the Go map agree.
 func TestWellKnownRoles(t *testing.T) {
 	crds, err := api.CRDs()
