@@ -28,6 +28,7 @@ const (
 	ReasonDeleting            = "Deleting"
 	ReasonExportConflict      = "ExportConflict"
 	ReasonExportFailed        = "ExportFailed"
+	ReasonExpressionFailed    = "ExpressionFailed"
 	ReasonInvalidSpec         = "InvalidSpec"
 	// ReasonReferenceNotFound: a Secret, key or object the spec refers to
 	// (such as an administrator password) is missing from the namespace.

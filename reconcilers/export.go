@@ -2,67 +2,113 @@ package reconcilers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers/expressions"
 )
 
-// export writes the kind's outputs to the Secrets and ConfigMaps the user named.
-// It returns a state when an export failed (the resource itself is fine).
+// export writes the kind's outputs, and the results of the user's CEL
+// expressions, to the Secrets and ConfigMaps named in spec.operatorSpec. It
+// returns a state when an export failed (the resource itself is fine). Nothing
+// is written unless every value could be computed.
 func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, id string) *state {
+	configMaps := map[string]map[string]string{}
 	if src, ok := r.Kind.(ConfigMapSource); ok {
-		dests := src.ConfigMapDestinations(obj)
-		if len(dests) > 0 {
-			values := src.ConfigMapValues(obj)
-			byName := map[string]map[string]string{}
-			for out, d := range dests {
-				if d == nil {
-					continue
-				}
-				if byName[d.Name] == nil {
-					byName[d.Name] = map[string]string{}
-				}
-				byName[d.Name][d.Key] = values[out]
-			}
-			if s := r.writeAll(ctx, obj, byName, false); s != nil {
-				return s
+		values := src.ConfigMapValues(obj)
+		for out, d := range src.ConfigMapDestinations(obj) {
+			if d != nil {
+				put(configMaps, d.Name, d.Key, values[out])
 			}
 		}
 	}
+	exprs := obj.Expressions()
+	hasExprs := exprs != nil && (len(exprs.SecretExpressions) > 0 || len(exprs.ConfigMapExpressions) > 0)
+	secrets := map[string]map[string]string{}
+	var secretValues map[string]string
 	if src, ok := r.Kind.(SecretSource); ok {
 		dests := src.SecretDestinations(obj)
-		if hasAny(dests) {
-			values, err := src.Secrets(ctx, func(ctx context.Context, action string) (map[string]any, error) {
+		if hasAny(dests) || (exprs != nil && len(exprs.SecretExpressions) > 0) {
+			var err error
+			secretValues, err = src.Secrets(ctx, func(ctx context.Context, action string) (map[string]any, error) {
 				return calls.action(ctx, id, action)
 			}, obj)
 			if err != nil {
 				s := failed(ReasonExportFailed, "reading secrets from Azure: "+err.Error(), false)
 				return &s
 			}
-			byName := map[string]map[string]string{}
-			for out, d := range dests {
-				if d == nil {
-					continue
-				}
-				if byName[d.Name] == nil {
-					byName[d.Name] = map[string]string{}
-				}
-				byName[d.Name][d.Key] = values[out]
+		}
+		for out, d := range dests {
+			if d != nil {
+				put(secrets, d.Name, d.Key, secretValues[out])
 			}
-			if s := r.writeAll(ctx, obj, byName, true); s != nil {
-				return s
+		}
+	}
+	if hasExprs {
+		if s := r.evaluate(ctx, obj, exprs, secretValues, secrets, configMaps); s != nil {
+			return s
+		}
+	}
+	if s := r.writeAll(ctx, obj, configMaps, false); s != nil {
+		return s
+	}
+	return r.writeAll(ctx, obj, secrets, true)
+}
+
+// evaluate runs the CEL exports and merges their results into the fixed
+// exports, refusing an expression that writes a key a fixed export writes.
+func (r *Reconciler) evaluate(ctx context.Context, obj azurev1alpha1.Resource, exprs *azurev1alpha1.OperatorExpressions, secretValues map[string]string, secrets, configMaps map[string]map[string]string) *state {
+	if r.Expressions == nil {
+		s := failed(ReasonExportFailed, "this operator has no expression evaluator configured", false)
+		return &s
+	}
+	self, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		s := failed(ReasonExportFailed, err.Error(), false)
+		return &s
+	}
+	// One deadline for all of them, so many expressions cannot add up.
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	es, ecm, err := expressions.Apply(ctx, r.Expressions, exprs, self, secretValues)
+	if err != nil {
+		var ce *expressions.CompileError
+		s := failed(ReasonExpressionFailed, err.Error(), errors.As(err, &ce))
+		return &s
+	}
+	for _, m := range []struct {
+		into, from map[string]map[string]string
+		kind       string
+	}{{secrets, es, "Secret"}, {configMaps, ecm, "ConfigMap"}} {
+		for name, kv := range m.from {
+			for k, v := range kv {
+				if _, taken := m.into[name][k]; taken {
+					s := failed(ReasonExpressionFailed, fmt.Sprintf("an expression writes key %q of %s %q, which operatorSpec already exports", k, m.kind, name), true)
+					return &s
+				}
+				put(m.into, name, k, v)
 			}
 		}
 	}
 	return nil
+}
+
+func put(m map[string]map[string]string, name, key, value string) {
+	if m[name] == nil {
+		m[name] = map[string]string{}
+	}
+	m[name][key] = value
 }
 
 func hasAny(m map[string]*azurev1alpha1.SecretDestination) bool {

@@ -23,6 +23,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/reconcilers/expressions"
 	"github.com/aztenant/aztenant/tenancy"
 )
 
@@ -47,6 +48,9 @@ type Reconciler struct {
 	Broker   Broker
 	Guards   []Guard
 	Recorder events.EventRecorder
+	// Expressions evaluates spec.operatorSpec CEL exports (shared by all kinds:
+	// each expression compiles once).
+	Expressions *expressions.Evaluator
 	// SyncPeriod is how often an unchanged resource is compared with Azure to
 	// correct drift; a tenth of it is added at random so resyncs spread out.
 	SyncPeriod    time.Duration

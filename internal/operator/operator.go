@@ -12,6 +12,7 @@ import (
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/reconcilers"
+	"github.com/aztenant/aztenant/reconcilers/expressions"
 	"github.com/aztenant/aztenant/reconcilers/kinds"
 	"github.com/aztenant/aztenant/tenancy"
 	"github.com/aztenant/aztenant/tenancy/armlimit"
@@ -99,10 +100,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	}
 
 	guard := tenancy.NewGuard(dir)
+	exprs, err := expressions.New(expressions.Options{})
+	if err != nil {
+		return nil, err
+	}
 	for _, k := range registry.Kinds() {
 		r := &reconcilers.Reconciler{
 			Client: mgr.GetClient(), Kind: k, Registry: registry, Broker: broker,
-			Guards:   []reconcilers.Guard{guard},
+			Guards: []reconcilers.Guard{guard}, Expressions: exprs,
 			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
 			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
 		}

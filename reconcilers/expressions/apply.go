@@ -3,6 +3,8 @@ package expressions
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
@@ -153,7 +155,7 @@ func Apply(ctx context.Context, e *Evaluator, ops *azurev1alpha1.OperatorExpress
 				dest = map[string]string{}
 				out[li][d.Name] = dest
 			}
-			for _, k := range sortedKeys(kv) {
+			for _, k := range slices.Sorted(maps.Keys(kv)) {
 				v := kv[k]
 				if msg := checkKey(k); msg != "" {
 					fail(ReasonInvalidKey, "returned "+msg)
@@ -169,7 +171,7 @@ func Apply(ctx context.Context, e *Evaluator, ops *azurev1alpha1.OperatorExpress
 				size[d.Name] += len(k) + len(v)
 			}
 		}
-		for _, name := range sortedKeys(size) {
+		for _, name := range slices.Sorted(maps.Keys(size)) {
 			if size[name] > MaxObjectDataSize {
 				errs = append(errs, &EvalError{Field: l.field, Reason: ReasonInvalidKey,
 					Message: fmt.Sprintf("%s %q would hold %d bytes, more than the %d a %s may hold", l.kind, name, size[name], MaxObjectDataSize, l.kind)})
