@@ -118,6 +118,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 	if s != nil {
 		return s, res, nil
 	}
+	if err := r.ensureOwnerReference(ctx, obj, before); err != nil {
+		return nil, reconcile.Result{}, err
+	}
 	st := obj.AzureStatus()
 	if st.ResumeToken != "" {
 		if s, res, done := r.resume(ctx, calls, obj, scope); !done {
@@ -264,11 +267,7 @@ func (r *Reconciler) parentID(ctx context.Context, obj azurev1alpha1.Resource, s
 	if ref != nil && ref.ARMID != "" {
 		return strings.TrimSuffix(ref.ARMID, "/"), nil
 	}
-	ownerKind := r.Kind.OwnerKind()
-	if ok, has := obj.(interface{ OwnerGroupKind() schema.GroupKind }); has {
-		// Some kinds (role assignments) let each object say what its owner is.
-		ownerKind = ok.OwnerGroupKind()
-	}
+	ownerKind := r.ownerKindOf(obj)
 	if ownerKind.Empty() {
 		return "/subscriptions/" + scope.SubscriptionID, nil
 	}
@@ -293,6 +292,47 @@ func (r *Reconciler) parentID(ctx context.Context, obj azurev1alpha1.Resource, s
 		return "", &s
 	}
 	return owner.AzureStatus().ID, nil
+}
+
+func (r *Reconciler) ownerKindOf(obj azurev1alpha1.Resource) schema.GroupKind {
+	if ok, has := obj.(interface{ OwnerGroupKind() schema.GroupKind }); has {
+		// Some kinds (role assignments) let each object say what its owner is.
+		return ok.OwnerGroupKind()
+	}
+	return r.Kind.OwnerKind()
+}
+
+// ensureOwnerReference points obj's metadata at its owner, so Kubernetes'
+// garbage collector deletes children with their parent (and tools such as
+// Argo CD show the tree). It is not a controller reference: the owner does not
+// manage the child.
+func (r *Reconciler) ensureOwnerReference(ctx context.Context, obj, before azurev1alpha1.Resource) error {
+	ref := obj.Owner()
+	gk := r.ownerKindOf(obj)
+	if ref == nil || ref.Name == "" || gk.Empty() {
+		return nil
+	}
+	owner, err := r.Registry.newObject(gk)
+	if err != nil {
+		return nil
+	}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}, owner); err != nil {
+		return nil // parentID has reported it already
+	}
+	for _, or := range obj.GetOwnerReferences() {
+		if or.UID == owner.GetUID() {
+			return nil
+		}
+	}
+	if err := controllerutil.SetOwnerReference(owner, obj, r.Client.Scheme()); err != nil {
+		return err
+	}
+	if err := r.Client.Patch(ctx, obj, client.MergeFrom(before)); err != nil {
+		return err
+	}
+	before.SetOwnerReferences(obj.GetOwnerReferences())
+	before.SetResourceVersion(obj.GetResourceVersion())
+	return nil
 }
 
 func errorText(err error) string {

@@ -48,6 +48,11 @@ func TestCELExports(t *testing.T) {
 	s.create(t, sa)
 	s.waitReady(t, sa, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 
+	// The child points at its owner, so Kubernetes deletes children with parents.
+	if refs := sa.GetOwnerReferences(); len(refs) != 1 || refs[0].UID != rg.UID || refs[0].Kind != "ResourceGroup" {
+		t.Errorf("ownerReferences %+v, want the ResourceGroup", refs)
+	}
+
 	var secret corev1.Secret
 	must(t, s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "celapp-conn"}, &secret))
 	conn := string(secret.Data["connectionString"])
