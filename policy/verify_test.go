@@ -91,4 +91,3 @@ func checkSuiteResult(t *testing.T, res verify.SuiteResult) {
 		t.Errorf("suite %s ran no cases", res.Path)
 	}
 }
-
