@@ -1,0 +1,136 @@
+package e2e
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/aztenant/aztenant/internal/controlplane"
+)
+
+// Every example applies as a user would, on the demo environment (binaries
+// as processes), and becomes Ready; the AKS example's node count, changed in
+// Azure, is put back.
+func TestExamples(t *testing.T) {
+	bin, err := controlplane.FindBinDir("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	run := func(name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(bin, name), args...)
+		cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(dir, "kubeconfig"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	t.Cleanup(func() { controlplane.StopDir(dir) })
+	demo := run("aztenant", "demo", "up", "--dir", dir)
+	m := regexp.MustCompile(`--azure-arm-endpoint (https://\S+)`).FindStringSubmatch(demo)
+	if m == nil {
+		t.Fatalf("no emulator URL in the demo's output:\n%s", demo)
+	}
+	emuURL := m[1]
+
+	folders := []string{"../examples/onboarding", "../examples/app-stack", "../examples/aks"}
+	for _, f := range folders {
+		run("kubectl", "apply", "--server-side", "--force-conflicts", "-f", f)
+	}
+	for _, f := range folders {
+		for _, o := range azureObjects(t, f) {
+			run("kubectl", "wait", "--for=condition=Ready", "--timeout=90s", o.kind+"/"+o.name, "-n", o.namespace)
+		}
+	}
+	conn := run("kubectl", "get", "secret", "stack-storage", "-n", "team-a", "-o", "jsonpath={.data.connectionString}")
+	if !strings.HasPrefix(conn, "RGVmYXVsdEVuZHBvaW50c1Byb3RvY29sPWh0dHBz") { // base64 of DefaultEndpointsProtocol=https
+		t.Errorf("storage connection string not exported: %q", conn)
+	}
+
+	// The AKS story: 1 node declared, 5 set in Azure, 1 again after a sync.
+	ca, err := os.ReadFile(filepath.Join(dir, "emulator-ca.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	id := "/subscriptions/5b1e7c2a-6f4d-4e8b-9c0a-1d2e3f4a5b6c/resourceGroups/team-b-aks/providers/Microsoft.ContainerService/managedClusters/team-b-cluster"
+	req, _ := http.NewRequest(http.MethodPatch, emuURL+"/_emulator/resources"+id, bytes.NewBufferString(`{"properties":{"agentPoolProfiles":[{"name":"system","mode":"System","count":5,"vmSize":"Standard_D2s_v5"}]}}`))
+	req.Header.Set("Content-Type", "application/merge-patch+json")
+	resp, err := hc.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("out-of-band node count change: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	count := func() float64 {
+		resp, err := hc.Get(emuURL + "/_emulator/resources" + id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body struct {
+			Properties struct {
+				AgentPoolProfiles []struct{ Count float64 } `json:"agentPoolProfiles"`
+			} `json:"properties"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || len(body.Properties.AgentPoolProfiles) == 0 {
+			t.Fatalf("read cluster: %v", err)
+		}
+		return body.Properties.AgentPoolProfiles[0].Count
+	}
+	if n := count(); n != 5 {
+		t.Fatalf("node count after the out-of-band change = %v, want 5", n)
+	}
+	for deadline := time.Now().Add(60 * time.Second); count() != 1; time.Sleep(500 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("node count not reverted to 1 within 60s")
+		}
+	}
+}
+
+type objectRef struct{ kind, name, namespace string }
+
+// azureObjects lists the aztenant resources (not Namespaces, ServiceAccounts,
+// Secrets, Tenants) in a folder's manifests.
+func azureObjects(t *testing.T, dir string) []objectRef {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []objectRef
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(data), "\n---") {
+			var o struct {
+				APIVersion string `json:"apiVersion"`
+				Kind       string `json:"kind"`
+				Metadata   struct{ Name, Namespace string }
+			}
+			if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if strings.Contains(o.APIVersion, ".aztenant.io/") && o.Kind != "Tenant" {
+				out = append(out, objectRef{strings.ToLower(o.Kind) + "." + strings.Split(o.APIVersion, "/")[0], o.Metadata.Name, o.Metadata.Namespace})
+			}
+		}
+	}
+	return out
+}
