@@ -1,0 +1,268 @@
+package charttest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/aztenant/aztenant/internal/controlplane"
+	"github.com/aztenant/aztenant/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+const (
+	// kubeVersion is what `helm template` assumes: the chart's kubeVersion
+	// constraint is checked against it, and it is the version testenv runs.
+	kubeVersion = "1.37.2"
+	release     = "az"
+	namespace   = "aztenant-system"
+	fullname    = "az-aztenant"
+)
+
+// repoRoot is the repository root: this package lives in charts/charttest.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("repository root not found: %v", err)
+	}
+	return root
+}
+
+func chartDir(t testing.TB) string { return filepath.Join(repoRoot(t), "charts", "aztenant") }
+
+// helm runs bin/helm with its state in a temporary directory and returns
+// stdout and stderr; err is non-nil when helm exits non-zero.
+func helm(t testing.TB, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	bin, err := controlplane.FindBinDir("")
+	if err != nil {
+		t.Fatalf("bin dir: %v (run `make tools` or set AZTENANT_BIN_DIR)", err)
+	}
+	home := t.TempDir()
+	cmd := exec.CommandContext(t.Context(), filepath.Join(bin, "helm"), args...)
+	cmd.Env = append(os.Environ(),
+		"HELM_CACHE_HOME="+filepath.Join(home, "cache"),
+		"HELM_CONFIG_HOME="+filepath.Join(home, "config"),
+		"HELM_DATA_HOME="+filepath.Join(home, "data"),
+		"KUBECONFIG="+filepath.Join(home, "no-kubeconfig"),
+	)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+// valuesFile writes values as a YAML file and returns the --values arguments.
+func valuesFile(t testing.TB, values map[string]any) []string {
+	t.Helper()
+	if values == nil {
+		return nil
+	}
+	data, err := yaml.Marshal(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not t.TempDir(): its path holds the test's name, and helm splits
+	// --values at commas.
+	f, err := os.CreateTemp("", "aztenant-values-*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(f.Name()) })
+	if _, err := f.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--values", f.Name()}
+}
+
+// templateErr renders the chart with values and returns helm's error output.
+func templateErr(t testing.TB, values map[string]any) (string, error) {
+	t.Helper()
+	args := append([]string{"template", release, chartDir(t), "--namespace", namespace, "--kube-version", kubeVersion}, valuesFile(t, values)...)
+	out, errOut, err := helm(t, args...)
+	if err != nil {
+		return errOut, err
+	}
+	return out, nil
+}
+
+// render renders the chart with values, failing the test on error.
+func render(t testing.TB, values map[string]any) manifest {
+	t.Helper()
+	out, err := templateErr(t, values)
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, out)
+	}
+	return parseManifest(t, out)
+}
+
+// manifest is a rendered chart, one object per document.
+type manifest []*unstructured.Unstructured
+
+func parseManifest(t testing.TB, s string) manifest {
+	t.Helper()
+	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(s)))
+	var m manifest
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return m
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var obj map[string]any
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			t.Fatalf("rendered YAML does not parse: %v\n%s", err, doc)
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		m = append(m, &unstructured.Unstructured{Object: obj})
+	}
+}
+
+func (m manifest) ofKind(kind string) manifest {
+	var out manifest
+	for _, o := range m {
+		if o.GetKind() == kind {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// one returns the only object of kind, converted into out.
+func (m manifest) one(t testing.TB, kind string, out any) {
+	t.Helper()
+	objs := m.ofKind(kind)
+	if len(objs) != 1 {
+		t.Fatalf("want exactly one %s, rendered %d", kind, len(objs))
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(objs[0].Object, out, true); err != nil {
+		t.Fatalf("%s does not convert strictly: %v", kind, err)
+	}
+}
+
+func (m manifest) deployment(t testing.TB) *appsv1.Deployment {
+	t.Helper()
+	var d appsv1.Deployment
+	m.one(t, "Deployment", &d)
+	return &d
+}
+
+func (m manifest) serviceAccount(t testing.TB) *corev1.ServiceAccount {
+	t.Helper()
+	var sa corev1.ServiceAccount
+	m.one(t, "ServiceAccount", &sa)
+	return &sa
+}
+
+func (m manifest) clusterRole(t testing.TB) *rbacv1.ClusterRole {
+	t.Helper()
+	var r rbacv1.ClusterRole
+	m.one(t, "ClusterRole", &r)
+	return &r
+}
+
+func (m manifest) crds(t testing.TB) map[string]*apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	out := map[string]*apiextensionsv1.CustomResourceDefinition{}
+	for _, o := range m.ofKind("CustomResourceDefinition") {
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, &crd, true); err != nil {
+			t.Fatalf("CRD %s does not convert strictly: %v", o.GetName(), err)
+		}
+		out[crd.Name] = &crd
+	}
+	return out
+}
+
+func (m manifest) crdNames(t testing.TB) []string {
+	t.Helper()
+	var names []string
+	for n := range m.crds(t) {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// args returns the operator container's arguments.
+func args(t testing.TB, d *appsv1.Deployment) []string {
+	t.Helper()
+	if len(d.Spec.Template.Spec.Containers) != 1 {
+		t.Fatalf("want one container, got %d", len(d.Spec.Template.Spec.Containers))
+	}
+	return d.Spec.Template.Spec.Containers[0].Args
+}
+
+// flag returns the value of --name=value in args, and whether it is there.
+func flag(a []string, name string) (string, bool) {
+	for _, s := range a {
+		if s == "--"+name {
+			return "", true
+		}
+		if v, ok := strings.CutPrefix(s, "--"+name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+func wantFlag(t testing.TB, a []string, name, want string) {
+	t.Helper()
+	got, ok := flag(a, name)
+	if !ok {
+		t.Errorf("--%s missing from args %q", name, a)
+		return
+	}
+	if got != want {
+		t.Errorf("--%s=%q, want %q", name, got, want)
+	}
+}
+
+func wantNoFlag(t testing.TB, a []string, name string) {
+	t.Helper()
+	if v, ok := flag(a, name); ok {
+		t.Errorf("--%s=%q rendered, want it absent", name, v)
+	}
+}
+
+// generatedRole is charts/aztenant/files/role.yaml as generated.
+func generatedRole(t testing.TB) *rbacv1.ClusterRole {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(chartDir(t), "files", "role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r rbacv1.ClusterRole
+	if err := yaml.UnmarshalStrict(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}

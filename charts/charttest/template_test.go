@@ -1,0 +1,538 @@
+package charttest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+
+	"github.com/aztenant/aztenant/api"
+)
+
+// The chart cannot read api/crds (Helm reads only files inside the chart), so
+// charts/aztenant/crds-src holds a copy that `make generate` refreshes. This
+// test fails when the copy drifts.
+func TestCRDSourcesMatchAPI(t *testing.T) {
+	root := repoRoot(t)
+	read := func(dir string) map[string][]byte {
+		files, err := filepath.Glob(filepath.Join(root, dir, "*"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string][]byte{}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[filepath.Base(f)] = data
+		}
+		return out
+	}
+	src, chart := read("api/crds"), read("charts/aztenant/crds-src")
+	if len(src) == 0 {
+		t.Fatal("api/crds is empty")
+	}
+	const fix = "run `make generate` (cp api/crds/*.yaml charts/aztenant/crds-src/) and commit"
+	for name, data := range src {
+		got, ok := chart[name]
+		switch {
+		case !ok:
+			t.Errorf("charts/aztenant/crds-src/%s is missing: %s", name, fix)
+		case !bytes.Equal(got, data):
+			t.Errorf("charts/aztenant/crds-src/%s differs from api/crds/%s: %s", name, name, fix)
+		}
+	}
+	for name := range chart {
+		if _, ok := src[name]; !ok {
+			t.Errorf("charts/aztenant/crds-src/%s has no source in api/crds: delete it (%s)", name, fix)
+		}
+	}
+}
+
+// fullValues sets most values at once: the emulator's cloud, a platform
+// identity, restricted tokens, a CRD pattern and a ServiceMonitor.
+func fullValues() map[string]any {
+	return map[string]any{
+		"replicaCount": 2,
+		"image":        map[string]any{"repository": "registry.example/aztenant", "tag": "dev", "pullPolicy": "Always"},
+		"crds":         map[string]any{"pattern": "resources.aztenant.io/*;storage.aztenant.io/StorageAccount", "keep": false},
+		"azure": map[string]any{
+			"authorityHost": "https://127.0.0.1:8443/", "armEndpoint": "https://127.0.0.1:8444/",
+			"armAudience": "https://management.core.windows.net/",
+			"caBundle":    map[string]any{"configMap": map[string]any{"name": "emulator-ca", "key": "ca.pem"}},
+		},
+		"operator": map[string]any{
+			"servedNamespaces": []string{"team-a", "team-b"}, "syncPeriod": "10m",
+			"defaultReconcilePolicy": "detach-on-delete", "workers": 8, "logLevel": "debug",
+			"extraArgs": []string{"--zap-devel"},
+		},
+		"tracing":          map[string]any{"otlpEndpoint": "otel-collector.observability:4317", "insecure": true},
+		"metrics":          map[string]any{"serviceMonitor": map[string]any{"enabled": true, "labels": map[string]string{"release": "prom"}}},
+		"platformIdentity": map[string]any{"enabled": true, "clientID": "11111111-2222-3333-4444-555555555555", "tenantID": "72f988bf-86f1-41af-91ab-2d7cd011db47"},
+		"rbac":             map[string]any{"serviceAccountTokenNames": []string{"azure"}},
+		"nodeSelector":     map[string]string{"kubernetes.io/os": "linux"},
+		"tolerations":      []any{map[string]any{"key": "CriticalAddonsOnly", "operator": "Exists"}},
+		"affinity": map[string]any{"podAntiAffinity": map[string]any{"preferredDuringSchedulingIgnoredDuringExecution": []any{
+			map[string]any{"weight": 100, "podAffinityTerm": map[string]any{"topologyKey": "kubernetes.io/hostname",
+				"labelSelector": map[string]any{"matchLabels": map[string]string{"app.kubernetes.io/name": "aztenant"}}}}}}},
+	}
+}
+
+func TestLintStrict(t *testing.T) {
+	for name, values := range map[string]map[string]any{"defaults": nil, "full": fullValues()} {
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"lint", "--strict", chartDir(t), "--namespace", namespace, "--kube-version", kubeVersion}, valuesFile(t, values)...)
+			out, errOut, err := helm(t, args...)
+			if err != nil {
+				t.Fatalf("helm lint --strict: %v\n%s%s", err, out, errOut)
+			}
+			if !strings.Contains(out, "0 chart(s) failed") || strings.Contains(out, "[WARNING]") || strings.Contains(out, "[ERROR]") {
+				t.Fatalf("helm lint --strict:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestTemplateDefaults(t *testing.T) {
+	m := render(t, nil)
+
+	kinds := map[string]int{}
+	for _, o := range m {
+		kinds[o.GetKind()]++
+		if o.GetLabels()["app.kubernetes.io/instance"] != release || o.GetLabels()["app.kubernetes.io/managed-by"] != "Helm" {
+			t.Errorf("%s %s lacks the standard labels: %v", o.GetKind(), o.GetName(), o.GetLabels())
+		}
+	}
+	wantKinds := map[string]int{
+		"CustomResourceDefinition": 13, "ServiceAccount": 1, "ClusterRole": 1, "ClusterRoleBinding": 1,
+		"Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1,
+	}
+	if !equality.Semantic.DeepEqual(kinds, wantKinds) {
+		t.Errorf("rendered kinds %v, want %v", kinds, wantKinds)
+	}
+
+	// Every CRD is the generated one, annotated keep.
+	generated, err := api.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds := m.crds(t)
+	if len(crds) != len(generated) {
+		t.Errorf("rendered %d CRDs, api/crds has %d", len(crds), len(generated))
+	}
+	for _, want := range generated {
+		got, ok := crds[want.Name]
+		if !ok {
+			t.Errorf("CRD %s not rendered", want.Name)
+			continue
+		}
+		if !equality.Semantic.DeepEqual(got.Spec, want.Spec) {
+			t.Errorf("CRD %s: rendered spec differs from api/crds", want.Name)
+		}
+		if got.Annotations["helm.sh/resource-policy"] != "keep" {
+			t.Errorf("CRD %s lacks helm.sh/resource-policy: keep: %v", want.Name, got.Annotations)
+		}
+		for k, v := range want.Annotations {
+			if got.Annotations[k] != v {
+				t.Errorf("CRD %s: annotation %s=%q, want %q", want.Name, k, got.Annotations[k], v)
+			}
+		}
+	}
+
+	// The Deployment.
+	d := m.deployment(t)
+	if d.Namespace != namespace || d.Name != fullname || *d.Spec.Replicas != 1 {
+		t.Errorf("Deployment %s/%s replicas %d", d.Namespace, d.Name, *d.Spec.Replicas)
+	}
+	pod := d.Spec.Template.Spec
+	c := pod.Containers[0]
+	if c.Image != "ghcr.io/aztenant/operator:v0.1.0" || c.ImagePullPolicy != corev1.PullIfNotPresent {
+		t.Errorf("image %q pull policy %q", c.Image, c.ImagePullPolicy)
+	}
+	if pod.ServiceAccountName != fullname {
+		t.Errorf("serviceAccountName %q", pod.ServiceAccountName)
+	}
+	if _, ok := d.Spec.Template.Labels["azure.workload.identity/use"]; ok {
+		t.Error("pod labelled for workload identity without a platform identity")
+	}
+	psc := pod.SecurityContext
+	if psc == nil || !ptr.Deref(psc.RunAsNonRoot, false) || psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod securityContext %+v", psc)
+	}
+	sc := c.SecurityContext
+	switch {
+	case sc == nil:
+		t.Fatal("no container securityContext")
+	case !ptr.Deref(sc.RunAsNonRoot, false):
+		t.Error("runAsNonRoot not true")
+	case !ptr.Deref(sc.ReadOnlyRootFilesystem, false):
+		t.Error("readOnlyRootFilesystem not true")
+	case ptr.Deref(sc.AllowPrivilegeEscalation, true):
+		t.Error("allowPrivilegeEscalation not false")
+	case sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) > 0:
+		t.Errorf("capabilities %+v, want drop ALL", sc.Capabilities)
+	case sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault:
+		t.Errorf("seccompProfile %+v", sc.SeccompProfile)
+	}
+	if c.Resources.Requests.Cpu().String() != "100m" || c.Resources.Requests.Memory().String() != "128Mi" ||
+		c.Resources.Limits.Cpu().String() != "1" || c.Resources.Limits.Memory().String() != "512Mi" {
+		t.Errorf("resources %+v", c.Resources)
+	}
+	ports := map[string]int32{}
+	for _, p := range c.Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	if ports["metrics"] != 8080 || ports["health"] != 8081 {
+		t.Errorf("ports %v", ports)
+	}
+	for probe, path := range map[*corev1.Probe]string{c.LivenessProbe: "/healthz", c.ReadinessProbe: "/readyz"} {
+		if probe == nil || probe.HTTPGet == nil || probe.HTTPGet.Path != path || probe.HTTPGet.Port.String() != "health" {
+			t.Errorf("probe for %s: %+v", path, probe)
+		}
+	}
+	a := args(t, d)
+	wantFlag(t, a, "leader-elect", "")
+	wantFlag(t, a, "leader-election-namespace", namespace)
+	wantFlag(t, a, "health-probe-bind-address", ":8081")
+	wantFlag(t, a, "metrics-bind-address", ":8080")
+	wantFlag(t, a, "azure-cloud", "AzurePublicCloud")
+	wantFlag(t, a, "served-namespaces", "tenants")
+	wantFlag(t, a, "sync-period", "1h")
+	wantFlag(t, a, "default-reconcile-policy", "manage")
+	wantFlag(t, a, "workers", "4")
+	wantFlag(t, a, "serviceaccount-token-expiry", "1h")
+	wantFlag(t, a, "zap-log-level", "info")
+	for _, absent := range []string{"azure-authority-host", "azure-arm-endpoint", "azure-arm-audience", "azure-ca-bundle", "otlp-endpoint", "otlp-insecure"} {
+		wantNoFlag(t, a, absent)
+	}
+
+	// ServiceAccount, plain.
+	sa := m.serviceAccount(t)
+	if sa.Name != fullname || sa.Namespace != namespace || len(sa.Annotations) != 0 {
+		t.Errorf("ServiceAccount %s/%s annotations %v", sa.Namespace, sa.Name, sa.Annotations)
+	}
+
+	// The ClusterRole is files/role.yaml under the chart's name, bound to the ServiceAccount.
+	role := m.clusterRole(t)
+	if role.Name != fullname {
+		t.Errorf("ClusterRole name %q", role.Name)
+	}
+	if !equality.Semantic.DeepEqual(role.Rules, generatedRole(t).Rules) {
+		t.Errorf("ClusterRole rules differ from files/role.yaml:\n%+v", role.Rules)
+	}
+	var crb rbacv1.ClusterRoleBinding
+	m.one(t, "ClusterRoleBinding", &crb)
+	if crb.RoleRef.Name != fullname || len(crb.Subjects) != 1 || crb.Subjects[0].Name != fullname || crb.Subjects[0].Namespace != namespace {
+		t.Errorf("ClusterRoleBinding %+v", crb)
+	}
+
+	// Leader election: leases and events in the release namespace only.
+	var r rbacv1.Role
+	m.one(t, "Role", &r)
+	if r.Namespace != namespace {
+		t.Errorf("leader-election Role in %q", r.Namespace)
+	}
+	if !grants(r.Rules, "coordination.k8s.io", "leases", "create", "get", "update") || !grants(r.Rules, "", "events", "create", "patch") {
+		t.Errorf("leader-election Role rules %+v", r.Rules)
+	}
+	var rb rbacv1.RoleBinding
+	m.one(t, "RoleBinding", &rb)
+	if rb.RoleRef.Kind != "Role" || rb.RoleRef.Name != r.Name || rb.Subjects[0].Name != fullname {
+		t.Errorf("leader-election RoleBinding %+v", rb)
+	}
+
+	// The metrics Service selects the operator pods.
+	var svc corev1.Service
+	m.one(t, "Service", &svc)
+	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)) || svc.Spec.Ports[0].TargetPort.String() != "metrics" {
+		t.Errorf("metrics Service %+v does not target the pods %v", svc.Spec, d.Spec.Template.Labels)
+	}
+	if !labels.SelectorFromSet(d.Spec.Selector.MatchLabels).Matches(labels.Set(d.Spec.Template.Labels)) {
+		t.Error("Deployment selector does not match its pods")
+	}
+}
+
+func grants(rules []rbacv1.PolicyRule, group, resource string, verbs ...string) bool {
+	for _, r := range rules {
+		if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) {
+			for _, v := range verbs {
+				if !slices.Contains(r.Verbs, v) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func TestTemplateCRDSelection(t *testing.T) {
+	const (
+		identities = "identities.identity.aztenant.io"
+		tenants    = "tenants.tenancy.aztenant.io"
+	)
+	for _, tc := range []struct {
+		name string
+		crds map[string]any
+		want []string
+	}{
+		{"ASO-style string", map[string]any{"pattern": "resources.aztenant.io/*;storage.aztenant.io/StorageAccount"},
+			[]string{identities, "resourcegroups.resources.aztenant.io", "storageaccounts.storage.aztenant.io", tenants}},
+		{"list of groups and CRD names", map[string]any{"pattern": []string{"storage.aztenant.io", "redis.cache.aztenant.io"}},
+			[]string{"redis.cache.aztenant.io", identities, "storageaccounts.storage.aztenant.io", "storageaccountsblobservicescontainers.storage.aztenant.io", tenants}},
+		{"kind glob", map[string]any{"pattern": "dbforpostgresql.aztenant.io/Flexible*"},
+			[]string{"flexibleservers.dbforpostgresql.aztenant.io", "flexibleserversdatabases.dbforpostgresql.aztenant.io", "flexibleserversfirewallrules.dbforpostgresql.aztenant.io", identities, tenants}},
+		{"case-insensitive, ? and spaces", map[string]any{"pattern": " STORAGE.aztenant.io/storageaccount ; managedidentity.aztenant.io/UserAssignedIdentit? "},
+			[]string{identities, "storageaccounts.storage.aztenant.io", tenants, "userassignedidentities.managedidentity.aztenant.io"}},
+		{"empty pattern keeps identity and tenancy", map[string]any{"pattern": ""}, []string{identities, tenants}},
+		{"empty list keeps identity and tenancy", map[string]any{"pattern": []string{}}, []string{identities, tenants}},
+		{"install false renders none", map[string]any{"install": false}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := render(t, map[string]any{"crds": tc.crds}).crdNames(t)
+			slices.Sort(tc.want)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("CRDs\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+
+	t.Run("keep false", func(t *testing.T) {
+		crds := render(t, map[string]any{"crds": map[string]any{"keep": false}}).crds(t)
+		if len(crds) != 13 {
+			t.Fatalf("%d CRDs", len(crds))
+		}
+		for name, crd := range crds {
+			if _, ok := crd.Annotations["helm.sh/resource-policy"]; ok {
+				t.Errorf("CRD %s keeps helm.sh/resource-policy with crds.keep false", name)
+			}
+		}
+	})
+}
+
+func TestTemplateClouds(t *testing.T) {
+	t.Run("sovereign cloud", func(t *testing.T) {
+		a := args(t, render(t, map[string]any{"azure": map[string]any{"cloud": "AzureUSGovernment"}}).deployment(t))
+		wantFlag(t, a, "azure-cloud", "AzureUSGovernment")
+		wantNoFlag(t, a, "azure-ca-bundle")
+	})
+	for _, source := range []string{"configMap", "secret"} {
+		t.Run("emulator with a CA bundle from a "+source, func(t *testing.T) {
+			d := render(t, map[string]any{"azure": map[string]any{
+				"authorityHost": "https://emulator.azure-emulator:8443/", "armEndpoint": "https://emulator.azure-emulator:8444/",
+				"armAudience": "https://management.core.windows.net/",
+				"caBundle":    map[string]any{source: map[string]any{"name": "emulator-ca", "key": "ca.pem"}},
+			}}).deployment(t)
+			a := args(t, d)
+			wantFlag(t, a, "azure-cloud", "AzurePublicCloud")
+			wantFlag(t, a, "azure-authority-host", "https://emulator.azure-emulator:8443/")
+			wantFlag(t, a, "azure-arm-endpoint", "https://emulator.azure-emulator:8444/")
+			wantFlag(t, a, "azure-arm-audience", "https://management.core.windows.net/")
+			wantFlag(t, a, "azure-ca-bundle", "/etc/aztenant/azure-ca/ca.pem")
+
+			var mount *corev1.VolumeMount
+			for i, vm := range d.Spec.Template.Spec.Containers[0].VolumeMounts {
+				if vm.Name == "azure-ca" {
+					mount = &d.Spec.Template.Spec.Containers[0].VolumeMounts[i]
+				}
+			}
+			if mount == nil || !mount.ReadOnly || mount.MountPath != "/etc/aztenant/azure-ca" {
+				t.Fatalf("CA bundle mount %+v, want read-only at /etc/aztenant/azure-ca", mount)
+			}
+			var vol *corev1.Volume
+			for i, v := range d.Spec.Template.Spec.Volumes {
+				if v.Name == "azure-ca" {
+					vol = &d.Spec.Template.Spec.Volumes[i]
+				}
+			}
+			switch {
+			case vol == nil:
+				t.Fatal("no azure-ca volume")
+			case source == "configMap" && (vol.ConfigMap == nil || vol.ConfigMap.Name != "emulator-ca" || vol.ConfigMap.Items[0].Key != "ca.pem"):
+				t.Errorf("volume %+v", vol.VolumeSource)
+			case source == "secret" && (vol.Secret == nil || vol.Secret.SecretName != "emulator-ca" || vol.Secret.Items[0].Key != "ca.pem"):
+				t.Errorf("volume %+v", vol.VolumeSource)
+			}
+		})
+	}
+}
+
+func TestTemplateWorkloadIdentity(t *testing.T) {
+	const clientID, tenantID = "11111111-2222-3333-4444-555555555555", "72f988bf-86f1-41af-91ab-2d7cd011db47"
+	m := render(t, map[string]any{
+		"platformIdentity": map[string]any{"enabled": true, "clientID": clientID, "tenantID": tenantID},
+		"serviceAccount":   map[string]any{"annotations": map[string]string{"example.com/owner": "platform"}},
+	})
+	sa := m.serviceAccount(t)
+	want := map[string]string{
+		"azure.workload.identity/client-id": clientID, "azure.workload.identity/tenant-id": tenantID, "example.com/owner": "platform",
+	}
+	if !equality.Semantic.DeepEqual(sa.Annotations, want) {
+		t.Errorf("ServiceAccount annotations %v, want %v", sa.Annotations, want)
+	}
+	if sa.Labels["azure.workload.identity/use"] != "true" {
+		t.Errorf("ServiceAccount labels %v", sa.Labels)
+	}
+	if got := m.deployment(t).Spec.Template.Labels["azure.workload.identity/use"]; got != "true" {
+		t.Errorf("pod label azure.workload.identity/use=%q, want \"true\"", got)
+	}
+}
+
+func TestTemplateServiceAccountTokenNames(t *testing.T) {
+	names := []string{"azure", "azure-ci"}
+	role := render(t, map[string]any{"rbac": map[string]any{"serviceAccountTokenNames": names}}).clusterRole(t)
+	generated := generatedRole(t).Rules
+
+	var tokenRules, others []rbacv1.PolicyRule
+	for _, r := range role.Rules {
+		if slices.Contains(r.Resources, "serviceaccounts/token") {
+			tokenRules = append(tokenRules, r)
+		} else {
+			others = append(others, r)
+		}
+	}
+	want := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"serviceaccounts/token"}, Verbs: []string{"create"}, ResourceNames: names}
+	if len(tokenRules) != 1 || !equality.Semantic.DeepEqual(tokenRules[0], want) {
+		t.Errorf("token rules %+v, want %+v", tokenRules, want)
+	}
+	var generatedOthers []rbacv1.PolicyRule
+	for _, r := range generated {
+		if !slices.Contains(r.Resources, "serviceaccounts/token") {
+			generatedOthers = append(generatedOthers, r)
+		}
+	}
+	if !equality.Semantic.DeepEqual(others, generatedOthers) {
+		t.Errorf("the other rules changed:\n got %+v\nwant %+v", others, generatedOthers)
+	}
+	for _, r := range role.Rules {
+		if len(r.ResourceNames) > 0 && !slices.Equal(r.Resources, []string{"serviceaccounts/token"}) {
+			t.Errorf("resourceNames leaked into rule %+v", r)
+		}
+	}
+}
+
+func TestTemplateValues(t *testing.T) {
+	t.Run("full", func(t *testing.T) {
+		m := render(t, fullValues())
+		d := m.deployment(t)
+		if *d.Spec.Replicas != 2 || d.Spec.Template.Spec.Containers[0].Image != "registry.example/aztenant:dev" {
+			t.Errorf("replicas %d image %q", *d.Spec.Replicas, d.Spec.Template.Spec.Containers[0].Image)
+		}
+		a := args(t, d)
+		wantFlag(t, a, "served-namespaces", "team-a,team-b")
+		wantFlag(t, a, "sync-period", "10m")
+		wantFlag(t, a, "default-reconcile-policy", "detach-on-delete")
+		wantFlag(t, a, "workers", "8")
+		wantFlag(t, a, "otlp-endpoint", "otel-collector.observability:4317")
+		wantFlag(t, a, "otlp-insecure", "")
+		wantFlag(t, a, "zap-log-level", "debug")
+		wantFlag(t, a, "zap-devel", "")
+		spec := d.Spec.Template.Spec
+		if spec.NodeSelector["kubernetes.io/os"] != "linux" || len(spec.Tolerations) != 1 || spec.Affinity == nil || spec.Affinity.PodAntiAffinity == nil {
+			t.Errorf("scheduling: nodeSelector %v tolerations %v affinity %+v", spec.NodeSelector, spec.Tolerations, spec.Affinity)
+		}
+		sms := m.ofKind("ServiceMonitor")
+		if len(sms) != 1 || sms[0].GetLabels()["release"] != "prom" {
+			t.Fatalf("ServiceMonitor %v", sms)
+		}
+		endpoints, _, _ := unstructured.NestedSlice(sms[0].Object, "spec", "endpoints")
+		if len(endpoints) != 1 || endpoints[0].(map[string]any)["port"] != "metrics" {
+			t.Errorf("ServiceMonitor endpoints %v", endpoints)
+		}
+	})
+	t.Run("image digest", func(t *testing.T) {
+		digest := "sha256:" + strings.Repeat("ab", 32)
+		d := render(t, map[string]any{"image": map[string]any{"digest": digest}}).deployment(t)
+		if got := d.Spec.Template.Spec.Containers[0].Image; got != "ghcr.io/aztenant/operator@"+digest {
+			t.Errorf("image %q", got)
+		}
+	})
+	t.Run("served all, metrics off, no leader election", func(t *testing.T) {
+		m := render(t, map[string]any{
+			"operator": map[string]any{"servedNamespaces": "all"}, "metrics": map[string]any{"enabled": false},
+			"leaderElection": map[string]any{"enabled": false},
+		})
+		d := m.deployment(t)
+		a := args(t, d)
+		wantFlag(t, a, "served-namespaces", "all")
+		wantFlag(t, a, "metrics-bind-address", "0")
+		wantNoFlag(t, a, "leader-elect")
+		wantNoFlag(t, a, "leader-election-namespace")
+		for _, p := range d.Spec.Template.Spec.Containers[0].Ports {
+			if p.Name == "metrics" {
+				t.Error("metrics port rendered with metrics off")
+			}
+		}
+		for _, kind := range []string{"Service", "Role", "RoleBinding", "ServiceMonitor"} {
+			if n := len(m.ofKind(kind)); n != 0 {
+				t.Errorf("%d %s rendered", n, kind)
+			}
+		}
+	})
+	t.Run("existing ServiceAccount, no RBAC", func(t *testing.T) {
+		m := render(t, map[string]any{"serviceAccount": map[string]any{"create": false, "name": "operator"}, "rbac": map[string]any{"create": false}})
+		for _, kind := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"} {
+			if n := len(m.ofKind(kind)); n != 0 {
+				t.Errorf("%d %s rendered", n, kind)
+			}
+		}
+		if got := m.deployment(t).Spec.Template.Spec.ServiceAccountName; got != "operator" {
+			t.Errorf("serviceAccountName %q", got)
+		}
+	})
+}
+
+// The schema and the templates refuse bad values with an error naming them.
+func TestValuesRefused(t *testing.T) {
+	const schemaErr = "values don't meet the specifications of the schema"
+	for _, tc := range []struct {
+		name   string
+		values map[string]any
+		want   []string
+	}{
+		{"unknown cloud", map[string]any{"azure": map[string]any{"cloud": "AzureGermanCloud"}},
+			[]string{schemaErr, "/azure/cloud", "AzurePublicCloud"}},
+		{"unknown reconcile policy", map[string]any{"operator": map[string]any{"defaultReconcilePolicy": "delete"}},
+			[]string{schemaErr, "/operator/defaultReconcilePolicy", "detach-on-delete"}},
+		{"unknown top-level key", map[string]any{"replicas": 2}, []string{schemaErr, "replicas"}},
+		{"misspelt nested key", map[string]any{"operator": map[string]any{"wrokers": 2}}, []string{schemaErr, "/operator", "wrokers"}},
+		{"no workers", map[string]any{"operator": map[string]any{"workers": 0}}, []string{schemaErr, "/operator/workers"}},
+		{"bad duration", map[string]any{"operator": map[string]any{"syncPeriod": "1 hour"}}, []string{schemaErr, "/operator/syncPeriod"}},
+		{"bad namespace name", map[string]any{"operator": map[string]any{"servedNamespaces": []string{"Team_A"}}}, []string{schemaErr, "/operator/servedNamespaces"}},
+		{"plain-HTTP authority", map[string]any{"azure": map[string]any{"authorityHost": "http://login.example"}}, []string{schemaErr, "/azure/authorityHost"}},
+		{"platform identity without client ID", map[string]any{"platformIdentity": map[string]any{"enabled": true}}, []string{schemaErr, "/platformIdentity"}},
+		{"client ID not a GUID", map[string]any{"platformIdentity": map[string]any{"enabled": true, "clientID": "my-app"}}, []string{schemaErr, "/platformIdentity/clientID"}},
+		{"bad pull policy", map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, []string{schemaErr, "/image/pullPolicy"}},
+		{"pattern of the wrong type", map[string]any{"crds": map[string]any{"pattern": 3}}, []string{schemaErr, "/crds/pattern"}},
+		{"weakened securityContext", map[string]any{"podSecurityContext": map[string]any{"runAsNonRoot": false}}, []string{schemaErr, "runAsNonRoot"}},
+		{"CA bundle from both sources", map[string]any{"azure": map[string]any{"caBundle": map[string]any{
+			"configMap": map[string]any{"name": "a"}, "secret": map[string]any{"name": "b"}}}},
+			[]string{"azure.caBundle: set configMap.name or secret.name, not both"}},
+		{"replicas without leader election", map[string]any{"replicaCount": 2, "leaderElection": map[string]any{"enabled": false}},
+			[]string{"replicaCount > 1 needs leaderElection.enabled"}},
+		{"ServiceMonitor without Service", map[string]any{"metrics": map[string]any{"service": map[string]any{"enabled": false}, "serviceMonitor": map[string]any{"enabled": true}}},
+			[]string{"metrics.serviceMonitor.enabled needs metrics.enabled and metrics.service.enabled"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := templateErr(t, tc.values)
+			if err == nil {
+				t.Fatalf("helm template accepted %v", tc.values)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("helm's error does not mention %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
