@@ -1,7 +1,9 @@
-// Package policy owns aztenant's Gatekeeper constraint library: the
-// ConstraintTemplates (each with a CEL K8sNativeValidation source and Rego),
-// sample constraints and gator suites under library/, laid out like the
-// gatekeeper-library. Its tests run every suite through gator verify with
-// both engines and evaluate the templates with the constraint framework,
-// passing Namespace objects for the namespace-driven rules.
+// Package policy owns aztenant's Gatekeeper constraint library and its
+// offline evaluation. library/ is laid out like the gatekeeper-library: one
+// directory per ConstraintTemplate (each with a CEL K8sNativeValidation
+// source and Rego that say the same thing), sample constraints with allowed
+// and disallowed examples, and a gator suite. Library exposes the embedded
+// files; Evaluate runs them with the constraint framework, passing Namespace
+// objects as Gatekeeper's webhook does, for `aztenant policy test` and the
+// operator's in-process guard.
 package policy
