@@ -1,8 +1,8 @@
-// Command aztenant is the project's CLI: today the local demo; later whoami,
-// onboard and policy test.
+// Command aztenant is the project's CLI: the local demo, whoami and policy test.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -16,9 +16,11 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDemoCommand(), newWhoamiCommand())
+	root.AddCommand(newDemoCommand(), newWhoamiCommand(), newPolicyCommand())
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
+		if !errors.Is(err, errViolations) {
+			fmt.Fprintln(os.Stderr, "error:", err)
+		}
 		os.Exit(1)
 	}
 }
