@@ -24,6 +24,7 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	@bash hack/tools/build.sh controller-gen >/dev/null
 	$(BIN)/controller-gen object paths=./api/...
 	$(BIN)/controller-gen crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=api/crds
+	rm -f charts/aztenant/crds-src/*.yaml && cp api/crds/*.yaml charts/aztenant/crds-src/
 	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... paths=./reconcilers/... output:rbac:artifacts:config=charts/aztenant/files
 
 .PHONY: verify-generate

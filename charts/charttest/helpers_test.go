@@ -25,7 +25,7 @@ import (
 	"github.com/aztenant/aztenant/internal/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) { testenv.Main(m, testenv.WithoutCRDs()) }
 
 const (
 	// kubeVersion is what `helm template` assumes: the chart's kubeVersion

@@ -20,7 +20,6 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/aztenant/aztenant/api"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/internal/testenv"
@@ -53,24 +52,8 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 	}
 	chart := chartDir(t)
 
-	// testenv installed the CRDs without Helm; start from a cluster without them,
-	// as a first install would.
-	generated, err := api.CRDs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, crd := range generated {
-		if err := c.Delete(ctx, crd.DeepCopy()); client.IgnoreNotFound(err) != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, crd := range generated {
-		waitFor(t, "CRD "+crd.Name+" deleted", func(ctx context.Context) (bool, error) {
-			err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, &apiextensionsv1.CustomResourceDefinition{})
-			return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
-		})
-	}
-
+	// testenv.WithoutCRDs (TestMain): the cluster starts without them, as a
+	// first install would.
 	mustCreate(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace, Labels: map[string]string{
 		"pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/warn": "restricted",
 	}}})

@@ -75,7 +75,7 @@ func policyTest(ctx context.Context, out io.Writer, paths []string, engine polic
 		if u.GetKind() == "Namespace" && u.GetAPIVersion() == "v1" {
 			var ns corev1.Namespace
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &ns); err != nil {
-				return fmt.Errorf("Namespace %s: %w", u.GetName(), err)
+				return fmt.Errorf("namespace %s: %w", u.GetName(), err)
 			}
 			namespaces = append(namespaces, &ns)
 		}

@@ -6,8 +6,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/identity"
@@ -104,7 +106,19 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	if err != nil {
 		return nil, err
 	}
+	log := ctrl.LoggerFrom(ctx).WithName("setup")
 	for _, k := range registry.Kinds() {
+		// The chart may install only some kinds' CRDs (crds.pattern): serve those.
+		gvk, err := apiutil.GVKForObject(k.New(), mgr.GetScheme())
+		if err != nil {
+			return nil, err
+		}
+		if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
+			log.Info("CRD not installed: not serving this kind", "kind", gvk.GroupKind().String())
+			continue
+		} else if err != nil {
+			return nil, err
+		}
 		r := &reconcilers.Reconciler{
 			Client: mgr.GetClient(), Kind: k, Registry: registry, Broker: broker,
 			Guards: []reconcilers.Guard{guard}, Expressions: exprs,

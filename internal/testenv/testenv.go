@@ -32,12 +32,25 @@ var (
 	startErr error
 )
 
+// Option changes what Main sets up.
+type Option func(*settings)
+
+type settings struct{ skipCRDs bool }
+
+// WithoutCRDs leaves the CRDs out, for tests that install them themselves
+// (the Helm chart's).
+func WithoutCRDs() Option { return func(s *settings) { s.skipCRDs = true } }
+
 // Main starts the control plane, installs the CRDs, runs the tests and stops the
 // control plane. On SIGINT or SIGTERM it stops the control plane before exiting;
 // if the test binary dies hard, the child processes die with it.
-func Main(m *testing.M) {
+func Main(m *testing.M, opts ...Option) {
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	env, startErr = start(ctx)
+	env, startErr = start(ctx, s)
 	cancel()
 
 	sigs := make(chan os.Signal, 1)
@@ -57,7 +70,7 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-func start(ctx context.Context) (*Env, error) {
+func start(ctx context.Context, s settings) (*Env, error) {
 	cp, err := controlplane.Start(ctx, controlplane.Options{})
 	if err != nil {
 		return nil, err
@@ -69,14 +82,16 @@ func start(ctx context.Context) (*Env, error) {
 			return nil, err
 		}
 	}
-	crds, err := api.CRDs()
-	if err != nil {
-		cp.Stop()
-		return nil, err
-	}
-	if _, err := envtest.InstallCRDs(cp.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: scheme}); err != nil {
-		cp.Stop()
-		return nil, fmt.Errorf("install CRDs: %w", err)
+	if !s.skipCRDs {
+		crds, err := api.CRDs()
+		if err != nil {
+			cp.Stop()
+			return nil, err
+		}
+		if _, err := envtest.InstallCRDs(cp.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: scheme}); err != nil {
+			cp.Stop()
+			return nil, fmt.Errorf("install CRDs: %w", err)
+		}
 	}
 	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
 	if err != nil {
