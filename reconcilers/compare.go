@@ -12,11 +12,16 @@ import (
 // read-only outputs) are not differences; neither are the paths in ignore
 // (write-only properties ARM never returns).
 func drift(desired, actual map[string]any, ignore []string) string {
+	return driftWith(desired, actual, ignore, nil)
+}
+
+// driftWith is drift with a kind's own notion of equivalent strings.
+func driftWith(desired, actual map[string]any, ignore []string, eq func(path, desired, observed string) bool) string {
 	skip := make(map[string]bool, len(ignore))
 	for _, p := range ignore {
 		skip[p] = true
 	}
-	if d := diffValue("", desired, actual, skip); d != "" {
+	if d := (differ{skip: skip, eq: eq}).diff("", desired, actual); d != "" {
 		return d
 	}
 	// Tags are the user's whole set, not a subset: one added in the portal is drift too.
@@ -31,8 +36,13 @@ func drift(desired, actual map[string]any, ignore []string) string {
 	return ""
 }
 
-func diffValue(path string, want, got any, skip map[string]bool) string {
-	if skip[path] {
+type differ struct {
+	skip map[string]bool
+	eq   func(path, desired, observed string) bool
+}
+
+func (d differ) diff(path string, want, got any) string {
+	if d.skip[path] {
 		return ""
 	}
 	switch w := want.(type) {
@@ -45,8 +55,8 @@ func diffValue(path string, want, got any, skip map[string]bool) string {
 			return orRoot(path)
 		}
 		for k, wv := range w {
-			if d := diffValue(join(path, k), wv, lookupFold(g, k), skip); d != "" {
-				return d
+			if p := d.diff(join(path, k), wv, lookupFold(g, k)); p != "" {
+				return p
 			}
 		}
 		return ""
@@ -59,8 +69,8 @@ func diffValue(path string, want, got any, skip map[string]bool) string {
 			return orRoot(path)
 		}
 		for i := range w {
-			if d := diffValue(fmt.Sprintf("%s[%d]", path, i), w[i], g[i], skip); d != "" {
-				return d
+			if p := d.diff(fmt.Sprintf("%s[%d]", path, i), w[i], g[i]); p != "" {
+				return p
 			}
 		}
 		return ""
@@ -79,7 +89,7 @@ func diffValue(path string, want, got any, skip map[string]bool) string {
 			return ""
 		}
 		// ARM echoes enum values and IDs in its own casing.
-		if !strings.EqualFold(w, g) {
+		if !strings.EqualFold(w, g) && (d.eq == nil || !d.eq(path, w, g)) {
 			return path
 		}
 		return ""

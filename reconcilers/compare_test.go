@@ -2,8 +2,24 @@ package reconcilers
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
+
+// A kind may accept a more precise observed value than the one requested.
+func TestDriftWithEquivalence(t *testing.T) {
+	desired := map[string]any{"properties": map[string]any{"redisVersion": "6"}}
+	redis := func(path, w, g string) bool { return path == "properties.redisVersion" && strings.HasPrefix(g, w+".") }
+	for observed, want := range map[string]string{"6.0.20": "", "6": "", "7.2.4": "properties.redisVersion", "60.1": "properties.redisVersion"} {
+		actual := map[string]any{"properties": map[string]any{"redisVersion": observed}}
+		if got := driftWith(desired, actual, nil, redis); got != want {
+			t.Errorf("observed %q: drift %q, want %q", observed, got, want)
+		}
+	}
+	if got := drift(desired, map[string]any{"properties": map[string]any{"redisVersion": "6.0.20"}}, nil); got == "" {
+		t.Error("without the kind's equivalence, 6.0.20 must differ from 6")
+	}
+}
 
 func TestDrift(t *testing.T) {
 	cases := []struct {

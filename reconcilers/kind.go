@@ -66,6 +66,15 @@ type Resolver interface {
 	DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error)
 }
 
+// Equivalencer is implemented by kinds where ARM reports a string property
+// in a more precise form than the one requested (Redis answers "6.0.20" to
+// "6"), which would otherwise be drift at every sync.
+type Equivalencer interface {
+	// Equivalent reports whether observed satisfies desired at path (dotted,
+	// as in IgnoreOnCompare); it is asked only when they differ.
+	Equivalent(path, desired, observed string) bool
+}
+
 // SecretSource is implemented by kinds that export secrets (keys, connection
 // strings) obtained with an ARM action such as listKeys.
 type SecretSource interface {

@@ -158,9 +158,13 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 	if ci, ok := r.Kind.(CompareIgnorer); ok {
 		ignore = ci.IgnoreOnCompare()
 	}
+	var eq func(path, desired, observed string) bool
+	if e, ok := r.Kind.(Equivalencer); ok {
+		eq = e.Equivalent
+	}
 	diff := "(absent)"
 	if actual != nil {
-		diff = drift(desired, actual, ignore)
+		diff = driftWith(desired, actual, ignore, eq)
 	}
 	if diff != "" {
 		if actual == nil && st.ID == "" {

@@ -3,6 +3,7 @@ package kinds
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -42,6 +43,12 @@ func (Redis) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
 	}
 	putInt(props, "shardCount", sp.ShardCount)
 	return map[string]any{"location": sp.Location, "tags": putTags(sp.Tags), "properties": props}, nil
+}
+
+// Equivalent accepts the patch version ARM reports for the requested major
+// (or major.minor) Redis version: "6" is satisfied by "6.0.20".
+func (Redis) Equivalent(path, desired, observed string) bool {
+	return path == "properties.redisVersion" && strings.HasPrefix(observed, desired+".")
 }
 
 func (Redis) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
