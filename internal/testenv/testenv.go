@@ -71,7 +71,15 @@ func Main(m *testing.M, opts ...Option) {
 }
 
 func start(ctx context.Context, s settings) (*Env, error) {
-	cp, err := controlplane.Start(ctx, controlplane.Options{})
+	// Ports are picked free and then bound by the servers; another test
+	// package starting at the same moment can take one in between. Retry.
+	var cp *controlplane.ControlPlane
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		if cp, err = controlplane.Start(ctx, controlplane.Options{}); err == nil {
+			break
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
