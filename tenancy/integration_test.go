@@ -186,7 +186,9 @@ func TestTenantControllerOnAPIServer(t *testing.T) {
 		})
 		if err := c.Create(ctx, bad); err != nil {
 			if apierrors.IsInvalid(err) {
-				t.Skipf("API server validates selectors itself: %v", err)
+				// Refused at apply time is as good for the user as the condition.
+				t.Logf("the API server refused the selector itself: %v", err)
+				return
 			}
 			t.Fatal(err)
 		}
