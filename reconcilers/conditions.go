@@ -29,6 +29,7 @@ const (
 	ReasonExportConflict      = "ExportConflict"
 	ReasonExportFailed        = "ExportFailed"
 	ReasonExpressionFailed    = "ExpressionFailed"
+	ReasonGuardFailed         = "GuardFailed"
 	ReasonInvalidSpec         = "InvalidSpec"
 	// ReasonReferenceNotFound: a Secret, key or object the spec refers to
 	// (such as an administrator password) is missing from the namespace.

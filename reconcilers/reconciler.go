@@ -239,7 +239,9 @@ func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (a
 		if err := g.Admit(ctx, obj, target); err != nil {
 			var reasoned interface{ Reason() string }
 			if !errors.As(err, &reasoned) {
-				return armCalls{}, scope, "", nil, reconcile.Result{}
+				// The guard could not decide: fail closed and try again.
+				s := failed(ReasonGuardFailed, "could not check the request before calling Azure: "+err.Error(), false)
+				return armCalls{}, scope, "", &s, reconcile.Result{RequeueAfter: 30 * time.Second}
 			}
 			s := failed(reasoned.Reason(), err.Error(), true)
 			// Tenants change without touching this object: look again later.

@@ -1,21 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/aztenant/aztenant/policy"
 )
@@ -61,13 +56,9 @@ func parseEngine(s string) (policy.Engine, error) {
 }
 
 func policyTest(ctx context.Context, out io.Writer, paths []string, engine policy.Engine) error {
-	var objs []*unstructured.Unstructured
-	for _, p := range paths {
-		got, err := readManifests(p)
-		if err != nil {
-			return err
-		}
-		objs = append(objs, got...)
+	objs, err := policy.ReadManifests(paths...)
+	if err != nil {
+		return err
 	}
 	var namespaces []*corev1.Namespace
 	haveConstraint := false
@@ -122,49 +113,11 @@ func sampleConstraints() ([]*unstructured.Unstructured, error) {
 		if err != nil {
 			return nil, err
 		}
-		objs, err := decodeManifests(f, data)
+		objs, err := policy.DecodeManifests(f, data)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, objs...)
 	}
 	return out, nil
-}
-
-func readManifests(path string) ([]*unstructured.Unstructured, error) {
-	var out []*unstructured.Unstructured
-	err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		ext := strings.ToLower(filepath.Ext(p))
-		if d.IsDir() || (ext != ".yaml" && ext != ".yml" && ext != ".json") {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		objs, err := decodeManifests(p, data)
-		out = append(out, objs...)
-		return err
-	})
-	return out, err
-}
-
-func decodeManifests(name string, data []byte) ([]*unstructured.Unstructured, error) {
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var out []*unstructured.Unstructured
-	for {
-		var m map[string]any
-		if err := dec.Decode(&m); errors.Is(err, io.EOF) {
-			return out, nil
-		} else if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(m) == 0 {
-			continue
-		}
-		out = append(out, &unstructured.Unstructured{Object: m})
-	}
 }

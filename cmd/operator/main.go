@@ -18,6 +18,7 @@ import (
 
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/operator"
+	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
@@ -27,6 +28,7 @@ type options struct {
 	leaderElectionNS       string
 	defaultPolicy          string
 	otlpEndpoint           string
+	policyConstraints      []string
 	otlpInsecure           bool
 	cloud                  identity.CloudFlags
 	cfg                    operator.Config
@@ -47,6 +49,7 @@ func main() {
 	fs.Var(&o.cfg.Served, "served-namespaces", "which namespaces the operator serves: tenants (those selected by some Tenant), all, or a comma-separated list")
 	fs.StringVar(&o.otlpEndpoint, "otlp-endpoint", "", "host:port of an OTLP/gRPC collector to send traces to; empty disables tracing")
 	fs.BoolVar(&o.otlpInsecure, "otlp-insecure", false, "send traces without TLS")
+	fs.StringSliceVar(&o.policyConstraints, "policy-constraints", nil, "files or folders of Gatekeeper constraints of the aztenant policy library to enforce in the operator before any ARM call (a cluster without Gatekeeper is protected too)")
 	o.cloud.Bind(fs)
 	zopts := zap.Options{}
 	zfs := flag.NewFlagSet("zap", flag.ExitOnError)
@@ -65,13 +68,18 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 	if o.cfg.TokenExpiry < 10*time.Minute {
 		return fmt.Errorf("--serviceaccount-token-expiry %s is below the API server's minimum of 10m", o.cfg.TokenExpiry)
 	}
-	policy, err := reconcilers.ParsePolicy(o.defaultPolicy)
+	reconcilePolicy, err := reconcilers.ParsePolicy(o.defaultPolicy)
 	if err != nil {
 		return fmt.Errorf("--default-reconcile-policy: %w", err)
 	}
-	o.cfg.DefaultPolicy = policy
+	o.cfg.DefaultPolicy = reconcilePolicy
 	if o.cfg.Cloud, err = o.cloud.Cloud(); err != nil {
 		return err
+	}
+	if len(o.policyConstraints) > 0 {
+		if o.cfg.PolicyConstraints, err = policy.ReadManifests(o.policyConstraints...); err != nil {
+			return fmt.Errorf("--policy-constraints: %w", err)
+		}
 	}
 	if o.otlpEndpoint != "" {
 		shutdown, err := operator.Tracing(ctx, o.otlpEndpoint, o.otlpInsecure)

@@ -2,9 +2,11 @@ package operator
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/reconcilers/expressions"
 	"github.com/aztenant/aztenant/reconcilers/kinds"
@@ -32,6 +35,10 @@ type Config struct {
 	Workers int
 	// PollInterval for unfinished long-running operations (default 2s).
 	PollInterval time.Duration
+	// PolicyConstraints, when set, are Gatekeeper constraints (and extra
+	// ConstraintTemplates) of the policy library the operator enforces itself
+	// before any ARM call.
+	PolicyConstraints []*unstructured.Unstructured
 }
 
 // Parts are the wired components, for tests to inspect.
@@ -101,7 +108,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		return nil, err
 	}
 
-	guard := tenancy.NewGuard(dir)
+	guards := []reconcilers.Guard{tenancy.NewGuard(dir)}
+	if len(cfg.PolicyConstraints) > 0 {
+		pg, err := policy.NewGuard(ctx, mgr.GetClient(), mgr.GetScheme(), cfg.PolicyConstraints, policy.EngineDefault)
+		if err != nil {
+			return nil, fmt.Errorf("policy constraints: %w", err)
+		}
+		guards = append(guards, pg)
+	}
 	exprs, err := expressions.New(expressions.Options{})
 	if err != nil {
 		return nil, err
@@ -121,7 +135,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		}
 		r := &reconcilers.Reconciler{
 			Client: mgr.GetClient(), Kind: k, Registry: registry, Broker: broker,
-			Guards: []reconcilers.Guard{guard}, Expressions: exprs,
+			Guards: guards, Expressions: exprs,
 			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
 			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
 		}
