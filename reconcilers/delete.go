@@ -75,7 +75,7 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 func (r *Reconciler) children(ctx context.Context, obj azurev1alpha1.Resource) (int, string, error) {
 	gk := r.Registry.groupKindOf(r.Kind)
 	for _, k := range r.Registry.childrenOf(gk) {
-		list, err := r.listOf(k)
+		list, err := r.Registry.newList(k)
 		if err != nil {
 			return 0, "", err
 		}

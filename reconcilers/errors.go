@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/aztenant/aztenant/tenancy/armlimit"
 )
 
 // classified is an ARM failure sorted into what the reconciler does next.
@@ -28,10 +29,13 @@ func classify(err error, principal string) classified {
 	if !errors.As(err, &re) {
 		return classified{state: failed(ReasonAzureUnavailable, err.Error(), false), retryAfter: 30 * time.Second}
 	}
-	msg := fmt.Sprintf("%s %d %s: %s", re.RawResponse.Request.Method, re.StatusCode, re.ErrorCode, armMessage(re))
+	msg := fmt.Sprintf("%d %s: %s", re.StatusCode, re.ErrorCode, errorMessageOf(re))
+	if re.RawResponse != nil && re.RawResponse.Request != nil {
+		msg = re.RawResponse.Request.Method + " " + msg
+	}
 	switch {
 	case re.StatusCode == http.StatusTooManyRequests || re.StatusCode >= 500 || re.StatusCode == http.StatusRequestTimeout:
-		return classified{state: failed(ReasonAzureUnavailable, msg, false), retryAfter: retryAfter(re.RawResponse, 15*time.Second)}
+		return classified{state: failed(ReasonAzureUnavailable, msg, false), retryAfter: armlimit.RetryAfter(re.RawResponse, 15*time.Second)}
 	case re.StatusCode == http.StatusForbidden || re.StatusCode == http.StatusUnauthorized:
 		return classified{state: failed(ReasonAuthorizationFailed,
 			fmt.Sprintf("identity %s is not allowed to do this: %s", principal, msg), false), retryAfter: 5 * time.Minute}
@@ -43,34 +47,13 @@ func classify(err error, principal string) classified {
 	}
 }
 
-// armMessage extracts ARM's error message from the response error text.
-func armMessage(re *azcore.ResponseError) string {
-	if re.RawResponse == nil {
-		return re.Error()
-	}
-	return errorMessageOf(re)
-}
-
-func retryAfter(resp *http.Response, fallback time.Duration) time.Duration {
-	if resp == nil {
-		return fallback
-	}
-	for _, h := range []string{"retry-after-ms", "x-ms-retry-after-ms"} {
-		if v, err := strconv.Atoi(resp.Header.Get(h)); err == nil && v > 0 {
-			return time.Duration(v) * time.Millisecond
-		}
-	}
-	if v, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && v > 0 {
-		return time.Duration(v) * time.Second
-	}
-	return fallback
-}
-
 // errorMessageOf reads ARM's {"error":{"code","message"}} from the response
 // (azcore keeps the body readable after building the error).
 func errorMessageOf(re *azcore.ResponseError) string {
-	body, err := runtime.Payload(re.RawResponse)
-	if err == nil {
+	if re.RawResponse == nil {
+		return re.Error()
+	}
+	if body, err := runtime.Payload(re.RawResponse); err == nil {
 		var e struct {
 			Error struct{ Message string } `json:"error"`
 		}

@@ -318,17 +318,18 @@ func (r *Reconciler) ensureOwnerReference(ctx context.Context, obj, before azure
 	if ref == nil || ref.Name == "" || gk.Empty() {
 		return nil
 	}
+	// Steady state: the reference is already there, no need to read the owner.
+	for _, or := range obj.GetOwnerReferences() {
+		if or.Name == ref.Name && or.Kind == gk.Kind {
+			return nil
+		}
+	}
 	owner, err := r.Registry.newObject(gk)
 	if err != nil {
 		return nil
 	}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}, owner); err != nil {
 		return nil // parentID has reported it already
-	}
-	for _, or := range obj.GetOwnerReferences() {
-		if or.UID == owner.GetUID() {
-			return nil
-		}
 	}
 	if err := controllerutil.SetOwnerReference(owner, obj, r.Client.Scheme()); err != nil {
 		return err

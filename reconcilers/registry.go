@@ -19,18 +19,20 @@ import (
 type Registry struct {
 	scheme *runtime.Scheme
 	kinds  map[schema.GroupKind]Kind
+	gvks   map[Kind]schema.GroupVersionKind
 	order  []schema.GroupKind
 }
 
 // NewRegistry registers kinds whose types are in scheme.
 func NewRegistry(scheme *runtime.Scheme, kinds ...Kind) (*Registry, error) {
-	r := &Registry{scheme: scheme, kinds: map[schema.GroupKind]Kind{}}
+	r := &Registry{scheme: scheme, kinds: map[schema.GroupKind]Kind{}, gvks: map[Kind]schema.GroupVersionKind{}}
 	for _, k := range kinds {
 		gvk, err := apiutil.GVKForObject(k.New(), scheme)
 		if err != nil {
 			return nil, fmt.Errorf("kind %s: %w", k.ResourceType(), err)
 		}
 		r.kinds[gvk.GroupKind()] = k
+		r.gvks[k] = gvk
 		r.order = append(r.order, gvk.GroupKind())
 	}
 	return r, nil
@@ -53,13 +55,17 @@ func (r *Registry) newObject(gk schema.GroupKind) (azurev1alpha1.Resource, error
 	return k.New(), nil
 }
 
-func (r *Registry) groupKindOf(k Kind) schema.GroupKind {
-	for gk, kk := range r.kinds {
-		if kk == k {
-			return gk
-		}
+func (r *Registry) groupKindOf(k Kind) schema.GroupKind { return r.gvks[k].GroupKind() }
+
+// newList returns an empty list object of a registered kind.
+func (r *Registry) newList(k Kind) (client.ObjectList, error) {
+	gvk := r.gvks[k]
+	gvk.Kind += "List"
+	o, err := r.scheme.New(gvk)
+	if err != nil {
+		return nil, fmt.Errorf("list type of %s: %w", gvk, err)
 	}
-	return schema.GroupKind{}
+	return o.(client.ObjectList), nil
 }
 
 // childrenOf lists the kinds whose owner is gk.
@@ -80,16 +86,10 @@ func (r *Registry) InUse(c client.Reader) func(ctx context.Context, namespace st
 	return func(ctx context.Context, namespace string) (int, error) {
 		n := 0
 		for _, gk := range r.order {
-			gvk, err := apiutil.GVKForObject(r.kinds[gk].New(), r.scheme)
+			list, err := r.newList(r.kinds[gk])
 			if err != nil {
 				return 0, err
 			}
-			gvk.Kind += "List"
-			o, err := r.scheme.New(gvk)
-			if err != nil {
-				return 0, err
-			}
-			list := o.(client.ObjectList)
 			if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
 				return 0, err
 			}

@@ -2,7 +2,6 @@ package reconcilers
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -106,7 +105,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 // inNamespace enqueues every object of the kind in the event's namespace that
 // is not Ready (an Identity appeared or changed).
 func (r *Reconciler) inNamespace(ctx context.Context, o client.Object) []reconcile.Request {
-	list, err := r.listOf(r.Kind)
+	list, err := r.Registry.newList(r.Kind)
 	if err != nil {
 		return nil
 	}
@@ -126,7 +125,7 @@ func (r *Reconciler) inNamespace(ctx context.Context, o client.Object) []reconci
 
 // childrenOfOwner enqueues the objects naming o as owner.
 func (r *Reconciler) childrenOfOwner(ctx context.Context, o client.Object) []reconcile.Request {
-	list, err := r.listOf(r.Kind)
+	list, err := r.Registry.newList(r.Kind)
 	if err != nil {
 		return nil
 	}
@@ -139,20 +138,6 @@ func (r *Reconciler) childrenOfOwner(ctx context.Context, o client.Object) []rec
 		return nil
 	})
 	return reqs
-}
-
-// listOf returns an empty list object for a kind.
-func (r *Reconciler) listOf(k Kind) (client.ObjectList, error) {
-	gvk, err := apiutil.GVKForObject(k.New(), r.Client.Scheme())
-	if err != nil {
-		return nil, err
-	}
-	gvk.Kind += "List"
-	o, err := r.Client.Scheme().New(gvk)
-	if err != nil {
-		return nil, fmt.Errorf("list type of %s: %w", gvk, err)
-	}
-	return o.(client.ObjectList), nil
 }
 
 func lenOf(list client.ObjectList) int { return meta.LenList(list) }

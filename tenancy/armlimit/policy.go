@@ -26,12 +26,17 @@ func (p limitPolicy) Do(req *policy.Request) (*http.Response, error) {
 	}
 	resp, err := req.Next()
 	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
-		p.l.Backoff(p.key, write, retryAfter(resp))
+		p.l.Backoff(p.key, write, RetryAfter(resp, time.Second))
 	}
 	return resp, err
 }
 
-func retryAfter(resp *http.Response) time.Duration {
+// RetryAfter reads how long ARM asked the caller to wait, preferring the
+// millisecond headers the SDK also prefers; fallback when there is none.
+func RetryAfter(resp *http.Response, fallback time.Duration) time.Duration {
+	if resp == nil {
+		return fallback
+	}
 	for _, h := range []string{"retry-after-ms", "x-ms-retry-after-ms"} {
 		if v, err := strconv.Atoi(resp.Header.Get(h)); err == nil && v > 0 {
 			return time.Duration(v) * time.Millisecond
@@ -40,5 +45,5 @@ func retryAfter(resp *http.Response) time.Duration {
 	if v, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && v > 0 {
 		return time.Duration(v) * time.Second
 	}
-	return time.Second
+	return fallback
 }
