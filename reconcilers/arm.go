@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
@@ -53,9 +55,65 @@ func (a armCalls) delete(ctx context.Context, id string) (*runtime.Poller[json.R
 	return runtime.NewPoller[json.RawMessage](resp, a.client.Pipeline(), nil)
 }
 
-// resume continues a long-running operation from its resume token.
+// resume continues a long-running operation from its resume token. The token
+// lives in status, which a user with status access could write: a token
+// pointing anywhere but the ARM endpoint would send the namespace's bearer
+// token there, so such a token is refused (and the caller falls back to GET).
 func (a armCalls) resume(token string) (*runtime.Poller[json.RawMessage], error) {
+	if err := tokenStaysOn(token, a.client.Endpoint()); err != nil {
+		return nil, err
+	}
 	return runtime.NewPollerFromResumeToken[json.RawMessage](token, a.client.Pipeline(), nil)
+}
+
+// errForeignResumeToken: a resume token naming a URL off the ARM endpoint.
+var errForeignResumeToken = errors.New("resume token names a URL outside the ARM endpoint")
+
+// tokenStaysOn checks that every URL in a resume token (whatever its layout,
+// which is the SDK's) has the ARM endpoint's scheme and host.
+func tokenStaysOn(token, endpoint string) error {
+	ep, err := url.Parse(endpoint)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal([]byte(token), &v); err != nil {
+		return err
+	}
+	var walk func(any) error
+	walk = func(v any) error {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, e := range v {
+				if err := walk(e); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for _, e := range v {
+				if err := walk(e); err != nil {
+					return err
+				}
+			}
+		case string:
+			// Tokens nest JSON documents as strings.
+			if t := strings.TrimSpace(v); strings.HasPrefix(t, "{") {
+				var inner any
+				if json.Unmarshal([]byte(t), &inner) == nil {
+					return walk(inner)
+				}
+			}
+			u, err := url.Parse(v)
+			if err != nil || u.Host == "" {
+				return nil
+			}
+			if !strings.EqualFold(u.Scheme, ep.Scheme) || !strings.EqualFold(u.Host, ep.Host) {
+				return errForeignResumeToken
+			}
+		}
+		return nil
+	}
+	return walk(v)
 }
 
 // action POSTs to id/action (listKeys and the like).
