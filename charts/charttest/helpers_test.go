@@ -182,10 +182,22 @@ func (m manifest) serviceAccount(t testing.TB) *corev1.ServiceAccount {
 	return &sa
 }
 
+// clusterRole is the operator's ClusterRole (not the users' roles).
 func (m manifest) clusterRole(t testing.TB) *rbacv1.ClusterRole {
 	t.Helper()
+	return m.clusterRoleNamed(t, fullname)
+}
+
+func (m manifest) clusterRoleNamed(t testing.TB, name string) *rbacv1.ClusterRole {
+	t.Helper()
+	var named manifest
+	for _, o := range m.ofKind("ClusterRole") {
+		if o.GetName() == name {
+			named = append(named, o)
+		}
+	}
 	var r rbacv1.ClusterRole
-	m.one(t, "ClusterRole", &r)
+	named.one(t, "ClusterRole", &r)
 	return &r
 }
 

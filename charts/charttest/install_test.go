@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -163,6 +164,45 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 			if sar.Status.Allowed != tc.want {
 				t.Errorf("%s %s/%s %s.%s %q: allowed %t, want %t (%s)", tc.attrs.Verb, tc.attrs.Resource, tc.attrs.Subresource,
 					tc.attrs.Namespace, tc.attrs.Group, tc.attrs.Name, sar.Status.Allowed, tc.want, sar.Status.Reason)
+			}
+		}
+	})
+
+	t.Run("namespace editors may declare Azure resources but not pick an identity", func(t *testing.T) {
+		cs, err := kubernetes.NewForConfig(env.Config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Aggregation into the default edit role needs kube-controller-manager,
+		// which this control plane does not run: bind the chart's roles
+		// directly, as the aggregation would.
+		for _, role := range []string{fullname + "-edit", fullname + "-view"} {
+			mustCreate(t, c, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role, Namespace: "team-a"},
+				Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: "dev-a", APIGroup: rbacv1.GroupName}},
+				RoleRef:  rbacv1.RoleRef{Kind: "ClusterRole", Name: role, APIGroup: rbacv1.GroupName}})
+		}
+		for _, tc := range []struct {
+			attrs authorizationv1.ResourceAttributes
+			want  bool
+		}{
+			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "create", Group: "resources.aztenant.io", Resource: "resourcegroups"}, true},
+			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "delete", Group: "storage.aztenant.io", Resource: "storageaccounts"}, true},
+			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "get", Group: "identity.aztenant.io", Resource: "identities"}, true},
+			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "list", Group: "containerservice.aztenant.io", Resource: "managedclusters"}, true},
+			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "create", Group: "identity.aztenant.io", Resource: "identities"}, false},
+			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "update", Group: "resources.aztenant.io", Resource: "resourcegroups", Subresource: "status"}, false},
+			{authorizationv1.ResourceAttributes{Namespace: "team-b", Verb: "create", Group: "resources.aztenant.io", Resource: "resourcegroups"}, false},
+			{authorizationv1.ResourceAttributes{Verb: "create", Group: "tenancy.aztenant.io", Resource: "tenants"}, false},
+		} {
+			sar, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User: "dev-a", Groups: []string{"system:authenticated"}, ResourceAttributes: &tc.attrs,
+			}}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sar.Status.Allowed != tc.want {
+				t.Errorf("dev-a %s %s/%s in %q (%s): allowed %t, want %t", tc.attrs.Verb, tc.attrs.Resource, tc.attrs.Subresource,
+					tc.attrs.Namespace, tc.attrs.Group, sar.Status.Allowed, tc.want)
 			}
 		}
 	})

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -114,7 +115,7 @@ func TestTemplateDefaults(t *testing.T) {
 		}
 	}
 	wantKinds := map[string]int{
-		"CustomResourceDefinition": 13, "ServiceAccount": 1, "ClusterRole": 1, "ClusterRoleBinding": 1,
+		"CustomResourceDefinition": 13, "ServiceAccount": 1, "ClusterRole": 3, "ClusterRoleBinding": 1,
 		"Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1,
 	}
 	if !equality.Semantic.DeepEqual(kinds, wantKinds) {
@@ -534,5 +535,44 @@ func TestValuesRefused(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The users' roles name every namespaced kind the chart installs, so a new
+// kind cannot be forgotten; edit never includes Identities or any status.
+func TestTemplateUserRoles(t *testing.T) {
+	m := render(t, nil)
+	edit, view := m.clusterRoleNamed(t, fullname+"-edit"), m.clusterRoleNamed(t, fullname+"-view")
+	if edit.Labels["rbac.authorization.k8s.io/aggregate-to-edit"] != "true" || view.Labels["rbac.authorization.k8s.io/aggregate-to-view"] != "true" {
+		t.Errorf("user roles not aggregated: edit %v, view %v", edit.Labels, view.Labels)
+	}
+	granted := func(r *rbacv1.ClusterRole) map[string]bool {
+		out := map[string]bool{}
+		for _, rule := range r.Rules {
+			for _, g := range rule.APIGroups {
+				for _, res := range rule.Resources {
+					if res == "*" || strings.Contains(res, "/") {
+						t.Errorf("%s grants %q in %s: status and other subresources are the operator's", r.Name, res, g)
+					}
+					out[res+"."+g] = true
+				}
+			}
+		}
+		return out
+	}
+	edits, views := granted(edit), granted(view)
+	for name, crd := range m.crds(t) {
+		if crd.Spec.Scope != apiextensionsv1.NamespaceScoped {
+			continue
+		}
+		if !views[name] {
+			t.Errorf("%s-view does not let users read %s", fullname, name)
+		}
+		if wantEdit := crd.Spec.Group != "identity.aztenant.io"; edits[name] != wantEdit {
+			t.Errorf("%s-edit grants %s: %t, want %t", fullname, name, edits[name], wantEdit)
+		}
+	}
+	if none := render(t, map[string]any{"rbac": map[string]any{"aggregateToDefaultRoles": false}}); len(none.ofKind("ClusterRole")) != 1 {
+		t.Errorf("aggregateToDefaultRoles=false still renders %d ClusterRoles", len(none.ofKind("ClusterRole")))
 	}
 }
