@@ -8,6 +8,7 @@ import (
 // Azure. Only the platform team can write it: it is cluster-scoped.
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.namespaces) && size(self.namespaces) > 0) || has(self.namespaceSelector)",message="select namespaces by name (namespaces) or by label (namespaceSelector)"
+// +kubebuilder:validation:XValidation:rule="!has(self.onboarding) || !has(self.onboarding.subscription) || self.onboarding.subscription in self.subscriptions",message="onboarding.subscription must be one of subscriptions"
 type TenantSpec struct {
 	// Namespaces selects namespaces by name.
 	// +optional
@@ -51,6 +52,71 @@ type TenantSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
 	Weight int32 `json:"weight,omitempty"`
+
+	// Onboarding, when set, has the operator give each selected namespace its
+	// own Azure identity with the platform identity (operator flag
+	// --platform-identity): the resource groups, a user-assigned managed
+	// identity federated with the namespace's ServiceAccount, role assignments
+	// on those resource groups only, the ServiceAccount and the "default"
+	// Identity. Removing it (or deleting the Tenant) removes what it created.
+	// +optional
+	Onboarding *TenantOnboarding `json:"onboarding,omitempty"`
+}
+
+// TenantOnboarding is what the operator creates for each selected namespace.
+// Resource-group names must also match spec.resourceGroups; the operator
+// checks that with the same matcher its guard uses and reports
+// ResourceGroupNotAllowed otherwise.
+//
+// +kubebuilder:validation:XValidation:rule="!self.resourceGroups.exists(rg, rg.lowerAscii() == self.identityResourceGroup.lowerAscii())",message="identityResourceGroup must not be one of resourceGroups: the namespaces get roles on those, and a role on their own identity would let them federate it elsewhere"
+type TenantOnboarding struct {
+	// ResourceGroups to create (when missing) in the subscription; the
+	// namespaces' identities get Roles on each of them and nothing wider.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=set
+	// +kubebuilder:validation:items:Pattern=`^[-\w\._\(\)]{0,89}[-\w_\(\)]$`
+	// +kubebuilder:validation:items:MaxLength=90
+	ResourceGroups []string `json:"resourceGroups"`
+
+	// Location of created resource groups and identities (ARM name, "westeurope").
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Location string `json:"location"`
+
+	// Subscription to onboard into; defaults to the first of spec.subscriptions.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$`
+	Subscription string `json:"subscription,omitempty"`
+
+	// IdentityResourceGroup holds the namespaces' managed identities (named
+	// aztenant-<namespace>). It is the platform team's: the namespaces get no
+	// role on it. Created when missing.
+	// +optional
+	// +kubebuilder:default=platform-identities
+	// +kubebuilder:validation:Pattern=`^[-\w\._\(\)]{0,89}[-\w_\(\)]$`
+	// +kubebuilder:validation:MaxLength=90
+	IdentityResourceGroup string `json:"identityResourceGroup,omitempty"`
+
+	// Roles are built-in role names granted on each resource group. Roles that
+	// can grant access (Owner, User Access Administrator, Role Based Access
+	// Control Administrator) are refused: a namespace must not widen its own
+	// allowance.
+	// +optional
+	// +kubebuilder:default={"Contributor"}
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=64
+	// +listType=set
+	// +kubebuilder:validation:XValidation:rule="!self.exists(r, r in ['Owner', 'User Access Administrator', 'Role Based Access Control Administrator'])",message="Owner, User Access Administrator and Role Based Access Control Administrator can grant access and are not allowed for onboarded namespaces"
+	Roles []string `json:"roles,omitempty"`
+
+	// ServiceAccountName is the ServiceAccount federated in each namespace.
+	// +optional
+	// +kubebuilder:default=azure
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 }
 
 // TenantStatus reports which namespaces the Tenant currently selects.
@@ -66,6 +132,79 @@ type TenantStatus struct {
 	// Namespaces currently selected, sorted.
 	// +optional
 	Namespaces []string `json:"namespaces,omitempty"`
+	// Onboarding reports each onboarding step and records what onboarding
+	// created, which is exactly what offboarding deletes.
+	// +optional
+	Onboarding *OnboardingStatus `json:"onboarding,omitempty"`
+}
+
+// Onboarding step names, in the order they run for a namespace.
+const (
+	StepResourceGroups      = "ResourceGroups"
+	StepManagedIdentity     = "ManagedIdentity"
+	StepFederatedCredential = "FederatedCredential"
+	StepRoleAssignments     = "RoleAssignments"
+	StepServiceAccount      = "ServiceAccount"
+	StepIdentity            = "Identity"
+)
+
+// Onboarding step states.
+const (
+	StepReady    = "Ready"
+	StepFailed   = "Failed"
+	StepPending  = "Pending"
+	StepDeleting = "Deleting"
+)
+
+// OnboardingStatus is the progress of onboarding and the record offboarding
+// works from.
+type OnboardingStatus struct {
+	// ObservedGeneration is the spec generation the steps describe.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Steps, one per namespace and step (ResourceGroups is shared by the
+	// Tenant's namespaces and has no namespace).
+	// +optional
+	// +listType=atomic
+	Steps []OnboardingStep `json:"steps,omitempty"`
+	// Created lists what onboarding created. Something found already
+	// existing is never listed, so offboarding never deletes it.
+	// +optional
+	// +listType=atomic
+	Created []CreatedResource `json:"created,omitempty"`
+}
+
+// CreatedResource is something onboarding created and offboarding deletes.
+type CreatedResource struct {
+	// Namespace it was created for; empty for resource groups.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Kind is ResourceGroup, ManagedIdentity, FederatedCredential,
+	// RoleAssignment, ServiceAccount or Identity.
+	Kind string `json:"kind"`
+	// ID is the ARM ID, or namespace/name for Kubernetes objects.
+	ID string `json:"id"`
+}
+
+// OnboardingStep is one step's outcome.
+type OnboardingStep struct {
+	// Namespace the step is for; empty for steps shared by all namespaces.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Name of the step: ResourceGroups, ManagedIdentity, FederatedCredential,
+	// RoleAssignments, ServiceAccount or Identity.
+	Name string `json:"name"`
+	// State is Ready, Pending, Failed or Deleting.
+	State string `json:"state"`
+	// Reason is a machine-readable cause when the step is not Ready.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// Message says what happened, with Azure's own words on failure.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// IDs of what the step manages: ARM IDs, or namespace/name.
+	// +optional
+	IDs []string `json:"ids,omitempty"`
 }
 
 // Tenant is a team's allowance in Azure: which namespaces belong to it and what
@@ -78,6 +217,7 @@ type TenantStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Namespaces",type=string,JSONPath=`.status.namespaces`
+// +kubebuilder:printcolumn:name="Onboarded",type=string,JSONPath=`.status.conditions[?(@.type=="Onboarded")].status`,priority=1
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Tenant struct {
