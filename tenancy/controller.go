@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -100,9 +101,14 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	if equality.Semantic.DeepEqual(base.Status, t.Status) {
 		return reconcile.Result{}, nil
 	}
-	if err := r.Client.Status().Patch(ctx, t, client.MergeFrom(base)); err != nil {
+	// Optimistic lock: the onboarding controller writes other conditions of the
+	// same list, and a merge patch from a stale cache would drop them.
+	if err := r.Client.Status().Patch(ctx, t, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		if apierrors.IsNotFound(err) {
 			return reconcile.Result{}, nil
+		}
+		if apierrors.IsConflict(err) {
+			return reconcile.Result{RequeueAfter: 200 * time.Millisecond}, nil // the cache is behind: read again
 		}
 		return reconcile.Result{}, fmt.Errorf("patch tenant status: %w", err)
 	}

@@ -146,3 +146,15 @@ func (p *policy) validationError() (reason, message string) {
 func normalizeLocation(l string) string {
 	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(l), " ", ""))
 }
+
+// ResourceGroupAllowed reports whether t's resourceGroups patterns allow the
+// resource group rg, exactly as the Guard decides for reconcilers (onboarding
+// uses it so it never creates a group the tenant could not then use).
+func ResourceGroupAllowed(t *tenancyv1alpha1.Tenant, rg string) bool {
+	return compile(t).allowsResourceGroup(rg)
+}
+
+// LocationAllowed reports whether t's locations allow location l.
+func LocationAllowed(t *tenancyv1alpha1.Tenant, l string) bool {
+	return compile(t).allowsLocation(l)
+}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -20,6 +21,7 @@ import (
 	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
+	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 
 type options struct {
@@ -29,6 +31,7 @@ type options struct {
 	defaultPolicy          string
 	otlpEndpoint           string
 	policyConstraints      []string
+	platformIdentity       string
 	otlpInsecure           bool
 	cloud                  identity.CloudFlags
 	cfg                    operator.Config
@@ -50,6 +53,8 @@ func main() {
 	fs.StringVar(&o.otlpEndpoint, "otlp-endpoint", "", "host:port of an OTLP/gRPC collector to send traces to; empty disables tracing")
 	fs.BoolVar(&o.otlpInsecure, "otlp-insecure", false, "send traces without TLS")
 	fs.StringSliceVar(&o.policyConstraints, "policy-constraints", nil, "files or folders of Gatekeeper constraints of the aztenant policy library to enforce in the operator before any ARM call (a cluster without Gatekeeper is protected too)")
+	fs.StringVar(&o.platformIdentity, "platform-identity", "", "namespace/name of the Identity (in the operator's namespace) that onboards Tenants with spec.onboarding; its principal needs Contributor and User Access Administrator on the subscriptions; empty disables onboarding")
+	fs.StringVar(&o.cfg.OIDCIssuerURL, "oidc-issuer-url", "", "the cluster's service-account issuer URL for onboarding's federated credentials (AKS: az aks show --query oidcIssuerProfile.issuerUrl); empty reads it from the API server's /.well-known/openid-configuration")
 	o.cloud.Bind(fs)
 	zopts := zap.Options{}
 	zfs := flag.NewFlagSet("zap", flag.ExitOnError)
@@ -73,6 +78,12 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 		return fmt.Errorf("--default-reconcile-policy: %w", err)
 	}
 	o.cfg.DefaultPolicy = reconcilePolicy
+	if o.cfg.PlatformIdentity, err = onboarding.ParsePlatformIdentity(o.platformIdentity); err != nil {
+		return fmt.Errorf("--platform-identity: %w", err)
+	}
+	if o.cfg.OIDCIssuerURL != "" && !strings.HasPrefix(o.cfg.OIDCIssuerURL, "https://") {
+		return fmt.Errorf("--oidc-issuer-url %q: Entra ID only trusts https issuers", o.cfg.OIDCIssuerURL)
+	}
 	if o.cfg.Cloud, err = o.cloud.Cloud(); err != nil {
 		return err
 	}

@@ -1,6 +1,6 @@
 // Package operator wires the packages into a controller-runtime manager: the
 // credential broker and Identity controller, tenancy (directory, Tenant
-// controller, guard, fair queue) and one generic reconciler per kind. The
+// controller, guard, fair queue, onboarding with the platform identity) and one generic reconciler per kind. The
 // operator binary and the integration tests share this wiring, so tests run
 // what ships.
 package operator

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	azpolicy "github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -21,6 +24,7 @@ import (
 	"github.com/aztenant/aztenant/reconcilers/kinds"
 	"github.com/aztenant/aztenant/tenancy"
 	"github.com/aztenant/aztenant/tenancy/armlimit"
+	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 
 // Config is the operator's behaviour, set from flags.
@@ -39,6 +43,12 @@ type Config struct {
 	// ConstraintTemplates) of the policy library the operator enforces itself
 	// before any ARM call.
 	PolicyConstraints []*unstructured.Unstructured
+	// PlatformIdentity is the Identity (in the operator's namespace) that
+	// onboards Tenants with spec.onboarding; empty disables onboarding.
+	PlatformIdentity types.NamespacedName
+	// OIDCIssuerURL is the cluster's service-account issuer for onboarding's
+	// federated credentials; empty reads it from the API server's discovery.
+	OIDCIssuerURL string
 }
 
 // Parts are the wired components, for tests to inspect.
@@ -105,6 +115,24 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		return nil, err
 	}
 	if err := (&tenancy.TenantReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	issuer := onboarding.StaticIssuer(cfg.OIDCIssuerURL)
+	if cfg.OIDCIssuerURL == "" {
+		if issuer, err = onboarding.IssuerFromAPIServer(mgr.GetConfig()); err != nil {
+			return nil, err
+		}
+	}
+	// Onboarding's ARM calls keep the tracing and metrics policy but not the
+	// per-identity budget: they are few, and must not wait behind a tenant's.
+	onboardOpts := azOpts
+	onboardOpts.PerRetryPolicies = append(append([]azpolicy.Policy(nil), azOpts.PerRetryPolicies...), reconcilers.ARMPolicy())
+	if err := (&onboarding.Reconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Directory: dir, Credentials: creds,
+		ARMOptions: &arm.ClientOptions{ClientOptions: onboardOpts, DisableRPRegistration: true},
+		Platform:   cfg.PlatformIdentity, Issuer: issuer, Recorder: mgr.GetEventRecorder("aztenant-onboarding"),
+		Resync: cfg.SyncPeriod,
+	}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 

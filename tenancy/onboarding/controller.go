@@ -1,0 +1,633 @@
+package onboarding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
+	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/tenancy"
+)
+
+// Reconciler onboards and offboards the namespaces of Tenants with
+// spec.onboarding. It writes only status.onboarding, the Onboarded condition
+// and its finalizer on Tenants.
+type Reconciler struct {
+	// Client reads Tenants from the cache, creates and deletes
+	// ServiceAccounts and Identities, and patches Tenants.
+	Client client.Client
+	// APIReader reads the platform Identity (its namespace need not be cached)
+	// and checks ServiceAccounts and Identities right before writing them.
+	APIReader client.Reader
+	// Directory says which Tenant a namespace belongs to (conflicts excluded)
+	// and whether the platform identity's namespace is served to tenants.
+	Directory *tenancy.Directory
+	// Credentials turns the platform Identity into an Entra ID credential.
+	Credentials *identity.Credentials
+	// ARMOptions point the ARM clients at the cloud.
+	ARMOptions *arm.ClientOptions
+	// Platform is the platform Identity; empty disables onboarding (Tenants
+	// asking for it get PlatformIdentityNotConfigured).
+	Platform types.NamespacedName
+	// Issuer returns the cluster's service-account issuer URL.
+	Issuer   func(context.Context) (string, error)
+	Recorder events.EventRecorder
+	// Resync is how often an onboarded Tenant is compared with Azure again
+	// (default 1h); RetryAfter how soon a failed step is tried again (30s).
+	Resync, RetryAfter time.Duration
+}
+
+// The operator's permissions for onboarding. Each line says why it is needed.
+//
+// Keep a finalizer on Tenants until offboarding is done:
+// +kubebuilder:rbac:groups=tenancy.aztenant.io,resources=tenants,verbs=get;list;watch;patch
+// Create the onboarded namespace's ServiceAccount, patch its workload-identity
+// annotations, delete it at offboarding:
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create;patch;delete
+// Create the onboarded namespace's default Identity, delete it at offboarding:
+// +kubebuilder:rbac:groups=identity.aztenant.io,resources=identities,verbs=get;list;watch;create;patch;delete
+// Read the cluster's service-account issuer for federated credentials:
+// +kubebuilder:rbac:urls=/.well-known/openid-configuration,verbs=get
+
+// SetupWithManager registers the controller. It also watches the
+// ServiceAccounts and Identities onboarding created, so a deleted one is
+// recreated and offboarding continues as soon as one is gone.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Resync == 0 {
+		r.Resync = time.Hour
+	}
+	if r.RetryAfter == 0 {
+		r.RetryAfter = 30 * time.Second
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("tenant-onboarding").
+		For(&tenancyv1alpha1.Tenant{}).
+		Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(onboardedBy)).
+		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(onboardedBy)).
+		Complete(r)
+}
+
+func onboardedBy(_ context.Context, obj client.Object) []reconcile.Request {
+	if t := obj.GetLabels()[LabelOnboardedBy]; t != "" {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: t}}}
+	}
+	return nil
+}
+
+// Reconcile onboards the Tenant's namespaces and offboards what is recorded
+// but no longer wanted.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	t := &tenancyv1alpha1.Tenant{}
+	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	wanted := t.Spec.Onboarding != nil && t.DeletionTimestamp.IsZero()
+	rec := newRecord(t.Status.Onboarding)
+	if !wanted && len(rec.items) == 0 {
+		return reconcile.Result{}, r.finish(ctx, t)
+	}
+	if wanted && !controllerutil.ContainsFinalizer(t, Finalizer) {
+		// Before anything is created, so nothing can outlive the Tenant.
+		base := t.DeepCopy()
+		controllerutil.AddFinalizer(t, Finalizer)
+		if err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return conflictRetry(err)
+		}
+	}
+	s := &pass{r: r, t: t, rec: rec, azure: map[string]*azure{}}
+	res, err := s.run(ctx)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := r.writeStatus(ctx, t, s); err != nil {
+		return conflictRetry(err)
+	}
+	if !wanted && len(s.rec.items) == 0 {
+		return reconcile.Result{}, r.finish(ctx, t)
+	}
+	return res, nil
+}
+
+// finish clears onboarding's status and finalizer once nothing is recorded.
+func (r *Reconciler) finish(ctx context.Context, t *tenancyv1alpha1.Tenant) error {
+	if t.Status.Onboarding != nil || meta.FindStatusCondition(t.Status.Conditions, ConditionOnboarded) != nil {
+		base := t.DeepCopy()
+		t.Status.Onboarding = nil
+		meta.RemoveStatusCondition(&t.Status.Conditions, ConditionOnboarded)
+		if err := r.Client.Status().Patch(ctx, t, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+	}
+	if controllerutil.ContainsFinalizer(t, Finalizer) {
+		base := t.DeepCopy()
+		controllerutil.RemoveFinalizer(t, Finalizer)
+		if err := r.Client.Patch(ctx, t, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+	}
+	return nil
+}
+
+func conflictRetry(err error) (reconcile.Result, error) {
+	if apierrors.IsConflict(err) {
+		return reconcile.Result{RequeueAfter: 200 * time.Millisecond}, nil // the cache is behind
+	}
+	return reconcile.Result{}, client.IgnoreNotFound(err)
+}
+
+func (r *Reconciler) writeStatus(ctx context.Context, t *tenancyv1alpha1.Tenant, s *pass) error {
+	base := t.DeepCopy()
+	t.Status.Onboarding = &tenancyv1alpha1.OnboardingStatus{
+		ObservedGeneration: t.Generation, Steps: s.steps, Created: s.rec.sorted(),
+	}
+	cond := s.condition()
+	changed := meta.SetStatusCondition(&t.Status.Conditions, cond)
+	if equality.Semantic.DeepEqual(base.Status, t.Status) {
+		return nil
+	}
+	if err := r.Client.Status().Patch(ctx, t, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return err
+	}
+	if changed && r.Recorder != nil {
+		typ := corev1.EventTypeNormal
+		if cond.Status != metav1.ConditionTrue && cond.Reason != ReasonOffboarding && cond.Reason != ReasonInProgress {
+			typ = corev1.EventTypeWarning
+		}
+		r.Recorder.Eventf(t, nil, typ, cond.Reason, "Onboarding", "%s", cond.Message)
+	}
+	return nil
+}
+
+// pass is one reconcile's work on one Tenant.
+type pass struct {
+	r     *Reconciler
+	t     *tenancyv1alpha1.Tenant
+	rec   *record
+	azure map[string]*azure
+	cred  azcore.TokenCredential
+
+	steps   []tenancyv1alpha1.OnboardingStep
+	failure *tenancyv1alpha1.OnboardingStep // first failed step
+	general *StepError                      // a failure before any step
+	pending bool                            // offboarding waits for something
+}
+
+func (s *pass) condition() metav1.Condition {
+	c := metav1.Condition{Type: ConditionOnboarded, Status: metav1.ConditionFalse, ObservedGeneration: s.t.Generation}
+	onboarded := 0
+	for _, st := range s.steps {
+		if st.Name == tenancyv1alpha1.StepIdentity && st.State == tenancyv1alpha1.StepReady {
+			onboarded++
+		}
+	}
+	switch {
+	case s.general != nil:
+		c.Reason, c.Message = s.general.Reason, s.general.Message
+	case s.failure != nil:
+		c.Reason = s.failure.Reason
+		c.Message = s.failure.Name + ": " + s.failure.Message
+		if s.failure.Namespace != "" {
+			c.Message = "namespace " + s.failure.Namespace + ": " + c.Message
+		}
+	case s.pending || s.t.Spec.Onboarding == nil || !s.t.DeletionTimestamp.IsZero():
+		c.Reason, c.Message = ReasonOffboarding, "removing what onboarding created"
+	default:
+		c.Status, c.Reason = metav1.ConditionTrue, ReasonOnboarded
+		c.Message = fmt.Sprintf("%d namespace(s) onboarded", onboarded)
+	}
+	return c
+}
+
+func (s *pass) step(ns, name, state string, err error, ids ...string) {
+	st := tenancyv1alpha1.OnboardingStep{Namespace: ns, Name: name, State: state, IDs: ids}
+	if err != nil {
+		var se *StepError
+		if errors.As(err, &se) {
+			st.Reason = se.Reason
+		} else {
+			st.Reason = ReasonAzureError
+		}
+		st.Message = err.Error()
+	}
+	s.steps = append(s.steps, st)
+	if state == tenancyv1alpha1.StepFailed && s.failure == nil {
+		s.failure = &s.steps[len(s.steps)-1]
+		f := *s.failure
+		s.failure = &f
+	}
+}
+
+func (s *pass) fail(err error) (reconcile.Result, error) {
+	var se *StepError
+	if !errors.As(err, &se) {
+		return reconcile.Result{}, err
+	}
+	s.general = se
+	return reconcile.Result{RequeueAfter: s.r.RetryAfter}, nil
+}
+
+func (s *pass) event(typ, reason, format string, args ...any) {
+	if s.r.Recorder != nil {
+		s.r.Recorder.Eventf(s.t, nil, typ, reason, "Onboarding", format, args...)
+	}
+}
+
+func (s *pass) azureFor(sub string) (*azure, error) {
+	if a, ok := s.azure[sub]; ok {
+		return a, nil
+	}
+	a, err := newAzure(sub, s.cred, s.r.ARMOptions)
+	if err != nil {
+		return nil, err
+	}
+	s.azure[sub] = a
+	return a, nil
+}
+
+func (s *pass) run(ctx context.Context) (reconcile.Result, error) {
+	r, t := s.r, s.t
+	if r.Platform.Name == "" {
+		return s.fail(&StepError{Reason: ReasonPlatformIdentityNotConfigured, Message: "the operator runs without --platform-identity, so it cannot onboard: " +
+			"run `aztenant onboard <namespace> --print` and apply what it prints, or give the operator a platform identity"})
+	}
+	// A tenant of the platform identity's namespace could use it for its own
+	// resources, with rights over every tenant.
+	var none *tenancy.NoTenantError
+	if _, err := r.Directory.TenantFor(ctx, r.Platform.Namespace); !errors.As(err, &none) {
+		var conflict *tenancy.ConflictError
+		if err != nil && !errors.As(err, &conflict) {
+			return reconcile.Result{}, err
+		}
+		return s.fail(&StepError{Reason: ReasonPlatformIdentityServed, Message: fmt.Sprintf(
+			"namespace %q holds the platform identity and is selected by a Tenant: no Tenant may select it", r.Platform.Namespace)})
+	}
+	var err error
+	if s.cred, err = r.platformCredential(ctx); err != nil {
+		return s.fail(err)
+	}
+
+	ob := t.Spec.Onboarding
+	wanted := ob != nil && t.DeletionTimestamp.IsZero()
+	var desired []string
+	keepNS := map[string]bool{}
+	if wanted {
+		if err := s.checkSpec(); err != nil {
+			return s.fail(err)
+		}
+		for _, ns := range t.Status.Namespaces {
+			owner, err := r.Directory.TenantFor(ctx, ns)
+			var conflict *tenancy.ConflictError
+			switch {
+			case errors.As(err, &conflict):
+				// Neither onboard nor offboard while two Tenants claim it.
+				keepNS[ns] = true
+				s.step(ns, tenancyv1alpha1.StepManagedIdentity, tenancyv1alpha1.StepPending,
+					&StepError{Reason: ReasonNamespaceConflict, Message: conflict.Error()})
+			case err != nil:
+				var none *tenancy.NoTenantError
+				if !errors.As(err, &none) {
+					return reconcile.Result{}, err
+				}
+			case owner.Name == t.Name:
+				desired = append(desired, ns)
+				keepNS[ns] = true
+			}
+		}
+	}
+
+	res := reconcile.Result{RequeueAfter: r.Resync}
+	if wanted {
+		rgIDs, err := s.resourceGroups(ctx)
+		if err == nil {
+			issuer, ierr := r.Issuer(ctx)
+			if ierr != nil {
+				return s.fail(&StepError{Reason: ReasonIssuerUnknown, Err: ierr, Message: "the cluster's service-account issuer is unknown (set --oidc-issuer-url): " + ierr.Error()})
+			}
+			for _, ns := range desired {
+				if err := s.onboard(ctx, ns, issuer, rgIDs); err != nil {
+					return reconcile.Result{}, err
+				}
+			}
+		}
+	}
+	// Offboard namespaces that left, then resource groups no longer wanted.
+	for _, ns := range s.rec.namespaces() {
+		if keepNS[ns] {
+			continue
+		}
+		if err := s.offboard(ctx, ns, nil); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	if !s.pending && s.failure == nil {
+		keep := map[string]bool{}
+		if wanted {
+			for _, st := range s.steps {
+				if st.Name == tenancyv1alpha1.StepResourceGroups {
+					for _, id := range st.IDs {
+						keep[strings.ToLower(id)] = true
+					}
+				}
+			}
+		}
+		if len(s.rec.namespaces()) == 0 || wanted {
+			if err := s.offboard(ctx, "", keep); err != nil {
+				return reconcile.Result{}, err
+			}
+		}
+	}
+	switch {
+	case s.pending:
+		res = reconcile.Result{RequeueAfter: 2 * time.Second}
+	case s.failure != nil:
+		res = reconcile.Result{RequeueAfter: r.RetryAfter}
+	}
+	return res, nil
+}
+
+// checkSpec refuses what CRD validation cannot express: resource groups the
+// tenant's patterns do not allow, locations it may not use, unknown roles.
+func (s *pass) checkSpec() error {
+	t, ob := s.t, s.t.Spec.Onboarding
+	for _, rg := range ob.ResourceGroups {
+		if !tenancy.ResourceGroupAllowed(t, rg) {
+			return &StepError{Reason: ReasonResourceGroupNotAllowed, Message: fmt.Sprintf(
+				"onboarding.resourceGroups: %q does not match the Tenant's resourceGroups (%s)", rg, strings.Join(t.Spec.ResourceGroups, ", "))}
+		}
+	}
+	if !tenancy.LocationAllowed(t, ob.Location) {
+		return &StepError{Reason: ReasonLocationNotAllowed, Message: fmt.Sprintf(
+			"onboarding.location %q is not one of the Tenant's locations (%s)", ob.Location, strings.Join(t.Spec.Locations, ", "))}
+	}
+	for _, role := range roles(ob) {
+		if _, err := CheckRole(role); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func roles(ob *tenancyv1alpha1.TenantOnboarding) []string {
+	if len(ob.Roles) == 0 {
+		return []string{DefaultRole}
+	}
+	return ob.Roles
+}
+
+func subscriptionOf(t *tenancyv1alpha1.Tenant) string {
+	if s := t.Spec.Onboarding.Subscription; s != "" {
+		return s
+	}
+	return t.Spec.Subscriptions[0]
+}
+
+func identityGroupOf(ob *tenancyv1alpha1.TenantOnboarding) string {
+	if ob.IdentityResourceGroup != "" {
+		return ob.IdentityResourceGroup
+	}
+	return DefaultIdentityResourceGroup
+}
+
+func serviceAccountOf(ob *tenancyv1alpha1.TenantOnboarding) string {
+	if ob.ServiceAccountName != "" {
+		return ob.ServiceAccountName
+	}
+	return DefaultServiceAccount
+}
+
+// resourceGroups runs the shared step: the tenant's groups and the identity
+// group exist. It returns the IDs of the tenant's groups (role scopes).
+func (s *pass) resourceGroups(ctx context.Context) ([]string, error) {
+	ob := s.t.Spec.Onboarding
+	a, err := s.azureFor(subscriptionOf(s.t))
+	if err != nil {
+		return nil, err
+	}
+	var scopes, ids []string
+	for _, rg := range append(slices.Clone(ob.ResourceGroups), identityGroupOf(ob)) {
+		id, created, err := a.ensureResourceGroup(ctx, rg, ob.Location, s.t.Name)
+		if err != nil {
+			s.step("", tenancyv1alpha1.StepResourceGroups, tenancyv1alpha1.StepFailed, err, ids...)
+			return nil, err
+		}
+		if created && !s.rec.has(KindResourceGroup, id) {
+			s.rec.add("", KindResourceGroup, id)
+			s.event(corev1.EventTypeNormal, "Created", "created resource group %s", id)
+		}
+		ids = append(ids, id)
+		if rg != identityGroupOf(ob) {
+			scopes = append(scopes, id)
+		}
+	}
+	s.step("", tenancyv1alpha1.StepResourceGroups, tenancyv1alpha1.StepReady, nil, ids...)
+	return scopes, nil
+}
+
+// onboard runs a namespace's steps in order; the first failure leaves the
+// later ones Pending. Only Kubernetes API failures are returned.
+func (s *pass) onboard(ctx context.Context, ns, issuer string, scopes []string) error {
+	ob, t := s.t.Spec.Onboarding, s.t
+	sub, idRG, saName := subscriptionOf(t), identityGroupOf(ob), serviceAccountOf(ob)
+	a, err := s.azureFor(sub)
+	if err != nil {
+		return err
+	}
+	order := []string{tenancyv1alpha1.StepManagedIdentity, tenancyv1alpha1.StepFederatedCredential,
+		tenancyv1alpha1.StepRoleAssignments, tenancyv1alpha1.StepServiceAccount, tenancyv1alpha1.StepIdentity}
+	failed := func(i int, err error, ids ...string) error {
+		var se *StepError
+		if !errors.As(err, &se) {
+			return err
+		}
+		s.step(ns, order[i], tenancyv1alpha1.StepFailed, err, ids...)
+		for _, later := range order[i+1:] {
+			s.step(ns, later, tenancyv1alpha1.StepPending, &StepError{Reason: ReasonWaiting, Message: "waits for " + order[i]})
+		}
+		return nil
+	}
+	keep := map[string]bool{}
+	ok := func(kind, id string, created bool) {
+		keep[strings.ToLower(id)] = true
+		if created && !s.rec.has(kind, id) {
+			s.rec.add(ns, kind, id)
+			s.event(corev1.EventTypeNormal, "Created", "namespace %s: created %s %s", ns, kind, id)
+		}
+	}
+
+	mi, err := a.ensureIdentity(ctx, idRG, IdentityName(ns), ob.Location, t.Name)
+	if err != nil {
+		return failed(0, err)
+	}
+	ok(KindManagedIdentity, mi.id, mi.created)
+	s.step(ns, order[0], tenancyv1alpha1.StepReady, nil, mi.id)
+
+	ficID, created, err := a.ensureFederatedCredential(ctx, idRG, IdentityName(ns), FederatedCredentialName(ns), issuer, Subject(ns, saName))
+	if err != nil {
+		return failed(1, err)
+	}
+	// Deleting the identity deletes its credential: record the credential
+	// only when the identity itself is not onboarding's.
+	ok(KindFederatedCredential, ficID, created && !mi.created)
+	s.step(ns, order[1], tenancyv1alpha1.StepReady, nil, ficID)
+
+	var raIDs []string
+	for _, scope := range scopes {
+		for _, role := range roles(ob) {
+			guid, _ := CheckRole(role)
+			rd := RoleDefinitionID(sub, guid)
+			id, ours, err := a.ensureRoleAssignment(ctx, scope, RoleAssignmentName(scope, mi.principalID, rd), role, rd, mi.principalID)
+			if err != nil {
+				return failed(2, err, raIDs...)
+			}
+			if id != "" {
+				ok(KindRoleAssignment, id, ours)
+				raIDs = append(raIDs, id)
+			}
+		}
+	}
+	s.step(ns, order[2], tenancyv1alpha1.StepReady, nil, raIDs...)
+
+	saID, created, err := s.ensureServiceAccount(ctx, ns, saName, mi)
+	if err != nil {
+		return failed(3, err)
+	}
+	ok(KindServiceAccount, saID, created)
+	s.step(ns, order[3], tenancyv1alpha1.StepReady, nil, saID)
+
+	idID, created, err := s.ensureIdentity(ctx, ns, saName, sub, mi)
+	if err != nil {
+		return failed(4, err)
+	}
+	ok(KindIdentity, idID, created)
+	s.step(ns, order[4], tenancyv1alpha1.StepReady, nil, idID)
+
+	// What was created for an earlier spec (a removed role or group, a
+	// renamed ServiceAccount) goes.
+	return s.offboard(ctx, ns, keep)
+}
+
+// offboard deletes the namespace's recorded items (ns "" for resource groups)
+// not in keep, in dependency order, stopping at the first that must be waited
+// for.
+func (s *pass) offboard(ctx context.Context, ns string, keep map[string]bool) error {
+	for _, c := range s.rec.of(ns) {
+		if keep[strings.ToLower(c.ID)] {
+			continue
+		}
+		done, err := s.remove(ctx, c)
+		if err != nil {
+			var se *StepError
+			if !errors.As(err, &se) {
+				return err
+			}
+			s.step(ns, stepOfKind(c.Kind), tenancyv1alpha1.StepFailed, err, c.ID)
+			return nil
+		}
+		if !done {
+			s.pending = true
+			s.step(ns, stepOfKind(c.Kind), tenancyv1alpha1.StepDeleting, nil, c.ID)
+			return nil
+		}
+		s.rec.remove(c.Kind, c.ID)
+	}
+	return nil
+}
+
+func stepOfKind(kind string) string {
+	switch kind {
+	case KindResourceGroup:
+		return tenancyv1alpha1.StepResourceGroups
+	case KindRoleAssignment:
+		return tenancyv1alpha1.StepRoleAssignments
+	default:
+		return kind
+	}
+}
+
+// remove deletes one recorded item; done is false while it is still there.
+func (s *pass) remove(ctx context.Context, c tenancyv1alpha1.CreatedResource) (bool, error) {
+	switch c.Kind {
+	case KindIdentity:
+		return s.deleteObject(ctx, &identityv1alpha1.Identity{}, c.ID)
+	case KindServiceAccount:
+		return s.deleteObject(ctx, &corev1.ServiceAccount{}, c.ID)
+	}
+	rid, err := arm.ParseResourceID(c.ID)
+	if err != nil {
+		s.event(corev1.EventTypeWarning, "Forgotten", "recorded ID %q is not an ARM ID: forgotten", c.ID)
+		return true, nil
+	}
+	a, err := s.azureFor(rid.SubscriptionID)
+	if err != nil {
+		return false, err
+	}
+	switch c.Kind {
+	case KindRoleAssignment:
+		err = a.deleteRoleAssignment(ctx, c.ID)
+	case KindFederatedCredential:
+		err = a.deleteFederatedCredential(ctx, rid.ResourceGroupName, rid.Parent.Name, rid.Name)
+	case KindManagedIdentity:
+		err = a.deleteIdentity(ctx, rid.ResourceGroupName, rid.Name)
+	case KindResourceGroup:
+		var kept []string
+		kept, err = a.deleteResourceGroupIfEmpty(ctx, rid.ResourceGroupName)
+		if err == nil && len(kept) > 0 {
+			s.event(corev1.EventTypeWarning, "ResourceGroupKept",
+				"resource group %s was created by onboarding but now holds %d resource(s) it did not create (%s): left in place", c.ID, len(kept), kept[0])
+		}
+	}
+	if err != nil {
+		return false, err
+	}
+	if c.Kind != KindResourceGroup {
+		s.event(corev1.EventTypeNormal, "Deleted", "deleted %s %s", c.Kind, c.ID)
+	}
+	return true, nil
+}
+
+// deleteObject deletes a ServiceAccount or Identity onboarding created (the
+// label must still say so) and reports whether it is gone; the Identity
+// controller's protection finalizer holds both while resources of the
+// namespace still need them.
+func (s *pass) deleteObject(ctx context.Context, obj client.Object, id string) (bool, error) {
+	ns, name, _ := strings.Cut(id, "/")
+	if err := s.r.APIReader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	}
+	if obj.GetLabels()[LabelOnboardedBy] != s.t.Name {
+		return true, nil // someone took it over: not ours to delete any more
+	}
+	if obj.GetDeletionTimestamp().IsZero() {
+		if err := s.r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr(obj.GetUID())}); err != nil && !apierrors.IsNotFound(err) {
+			return false, err
+		}
+		log.FromContext(ctx).Info("offboarding deleted", "object", id)
+	}
+	return false, nil
+}
+
+func ptr[T any](v T) *T { return &v }

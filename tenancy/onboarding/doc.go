@@ -1,0 +1,30 @@
+// Package onboarding gives the namespaces of a Tenant with spec.onboarding
+// their own Azure identity, acting with the platform identity (an Identity in
+// the operator's namespace, operator flag --platform-identity), and takes it
+// away again.
+//
+// It owns:
+//
+//   - The names onboarding uses, shared with `aztenant onboard --print` so the
+//     manual path and the operator's create the same things: IdentityName,
+//     FederatedCredentialName, Subject, RoleAssignmentName (a UUIDv5 of scope,
+//     principal and role, so a repeated reconcile never creates a second
+//     assignment) and CheckRole (roles that can grant access are refused).
+//   - The Reconciler: per namespace the steps ResourceGroups (shared),
+//     ManagedIdentity, FederatedCredential, RoleAssignments, ServiceAccount and
+//     Identity, each a GET and a write only when something differs, reported
+//     in status.onboarding and the Tenant's Onboarded condition.
+//   - The record of what onboarding created (status.onboarding.created, plus
+//     an aztenant.io/onboarded-by tag on created resource groups and
+//     identities and a label on created ServiceAccounts and Identities, so a
+//     crash between a create and the status write is recognised later).
+//     Offboarding (the Tenant deleted, spec.onboarding removed, a namespace
+//     leaving the Tenant) deletes what is recorded and nothing else: the
+//     Identity and ServiceAccount first (their protection finalizer waits for
+//     the namespace's resources), then role assignments, federated credential
+//     and managed identity, then created resource groups that are empty.
+//
+// Tenant namespaces never get the platform identity: it lives in the
+// operator's namespace, and onboarding refuses to run if a Tenant serves that
+// namespace.
+package onboarding
