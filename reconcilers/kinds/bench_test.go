@@ -33,13 +33,13 @@ func BenchmarkConvergeResourceGroups(b *testing.B) {
 	for b.Loop() {
 		s := newStackWith(b, operator.Config{SyncPeriod: sync, PollInterval: 100 * time.Millisecond, Workers: 8}, nss...)
 		ctx := b.Context()
-		before := s.emu.Counters()
+		before := s.Emu.Counters()
 		cpu0 := cpuSeconds()
 		start := time.Now()
 		for _, ns := range nss {
 			for i := range perNamespace {
 				rg := resourceGroup(ns, fmt.Sprintf("%s-rg%03d", ns, i), nil, map[string]string{"bench": "1"})
-				if err := s.c.Create(ctx, rg); err != nil {
+				if err := s.Client.Create(ctx, rg); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -48,7 +48,7 @@ func BenchmarkConvergeResourceGroups(b *testing.B) {
 		for ready := 0; ready < total; {
 			time.Sleep(100 * time.Millisecond)
 			var list resourcesv1alpha1.ResourceGroupList
-			if err := s.c.List(ctx, &list); err != nil {
+			if err := s.Client.List(ctx, &list); err != nil {
 				b.Fatal(err)
 			}
 			ready = 0
@@ -63,11 +63,11 @@ func BenchmarkConvergeResourceGroups(b *testing.B) {
 		}
 		wall := time.Since(start)
 		cpu := cpuSeconds() - cpu0
-		created := s.emu.Counters()
+		created := s.Emu.Counters()
 
 		// One compressed sync period: every resource is compared again.
 		time.Sleep(sync + sync/10 + time.Second)
-		after := s.emu.Counters()
+		after := s.Emu.Counters()
 
 		n := float64(total)
 		b.ReportMetric(wall.Seconds(), "wall-s")
@@ -75,7 +75,7 @@ func BenchmarkConvergeResourceGroups(b *testing.B) {
 		b.ReportMetric(delta(created, before, "arm GET")/n, "GETs/resource")
 		b.ReportMetric(delta(created, before, "arm PUT")/n, "PUTs/resource")
 		b.ReportMetric(float64(created.TokensIssued-before.TokensIssued), "entra-exchanges")
-		b.ReportMetric(float64(s.parts.Tokens.Requests()), "tokenrequests")
+		b.ReportMetric(float64(s.Parts.Tokens.Requests()), "tokenrequests")
 		b.ReportMetric(cpu, "cpu-s")
 		b.ReportMetric(peakRSSMiB(), "peak-rss-MiB")
 		b.ReportMetric(delta(after, created, "arm PUT"), "steady-PUTs")
@@ -110,17 +110,17 @@ func BenchmarkSmallTenantBehindBacklog(b *testing.B) {
 		ctx := b.Context()
 		// Queue the backlog first: create them all, then the small tenant's one.
 		for i := range backlog {
-			if err := s.c.Create(ctx, resourceGroup("big", fmt.Sprintf("big-rg%04d", i), nil, nil)); err != nil {
+			if err := s.Client.Create(ctx, resourceGroup("big", fmt.Sprintf("big-rg%04d", i), nil, nil)); err != nil {
 				b.Fatal(err)
 			}
 		}
 		small := resourceGroup("small", "small-app", nil, nil)
 		start := time.Now()
-		if err := s.c.Create(ctx, small); err != nil {
+		if err := s.Client.Create(ctx, small); err != nil {
 			b.Fatal(err)
 		}
 		for {
-			if err := s.c.Get(ctx, client.ObjectKeyFromObject(small), small); err != nil {
+			if err := s.Client.Get(ctx, client.ObjectKeyFromObject(small), small); err != nil {
 				b.Fatal(err)
 			}
 			if c := meta.FindStatusCondition(small.Status.Conditions, "Ready"); c != nil && c.Status == "True" {
@@ -133,7 +133,7 @@ func BenchmarkSmallTenantBehindBacklog(b *testing.B) {
 		}
 		latency := time.Since(start)
 		var list resourcesv1alpha1.ResourceGroupList
-		if err := s.c.List(ctx, &list, client.InNamespace("big")); err != nil {
+		if err := s.Client.List(ctx, &list, client.InNamespace("big")); err != nil {
 			b.Fatal(err)
 		}
 		readyBig := 0

@@ -25,8 +25,8 @@ func TestCELExports(t *testing.T) {
 	ctx := t.Context()
 
 	rg := resourceGroup(ns, "cel-rg", nil, nil)
-	s.create(t, rg)
-	s.waitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 
 	sa := &storagev1alpha1.StorageAccount{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "celapp"},
@@ -45,8 +45,8 @@ func TestCELExports(t *testing.T) {
 			}},
 		},
 	}
-	s.create(t, sa)
-	s.waitReady(t, sa, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.Create(t, sa)
+	s.WaitReady(t, sa, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 
 	// The child points at its owner, so Kubernetes deletes children with parents.
 	if refs := sa.GetOwnerReferences(); len(refs) != 1 || refs[0].UID != rg.UID || refs[0].Kind != "ResourceGroup" {
@@ -54,7 +54,7 @@ func TestCELExports(t *testing.T) {
 	}
 
 	var secret corev1.Secret
-	must(t, s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "celapp-conn"}, &secret))
+	must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "celapp-conn"}, &secret))
 	conn := string(secret.Data["connectionString"])
 	if !strings.HasPrefix(conn, "DefaultEndpointsProtocol=https;AccountName=celapp;AccountKey=") || strings.HasSuffix(conn, "AccountKey=") {
 		t.Errorf("connection string %q", conn)
@@ -63,7 +63,7 @@ func TestCELExports(t *testing.T) {
 		t.Error("the Secret is not owned by the storage account")
 	}
 	var cm corev1.ConfigMap
-	must(t, s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "celapp-info"}, &cm))
+	must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "celapp-info"}, &cm))
 	if cm.Data["id"] != sa.Status.ID || cm.Data["location"] != "westeurope" || cm.Data["owner"] != "cel-rg" {
 		t.Errorf("ConfigMap data %v", cm.Data)
 	}
@@ -84,8 +84,8 @@ func TestCELExports(t *testing.T) {
 		rg2.Spec.OperatorSpec = &resourcesv1alpha1.ResourceGroupOperatorSpec{OperatorExpressions: azurev1alpha1.OperatorExpressions{
 			ConfigMapExpressions: []azurev1alpha1.DestinationExpression{{Name: "x", Key: "y", Value: b.value}},
 		}}
-		s.create(t, rg2)
-		s.waitReady(t, rg2, metav1.ConditionFalse, reconcilers.ReasonExpressionFailed)
+		s.Create(t, rg2)
+		s.WaitReady(t, rg2, metav1.ConditionFalse, reconcilers.ReasonExpressionFailed)
 		c := meta.FindStatusCondition(rg2.Status.Conditions, "Ready")
 		if !strings.Contains(c.Message, b.want) {
 			t.Errorf("%q: message %q lacks %q", b.value, c.Message, b.want)
@@ -94,7 +94,7 @@ func TestCELExports(t *testing.T) {
 			t.Errorf("%q: a compile error should stall", b.value)
 		}
 		var none corev1.ConfigMap
-		if err := s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "x"}, &none); err == nil {
+		if err := s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "x"}, &none); err == nil {
 			t.Errorf("%q: a ConfigMap was written despite the error", b.value)
 		}
 	}

@@ -31,25 +31,25 @@ func TestFederatedIdentityCredentialSelfService(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "trust-app"},
 		Spec: managedidentityv1alpha1.FederatedIdentityCredentialSpec{
 			Owner:  &azurev1alpha1.OwnerReference{Name: "fic-app"},
-			Issuer: s.env.IssuerURL, Subject: "system:serviceaccount:fic:app",
+			Issuer: s.Env.IssuerURL, Subject: "system:serviceaccount:fic:app",
 		},
 	}
-	s.create(t, fic)
-	s.waitReady(t, fic, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
+	s.Create(t, fic)
+	s.WaitReady(t, fic, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
 	if len(fic.Spec.Audiences) != 1 || fic.Spec.Audiences[0] != identity.TokenAudience {
 		t.Errorf("audiences defaulted to %v", fic.Spec.Audiences)
 	}
 	path := "/federatedIdentityCredentials/trust-app"
-	if calls := s.armCalls(path); len(calls) != 0 {
+	if calls := s.ARMCalls(path); len(calls) != 0 {
 		t.Fatalf("ARM calls before the identity is Ready: %s", methods(calls))
 	}
 
-	s.create(t, resourceGroup(ns, "fic-rg", nil, nil))
+	s.Create(t, resourceGroup(ns, "fic-rg", nil, nil))
 	uai := userAssignedIdentity(ns, "fic-app", "fic-rg")
-	s.create(t, uai)
-	s.waitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	s.waitReady(t, fic, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	if got := methods(s.armCalls(path)); got != "GET PUT" {
+	s.Create(t, uai)
+	s.WaitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.WaitReady(t, fic, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if got := methods(s.ARMCalls(path)); got != "GET PUT" {
 		t.Fatalf("create made %q, want \"GET PUT\"", got)
 	}
 	ficID := identityID("fic-rg", "fic-app") + "/federatedIdentityCredentials/trust-app"
@@ -58,14 +58,14 @@ func TestFederatedIdentityCredentialSelfService(t *testing.T) {
 	}
 
 	// The ServiceAccount the credential trusts now works as the identity.
-	s.create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns, Annotations: map[string]string{
+	s.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns, Annotations: map[string]string{
 		identity.AnnotationClientID: uai.Status.ClientID, identity.AnnotationTenantID: uai.Status.TenantID,
 	}}})
 	app := &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns},
 		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "app", SubscriptionID: subID}}
-	s.create(t, app)
+	s.Create(t, app)
 	until(t, "Identity app exchanged a token", func() bool {
-		must(t, s.c.Get(ctx, client.ObjectKeyFromObject(app), app))
+		must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(app), app))
 		c := meta.FindStatusCondition(app.Status.Conditions, identity.ConditionReady)
 		return c != nil && c.Status == metav1.ConditionTrue
 	})
@@ -75,33 +75,33 @@ func TestFederatedIdentityCredentialSelfService(t *testing.T) {
 	// A resource annotated with it is reconciled as the new identity, which
 	// has no role yet: Azure refuses it by name.
 	rg := resourceGroup(ns, "fic-used", map[string]string{identity.AnnotationIdentity: "app"}, nil)
-	s.create(t, rg)
-	s.waitReady(t, rg, metav1.ConditionFalse, reconcilers.ReasonAuthorizationFailed)
-	for _, c := range s.armCalls("/resourceGroups/fic-used") {
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionFalse, reconcilers.ReasonAuthorizationFailed)
+	for _, c := range s.ARMCalls("/resourceGroups/fic-used") {
 		if c.PrincipalID != uai.Status.PrincipalID {
 			t.Errorf("%s by %s, want the new identity %s", c.Method, c.PrincipalID, uai.Status.PrincipalID)
 		}
 	}
 
 	// A changed subject is one more PUT; a resync none.
-	must(t, s.c.Get(ctx, client.ObjectKeyFromObject(fic), fic))
+	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(fic), fic))
 	fic.Spec.Subject = "system:serviceaccount:fic:worker"
-	must(t, s.c.Update(ctx, fic))
-	s.waitReady(t, fic, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	if got := s.settled(t, path, 4); got != "GET PUT GET PUT" {
+	must(t, s.Client.Update(ctx, fic))
+	s.WaitReady(t, fic, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if got := s.Settled(t, path, 4); got != "GET PUT GET PUT" {
 		t.Errorf("a subject change made %q in all, want one more GET and PUT", got)
 	}
-	if sub := s.azureBody(t, ficID)["properties"].(map[string]any)["subject"]; sub != "system:serviceaccount:fic:worker" {
+	if sub := s.AzureBody(t, ficID)["properties"].(map[string]any)["subject"]; sub != "system:serviceaccount:fic:worker" {
 		t.Errorf("subject in Azure %v", sub)
 	}
-	s.touch(t, fic, "1")
-	if got := s.settled(t, path, 5); got != "GET PUT GET PUT GET" {
+	s.Touch(t, fic, "1")
+	if got := s.Settled(t, path, 5); got != "GET PUT GET PUT GET" {
 		t.Errorf("a resync made %q in all, want one more GET and no PUT", got)
 	}
 
-	must(t, s.c.Delete(ctx, fic))
-	until(t, "credential object gone", func() bool { return s.gone(fic) })
-	if _, err := s.emu.Resource(ficID); err == nil {
+	must(t, s.Client.Delete(ctx, fic))
+	until(t, "credential object gone", func() bool { return s.Gone(fic) })
+	if _, err := s.Emu.Resource(ficID); err == nil {
 		t.Error("the credential still exists in Azure")
 	}
 }

@@ -30,7 +30,7 @@ func TestFlexibleServerLifecycle(t *testing.T) {
 	const password = "Sup3r-S3cret-Passw0rd"
 	s := newStack(t, ns)
 	ctx := t.Context()
-	s.create(t, resourceGroup(ns, "pg-rg", nil, nil))
+	s.Create(t, resourceGroup(ns, "pg-rg", nil, nil))
 
 	srv := &dbforpostgresqlv1alpha1.FlexibleServer{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pg-app"},
@@ -53,67 +53,67 @@ func TestFlexibleServerLifecycle(t *testing.T) {
 		Spec: dbforpostgresqlv1alpha1.FlexibleServersFirewallRuleSpec{Owner: &azurev1alpha1.OwnerReference{Name: "pg-app"},
 			StartIPAddress: "203.0.113.1", EndIPAddress: "203.0.113.9"},
 	}
-	s.create(t, srv)
-	s.create(t, db)
-	s.create(t, rule)
-	s.waitReady(t, srv, metav1.ConditionFalse, reconcilers.ReasonReferenceNotFound)
+	s.Create(t, srv)
+	s.Create(t, db)
+	s.Create(t, rule)
+	s.WaitReady(t, srv, metav1.ConditionFalse, reconcilers.ReasonReferenceNotFound)
 	if msg := meta.FindStatusCondition(srv.Status.Conditions, "Ready").Message; !strings.Contains(msg, `Secret "pg-admin"`) {
 		t.Errorf("message %q does not name the missing Secret", msg)
 	}
-	s.waitReady(t, db, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
+	s.WaitReady(t, db, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
 	path := "/flexibleServers/pg-app"
-	if got := methods(s.armCalls(path)); strings.Contains(got, "PUT") {
+	if got := methods(s.ARMCalls(path)); strings.Contains(got, "PUT") {
 		t.Fatalf("a PUT without the password: %q", got)
 	}
 
 	// A Secret without the key is still refused, by name.
-	s.create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pg-admin"}, StringData: map[string]string{"pass": password}})
+	s.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pg-admin"}, StringData: map[string]string{"pass": password}})
 	until(t, "missing key reported", func() bool {
-		must(t, s.c.Get(ctx, client.ObjectKeyFromObject(srv), srv))
+		must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(srv), srv))
 		c := meta.FindStatusCondition(srv.Status.Conditions, "Ready")
 		return c != nil && strings.Contains(c.Message, `no key "password"`)
 	})
 	var sec corev1.Secret
-	must(t, s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "pg-admin"}, &sec))
+	must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "pg-admin"}, &sec))
 	sec.StringData = map[string]string{"password": password}
-	must(t, s.c.Update(ctx, &sec))
+	must(t, s.Client.Update(ctx, &sec))
 
-	s.waitReady(t, srv, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	s.waitReady(t, db, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	s.waitReady(t, rule, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.WaitReady(t, srv, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.WaitReady(t, db, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.WaitReady(t, rule, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	id := flexibleServerID("pg-rg", "pg-app")
-	if n := strings.Count(methods(s.armCalls(path)), "PUT"); n != 1 {
+	if n := strings.Count(methods(s.ARMCalls(path)), "PUT"); n != 1 {
 		t.Fatalf("%d PUTs for the create, want 1", n)
 	}
 	if srv.Status.FullyQualifiedDomainName != "pg-app.postgres.database.azure.com" || srv.Status.State != "Ready" {
 		t.Errorf("status %+v", srv.Status)
 	}
-	if props := s.azureBody(t, id)["properties"].(map[string]any); props["administratorLogin"] != "pgadmin" {
+	if props := s.AzureBody(t, id)["properties"].(map[string]any); props["administratorLogin"] != "pgadmin" {
 		t.Errorf("properties in Azure: %v", props)
 	}
-	if got := s.azureBody(t, id+"/databases/orders")["properties"].(map[string]any)["charset"]; got != "UTF8" {
+	if got := s.AzureBody(t, id+"/databases/orders")["properties"].(map[string]any)["charset"]; got != "UTF8" {
 		t.Errorf("database charset %v", got)
 	}
 	var cm corev1.ConfigMap
-	must(t, s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "pg-app-conn"}, &cm))
+	must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "pg-app-conn"}, &cm))
 	if cm.Data["host"] != "pg-app.postgres.database.azure.com" || !metav1.IsControlledBy(&cm, srv) {
 		t.Errorf("ConfigMap %v owners %v", cm.Data, cm.OwnerReferences)
 	}
 
 	// The write-only password is not drift: a resync writes nothing.
-	n := len(s.armCalls(path))
-	s.touch(t, srv, "1")
-	if got := s.settled(t, path, n+1); strings.Count(got, "PUT") != 1 {
+	n := len(s.ARMCalls(path))
+	s.Touch(t, srv, "1")
+	if got := s.Settled(t, path, n+1); strings.Count(got, "PUT") != 1 {
 		t.Errorf("a resync made %q in all, want no second PUT", got)
 	}
 
 	// A tag change writes exactly once.
-	must(t, s.c.Get(ctx, client.ObjectKeyFromObject(srv), srv))
+	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(srv), srv))
 	srv.Spec.Tags = map[string]string{"env": "dev"}
-	must(t, s.c.Update(ctx, srv))
+	must(t, s.Client.Update(ctx, srv))
 	until(t, "tag in Azure", func() bool { return s.azureTags(t, id)["env"] == "dev" })
-	s.waitReady(t, srv, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	if n := strings.Count(methods(s.armCalls(path)), "PUT"); n != 2 {
+	s.WaitReady(t, srv, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if n := strings.Count(methods(s.ARMCalls(path)), "PUT"); n != 2 {
 		t.Errorf("%d PUTs after one spec change, want 2", n)
 	}
 
@@ -123,7 +123,7 @@ func TestFlexibleServerLifecycle(t *testing.T) {
 		t.Error("the password is in the object")
 	}
 	var evs corev1.EventList
-	must(t, s.c.List(ctx, &evs, client.InNamespace(ns)))
+	must(t, s.Client.List(ctx, &evs, client.InNamespace(ns)))
 	for _, e := range evs.Items {
 		if strings.Contains(e.Message, password) {
 			t.Errorf("the password is in an event: %s", e.Reason)
@@ -132,21 +132,21 @@ func TestFlexibleServerLifecycle(t *testing.T) {
 
 	// A firewall rule widened in the portal is narrowed at the next sync.
 	rulePath := "/flexibleServers/pg-app/firewallRules/office"
-	_, err := s.emu.PatchResource(ctx, id+"/firewallRules/office", []byte(`{"properties":{"startIpAddress":"0.0.0.0","endIpAddress":"255.255.255.255"}}`))
+	_, err := s.Emu.PatchResource(ctx, id+"/firewallRules/office", []byte(`{"properties":{"startIpAddress":"0.0.0.0","endIpAddress":"255.255.255.255"}}`))
 	must(t, err)
 	until(t, "rule narrowed again", func() bool {
-		p := s.azureBody(t, id+"/firewallRules/office")["properties"].(map[string]any)
+		p := s.AzureBody(t, id+"/firewallRules/office")["properties"].(map[string]any)
 		return p["startIpAddress"] == "203.0.113.1" && p["endIpAddress"] == "203.0.113.9"
 	})
-	if n := strings.Count(methods(s.armCalls(rulePath)), "PUT"); n != 2 {
+	if n := strings.Count(methods(s.ARMCalls(rulePath)), "PUT"); n != 2 {
 		t.Errorf("%d PUTs on the rule, want the create and one correction", n)
 	}
 
 	for _, o := range []client.Object{rule, db, srv} {
-		must(t, s.c.Delete(ctx, o))
+		must(t, s.Client.Delete(ctx, o))
 	}
-	until(t, "objects gone", func() bool { return s.gone(rule) && s.gone(db) && s.gone(srv) })
-	if _, err := s.emu.Resource(id); err == nil {
+	until(t, "objects gone", func() bool { return s.Gone(rule) && s.Gone(db) && s.Gone(srv) })
+	if _, err := s.Emu.Resource(id); err == nil {
 		t.Error("the server still exists in Azure")
 	}
 }

@@ -35,7 +35,7 @@ func managedCluster(ns, name, rg string, annotations map[string]string) *contain
 // nodeCount reads the first pool's count from the emulator's state.
 func (s *stack) nodeCount(t *testing.T, id string) float64 {
 	t.Helper()
-	pools := s.azureBody(t, id)["properties"].(map[string]any)["agentPoolProfiles"].([]any)
+	pools := s.AzureBody(t, id)["properties"].(map[string]any)["agentPoolProfiles"].([]any)
 	return pools[0].(map[string]any)["count"].(float64)
 }
 
@@ -48,16 +48,16 @@ func TestManagedClusterNodeCountDrift(t *testing.T) {
 	const ns = "aks"
 	s := newStack(t, ns)
 	ctx := t.Context()
-	s.create(t, resourceGroup(ns, "aks-rg", nil, nil))
+	s.Create(t, resourceGroup(ns, "aks-rg", nil, nil))
 	mc := managedCluster(ns, "aks-app", "aks-rg", map[string]string{reconcilers.AnnotationSyncPeriod: "1s"})
 	mc.Spec.OperatorSpec = &containerservicev1alpha1.ManagedClusterOperatorSpec{Secrets: &containerservicev1alpha1.ManagedClusterOperatorSecrets{
 		UserCredentials:  &azurev1alpha1.SecretDestination{Name: "aks-app-kubeconfig", Key: "user"},
 		AdminCredentials: &azurev1alpha1.SecretDestination{Name: "aks-app-kubeconfig", Key: "admin"},
 	}}
-	s.create(t, mc)
-	s.waitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.Create(t, mc)
+	s.WaitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	id, path := managedClusterID("aks-rg", "aks-app"), "/managedClusters/aks-app"
-	puts := func() int { return strings.Count(methods(s.armCalls(path)), "PUT") }
+	puts := func() int { return strings.Count(methods(s.ARMCalls(path)), "PUT") }
 	if n := puts(); n != 1 {
 		t.Fatalf("%d PUTs for the create, want 1", n)
 	}
@@ -85,11 +85,11 @@ func TestManagedClusterNodeCountDrift(t *testing.T) {
 	}
 
 	// Scaled to 5 in the portal ...
-	body := s.azureBody(t, id)
+	body := s.AzureBody(t, id)
 	pools := body["properties"].(map[string]any)["agentPoolProfiles"].([]any)
 	pools[0].(map[string]any)["count"] = 5
 	patch, _ := json.Marshal(map[string]any{"properties": map[string]any{"agentPoolProfiles": pools}})
-	_, err := s.emu.PatchResource(ctx, id, patch)
+	_, err := s.Emu.PatchResource(ctx, id, patch)
 	must(t, err)
 	if got := s.nodeCount(t, id); got != 5 {
 		t.Fatalf("the out-of-band scale did not land: %v", got)
@@ -105,19 +105,19 @@ func TestManagedClusterNodeCountDrift(t *testing.T) {
 	}
 
 	// Scaling in the spec writes exactly once.
-	must(t, s.c.Get(ctx, client.ObjectKeyFromObject(mc), mc))
+	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(mc), mc))
 	mc.Spec.AgentPoolProfiles[0].Count = ptr.To[int32](3)
-	must(t, s.c.Update(ctx, mc))
+	must(t, s.Client.Update(ctx, mc))
 	until(t, "3 nodes in Azure", func() bool { return s.nodeCount(t, id) == 3 })
-	s.waitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.WaitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	time.Sleep(1500 * time.Millisecond)
 	if n := puts(); n != 3 {
 		t.Errorf("%d PUTs after one spec change, want 3 in all", n)
 	}
 
-	must(t, s.c.Delete(ctx, mc))
-	until(t, "cluster object gone", func() bool { return s.gone(mc) })
-	if _, err := s.emu.Resource(id); err == nil {
+	must(t, s.Client.Delete(ctx, mc))
+	until(t, "cluster object gone", func() bool { return s.Gone(mc) })
+	if _, err := s.Emu.Resource(id); err == nil {
 		t.Error("the cluster still exists in Azure")
 	}
 }
@@ -129,35 +129,35 @@ func TestResumeAfterOperatorRestart(t *testing.T) {
 	const ns = "resume"
 	s := newStack(t, ns)
 	ctx := t.Context()
-	s.create(t, resourceGroup(ns, "resume-rg", nil, nil))
-	s.emu.SetLRO("Microsoft.Cache/redis", emulator.LROConfig{Duration: emulator.Duration(2 * time.Second)})
-	s.emu.SetLRO("Microsoft.ContainerService/managedClusters", emulator.LROConfig{Duration: emulator.Duration(2 * time.Second)})
+	s.Create(t, resourceGroup(ns, "resume-rg", nil, nil))
+	s.Emu.SetLRO("Microsoft.Cache/redis", emulator.LROConfig{Duration: emulator.Duration(2 * time.Second)})
+	s.Emu.SetLRO("Microsoft.ContainerService/managedClusters", emulator.LROConfig{Duration: emulator.Duration(2 * time.Second)})
 	r := redisCache(ns, "resume-cache", "resume-rg", "")
 	mc := managedCluster(ns, "resume-aks", "resume-rg", nil)
-	s.create(t, r)
-	s.create(t, mc)
+	s.Create(t, r)
+	s.Create(t, mc)
 	objs := []azurev1alpha1.Resource{r, mc}
 	until(t, "resume tokens in status", func() bool {
 		for _, o := range objs {
-			must(t, s.c.Get(ctx, client.ObjectKeyFromObject(o), o))
+			must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(o), o))
 			if o.AzureStatus().ResumeToken == "" {
 				return false
 			}
 		}
 		return true
 	})
-	s.stopManager()
+	s.StopManager()
 	for _, o := range objs {
-		must(t, s.c.Get(ctx, client.ObjectKeyFromObject(o), o))
+		must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(o), o))
 		if o.AzureStatus().ResumeToken == "" {
 			t.Fatalf("%s: the resume token was lost when the operator stopped", o.GetName())
 		}
 	}
-	s.startManager(t)
-	s.waitReady(t, r, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	s.waitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.StartManager(t)
+	s.WaitReady(t, r, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.WaitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	for _, path := range []string{"/redis/resume-cache", "/managedClusters/resume-aks"} {
-		if n := strings.Count(methods(s.armCalls(path)), "PUT"); n != 1 {
+		if n := strings.Count(methods(s.ARMCalls(path)), "PUT"); n != 1 {
 			t.Errorf("%s: %d PUTs, want exactly 1 across the restart", path, n)
 		}
 	}

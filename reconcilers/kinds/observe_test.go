@@ -24,8 +24,8 @@ func TestReconcileIsTracedAndCounted(t *testing.T) {
 	const ns = "observe"
 	s := newStack(t, ns)
 	rg := resourceGroup(ns, "observe-rg", nil, nil)
-	s.create(t, rg)
-	s.waitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 
 	spans := map[string]sdktrace.ReadOnlySpan{}
 	for _, sp := range rec.Ended() {

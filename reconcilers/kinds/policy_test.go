@@ -26,8 +26,8 @@ func TestOperatorEnforcesThePolicyLibrary(t *testing.T) {
 	const ns = "pol"
 	s := newStackWith(t, operator.Config{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 2, PolicyConstraints: constraints}, ns)
 	rg := resourceGroup(ns, "pol-rg", nil, nil)
-	s.create(t, rg)
-	s.waitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 
 	account := func(name, access string) *storagev1alpha1.StorageAccount {
 		return &storagev1alpha1.StorageAccount{
@@ -39,15 +39,15 @@ func TestOperatorEnforcesThePolicyLibrary(t *testing.T) {
 		}
 	}
 	public, private := account("polpublic", "Enabled"), account("polprivate", "Disabled")
-	s.create(t, public)
-	s.create(t, private)
-	s.waitReady(t, private, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	s.waitReady(t, public, metav1.ConditionFalse, policy.ReasonPolicyDenied)
+	s.Create(t, public)
+	s.Create(t, private)
+	s.WaitReady(t, private, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.WaitReady(t, public, metav1.ConditionFalse, policy.ReasonPolicyDenied)
 	msg := meta.FindStatusCondition(public.Status.Conditions, "Ready").Message
 	if !strings.Contains(msg, "allows public network access") || !strings.Contains(msg, "AztenantPublicNetworkAccess/deny-public-network") {
 		t.Errorf("message %q lacks the constraint and its message", msg)
 	}
-	if calls := s.armCalls("/storageAccounts/polpublic"); len(calls) != 0 {
+	if calls := s.ARMCalls("/storageAccounts/polpublic"); len(calls) != 0 {
 		t.Errorf("ARM calls were made for a denied object: %s", methods(calls))
 	}
 }

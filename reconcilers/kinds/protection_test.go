@@ -21,25 +21,25 @@ func TestIdentityOutlivesTheResourcesThatNeedIt(t *testing.T) {
 	s := newStack(t, ns)
 	ctx := t.Context()
 	rg := resourceGroup(ns, "keep-app", nil, nil)
-	s.create(t, rg)
-	s.waitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 
 	id := &identityv1alpha1.Identity{}
 	sa := &corev1.ServiceAccount{}
 	until(t, "protection finalizers", func() bool {
-		must(t, s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, id))
-		must(t, s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "azure"}, sa))
+		must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, id))
+		must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "azure"}, sa))
 		return controllerutil.ContainsFinalizer(id, identity.ProtectionFinalizer) && controllerutil.ContainsFinalizer(sa, identity.ProtectionFinalizer)
 	})
 
 	// What a namespace deletion does, in the worst order.
-	must(t, s.c.Delete(ctx, sa))
-	must(t, s.c.Delete(ctx, id))
-	must(t, s.c.Delete(ctx, rg))
+	must(t, s.Client.Delete(ctx, sa))
+	must(t, s.Client.Delete(ctx, id))
+	must(t, s.Client.Delete(ctx, rg))
 
-	until(t, "resource group deleted in Azure and released", func() bool { return s.gone(rg) })
-	if _, err := s.emu.Resource(rgID("keep-app")); err == nil {
+	until(t, "resource group deleted in Azure and released", func() bool { return s.Gone(rg) })
+	if _, err := s.Emu.Resource(rgID("keep-app")); err == nil {
 		t.Fatal("the resource group was orphaned in Azure")
 	}
-	until(t, "Identity and ServiceAccount released", func() bool { return s.gone(id) && s.gone(sa) })
+	until(t, "Identity and ServiceAccount released", func() bool { return s.Gone(id) && s.Gone(sa) })
 }

@@ -47,12 +47,12 @@ func TestRedisLifecycle(t *testing.T) {
 	const ns = "redis"
 	s := newStack(t, ns)
 	ctx := t.Context()
-	s.create(t, resourceGroup(ns, "redis-rg", nil, nil))
+	s.Create(t, resourceGroup(ns, "redis-rg", nil, nil))
 	r := redisCache(ns, "redis-app", "redis-rg", "redis-app-conn")
-	s.create(t, r)
-	s.waitReady(t, r, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.Create(t, r)
+	s.WaitReady(t, r, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	id, path := redisID("redis-rg", "redis-app"), "/redis/redis-app"
-	if got := methods(s.armCalls(path)); !strings.HasPrefix(got, "GET PUT") || strings.Count(got, "PUT") != 1 {
+	if got := methods(s.ARMCalls(path)); !strings.HasPrefix(got, "GET PUT") || strings.Count(got, "PUT") != 1 {
 		t.Fatalf("create made %q, want one PUT", got)
 	}
 	if r.Status.HostName != "redis-app.redis.cache.windows.net" || r.Status.SSLPort == nil || *r.Status.SSLPort != 6380 {
@@ -73,33 +73,33 @@ func TestRedisLifecycle(t *testing.T) {
 	}
 
 	// An unchanged resync writes nothing.
-	n := len(s.armCalls(path))
-	s.touch(t, r, "1")
-	if got := s.settled(t, path, n+1); strings.Count(got, "PUT") != 1 {
+	n := len(s.ARMCalls(path))
+	s.Touch(t, r, "1")
+	if got := s.Settled(t, path, n+1); strings.Count(got, "PUT") != 1 {
 		t.Errorf("a resync made %q in all, want no second PUT", got)
 	}
 
 	// A resize writes exactly once; from now on sync every second.
-	must(t, s.c.Get(ctx, client.ObjectKeyFromObject(r), r))
+	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(r), r))
 	r.Spec.Sku.Capacity = 1
 	r.Annotations[reconcilers.AnnotationSyncPeriod] = "1s"
-	must(t, s.c.Update(ctx, r))
-	s.waitReady(t, r, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	must(t, s.Client.Update(ctx, r))
+	s.WaitReady(t, r, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	until(t, "capacity 1 in Azure", func() bool {
-		sku := s.azureBody(t, id)["properties"].(map[string]any)["sku"].(map[string]any)
+		sku := s.AzureBody(t, id)["properties"].(map[string]any)["sku"].(map[string]any)
 		return sku["capacity"] == float64(1)
 	})
-	if n := strings.Count(methods(s.armCalls(path)), "PUT"); n != 2 {
+	if n := strings.Count(methods(s.ARMCalls(path)), "PUT"); n != 2 {
 		t.Errorf("%d PUTs after one resize, want 2 in all", n)
 	}
 
 	// The plain-text port opened in the portal is closed at the next sync.
-	_, err := s.emu.PatchResource(ctx, id, []byte(`{"properties":{"enableNonSslPort":true}}`))
+	_, err := s.Emu.PatchResource(ctx, id, []byte(`{"properties":{"enableNonSslPort":true}}`))
 	must(t, err)
 	until(t, "non-SSL port closed again", func() bool {
-		return s.azureBody(t, id)["properties"].(map[string]any)["enableNonSslPort"] == false
+		return s.AzureBody(t, id)["properties"].(map[string]any)["enableNonSslPort"] == false
 	})
-	if n := strings.Count(methods(s.armCalls(path)), "PUT"); n != 3 {
+	if n := strings.Count(methods(s.ARMCalls(path)), "PUT"); n != 3 {
 		t.Errorf("%d PUTs after the drift, want exactly one more (3)", n)
 	}
 
@@ -110,9 +110,9 @@ func TestRedisLifecycle(t *testing.T) {
 		return d["primaryKey"] == rotated
 	})
 
-	must(t, s.c.Delete(ctx, r))
-	until(t, "cache object gone", func() bool { return s.gone(r) })
-	if _, err := s.emu.Resource(id); err == nil {
+	must(t, s.Client.Delete(ctx, r))
+	until(t, "cache object gone", func() bool { return s.Gone(r) })
+	if _, err := s.Emu.Resource(id); err == nil {
 		t.Error("the cache still exists in Azure")
 	}
 }
@@ -122,15 +122,15 @@ func TestRedisLifecycle(t *testing.T) {
 func TestRedisExportConflict(t *testing.T) {
 	const ns = "redisconf"
 	s := newStack(t, ns)
-	s.create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-secrets"}, StringData: map[string]string{"primaryKey": "mine"}})
-	s.create(t, resourceGroup(ns, "redisconf-rg", nil, nil))
+	s.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-secrets"}, StringData: map[string]string{"primaryKey": "mine"}})
+	s.Create(t, resourceGroup(ns, "redisconf-rg", nil, nil))
 	r := redisCache(ns, "redisconf-app", "redisconf-rg", "app-secrets")
-	s.create(t, r)
-	s.waitReady(t, r, metav1.ConditionFalse, reconcilers.ReasonExportConflict)
+	s.Create(t, r)
+	s.WaitReady(t, r, metav1.ConditionFalse, reconcilers.ReasonExportConflict)
 	if msg := meta.FindStatusCondition(r.Status.Conditions, "Ready").Message; !strings.Contains(msg, `"app-secrets"`) {
 		t.Errorf("message %q does not name the Secret", msg)
 	}
-	if _, err := s.emu.Resource(redisID("redisconf-rg", "redisconf-app")); err != nil {
+	if _, err := s.Emu.Resource(redisID("redisconf-rg", "redisconf-app")); err != nil {
 		t.Errorf("the cache was not created: %v", err)
 	}
 	data, sec := s.secretData(t, ns, "app-secrets")

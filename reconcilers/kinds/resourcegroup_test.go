@@ -15,22 +15,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	"github.com/aztenant/aztenant/internal/stacktest"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
 func resourceGroup(ns, name string, annotations map[string]string, tags map[string]string) *resourcesv1alpha1.ResourceGroup {
-	return &resourcesv1alpha1.ResourceGroup{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: annotations},
-		Spec:       resourcesv1alpha1.ResourceGroupSpec{Location: "westeurope", Tags: tags},
-	}
+	return stacktest.ResourceGroup(ns, name, annotations, tags)
 }
 
-func rgID(name string) string { return "/subscriptions/" + subID + "/resourceGroups/" + name }
+func rgID(name string) string { return stacktest.RGID(name) }
 
 // azureTags reads a resource's tags from the emulator's state.
 func (s *stack) azureTags(t *testing.T, id string) map[string]string {
 	t.Helper()
-	raw, err := s.emu.Resource(id)
+	raw, err := s.Emu.Resource(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,17 +37,6 @@ func (s *stack) azureTags(t *testing.T, id string) map[string]string {
 		t.Fatal(err)
 	}
 	return body.Tags
-}
-
-// until polls cond for up to 15s.
-func until(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("%s: not reached in 15s", what)
 }
 
 // The whole life of a resource group: created with two ARM calls as the
@@ -61,16 +48,16 @@ func TestResourceGroupLifecycle(t *testing.T) {
 	s := newStack(t, ns)
 	ctx := t.Context()
 	rg := resourceGroup(ns, "life-app", nil, map[string]string{"team": "a"})
-	s.create(t, rg)
-	s.waitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 
 	path := "/resourceGroups/life-app"
-	calls := s.armCalls(path)
+	calls := s.ARMCalls(path)
 	if got := methods(calls); got != "GET PUT" {
 		t.Fatalf("create made %q, want \"GET PUT\"", got)
 	}
-	if calls[1].PrincipalID != s.principal[ns] {
-		t.Errorf("PUT by %s, want the namespace's principal %s", calls[1].PrincipalID, s.principal[ns])
+	if calls[1].PrincipalID != s.Principal[ns] {
+		t.Errorf("PUT by %s, want the namespace's principal %s", calls[1].PrincipalID, s.Principal[ns])
 	}
 	if !strings.EqualFold(rg.Status.ID, rgID("life-app")) {
 		t.Errorf("status.id %q", rg.Status.ID)
@@ -78,28 +65,28 @@ func TestResourceGroupLifecycle(t *testing.T) {
 
 	// An unchanged resync compares and writes nothing.
 	rg.Annotations = map[string]string{"touch": "1"}
-	if err := s.c.Update(ctx, rg); err != nil {
+	if err := s.Client.Update(ctx, rg); err != nil {
 		t.Fatal(err)
 	}
-	until(t, "a resync GET", func() bool { return len(s.armCalls(path)) == 3 })
+	until(t, "a resync GET", func() bool { return len(s.ARMCalls(path)) == 3 })
 	time.Sleep(300 * time.Millisecond)
-	if got := methods(s.armCalls(path)); got != "GET PUT GET" {
+	if got := methods(s.ARMCalls(path)); got != "GET PUT GET" {
 		t.Errorf("resync made %q, want one more GET and no PUT", got)
 	}
 
 	// A spec change makes exactly one PUT.
-	must(t, s.c.Get(ctx, client.ObjectKeyFromObject(rg), rg))
+	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(rg), rg))
 	rg.Spec.Tags["env"] = "dev"
 	rg.Annotations[reconcilers.AnnotationSyncPeriod] = "1s"
-	must(t, s.c.Update(ctx, rg))
-	s.waitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	must(t, s.Client.Update(ctx, rg))
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	until(t, "tags in Azure", func() bool { return s.azureTags(t, rgID("life-app"))["env"] == "dev" })
-	if n := strings.Count(methods(s.armCalls(path)), "PUT"); n != 2 {
+	if n := strings.Count(methods(s.ARMCalls(path)), "PUT"); n != 2 {
 		t.Errorf("%d PUTs after one spec change, want 2 in all", n)
 	}
 
 	// Someone edits the tags in the portal; the next sync puts them back.
-	if _, err := s.emu.PatchResource(ctx, rgID("life-app"), []byte(`{"tags":{"team":"eve"}}`)); err != nil {
+	if _, err := s.Emu.PatchResource(ctx, rgID("life-app"), []byte(`{"tags":{"team":"eve"}}`)); err != nil {
 		t.Fatal(err)
 	}
 	until(t, "drift reverted", func() bool {
@@ -108,18 +95,13 @@ func TestResourceGroupLifecycle(t *testing.T) {
 	})
 
 	// Deleting the object deletes the resource group in Azure, then lets go.
-	must(t, s.c.Delete(ctx, rg))
+	must(t, s.Client.Delete(ctx, rg))
 	until(t, "object gone", func() bool {
-		return client.IgnoreNotFound(s.c.Get(ctx, client.ObjectKeyFromObject(rg), rg)) == nil && s.gone(rg)
+		return client.IgnoreNotFound(s.Client.Get(ctx, client.ObjectKeyFromObject(rg), rg)) == nil && s.Gone(rg)
 	})
-	if _, err := s.emu.Resource(rgID("life-app")); err == nil {
+	if _, err := s.Emu.Resource(rgID("life-app")); err == nil {
 		t.Error("the resource group still exists in Azure")
 	}
-}
-
-func (s *stack) gone(obj client.Object) bool {
-	err := s.c.Get(t0(), client.ObjectKeyFromObject(obj), obj)
-	return client.IgnoreNotFound(err) == nil && err != nil
 }
 
 // detach-on-delete and adoption: an existing resource group is adopted only
@@ -131,42 +113,42 @@ func TestAdoptionAndDetach(t *testing.T) {
 
 	// Created outside aztenant, by the platform principal.
 	cred, err := azidentity.NewClientSecretCredential(tenantID, platformClientID, platformSecret,
-		&azidentity.ClientSecretCredentialOptions{ClientOptions: s.emu.ClientOptions(), DisableInstanceDiscovery: true})
+		&azidentity.ClientSecretCredentialOptions{ClientOptions: s.Emu.ClientOptions(), DisableInstanceDiscovery: true})
 	must(t, err)
-	rgs, err := armresources.NewResourceGroupsClient(subID, cred, &arm.ClientOptions{ClientOptions: s.emu.ClientOptions(), DisableRPRegistration: true})
+	rgs, err := armresources.NewResourceGroupsClient(subID, cred, &arm.ClientOptions{ClientOptions: s.Emu.ClientOptions(), DisableRPRegistration: true})
 	must(t, err)
 	_, err = rgs.CreateOrUpdate(ctx, "adopt-legacy", armresources.ResourceGroup{Location: to.Ptr("westeurope"), Tags: map[string]*string{"team": to.Ptr("adopt")}}, nil)
 	must(t, err)
 
 	rg := resourceGroup(ns, "adopt-legacy", nil, map[string]string{"team": "adopt"})
-	s.create(t, rg)
-	s.waitReady(t, rg, metav1.ConditionFalse, reconcilers.ReasonAlreadyExists)
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionFalse, reconcilers.ReasonAlreadyExists)
 	if c := meta.FindStatusCondition(rg.Status.Conditions, reconcilers.ConditionStalled); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("AlreadyExists should be Stalled: %+v", rg.Status.Conditions)
 	}
-	if n := strings.Count(methods(s.armCalls("/resourceGroups/adopt-legacy")), "PUT"); n != 1 {
+	if n := strings.Count(methods(s.ARMCalls("/resourceGroups/adopt-legacy")), "PUT"); n != 1 {
 		t.Errorf("%d PUTs: the refusal must not write (1 is the platform's own create)", n)
 	}
 
 	rg.Annotations = map[string]string{reconcilers.AnnotationAdopt: "true"}
-	must(t, s.c.Update(ctx, rg))
-	s.waitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	must(t, s.Client.Update(ctx, rg))
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	if !rg.Status.Adopted {
 		t.Error("status.adopted not set")
 	}
-	must(t, s.c.Delete(ctx, rg))
-	until(t, "adopted object gone", func() bool { return s.gone(rg) })
-	if _, err := s.emu.Resource(rgID("adopt-legacy")); err != nil {
+	must(t, s.Client.Delete(ctx, rg))
+	until(t, "adopted object gone", func() bool { return s.Gone(rg) })
+	if _, err := s.Emu.Resource(rgID("adopt-legacy")); err != nil {
 		t.Errorf("deleting an adopted resource group's object deleted it in Azure: %v", err)
 	}
 
 	// detach-on-delete on a resource aztenant created.
 	det := resourceGroup(ns, "adopt-detached", map[string]string{reconcilers.AnnotationReconcilePolicy: "detach-on-delete"}, nil)
-	s.create(t, det)
-	s.waitReady(t, det, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	must(t, s.c.Delete(ctx, det))
-	until(t, "detached object gone", func() bool { return s.gone(det) })
-	if _, err := s.emu.Resource(rgID("adopt-detached")); err != nil {
+	s.Create(t, det)
+	s.WaitReady(t, det, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	must(t, s.Client.Delete(ctx, det))
+	until(t, "detached object gone", func() bool { return s.Gone(det) })
+	if _, err := s.Emu.Resource(rgID("adopt-detached")); err != nil {
 		t.Errorf("detach-on-delete deleted the resource group: %v", err)
 	}
 }
@@ -194,16 +176,16 @@ func TestRefusedBeforeAnyARMCall(t *testing.T) {
 	}{eastus, "TenantPolicyDenied", "eastus"})
 
 	for _, tc := range cases {
-		s.create(t, tc.rg)
+		s.Create(t, tc.rg)
 	}
 	for _, tc := range cases {
 		t.Run(tc.rg.Name, func(t *testing.T) {
-			s.waitReady(t, tc.rg, metav1.ConditionFalse, tc.reason)
+			s.WaitReady(t, tc.rg, metav1.ConditionFalse, tc.reason)
 			msg := meta.FindStatusCondition(tc.rg.Status.Conditions, "Ready").Message
 			if !strings.Contains(msg, tc.msg) {
 				t.Errorf("message %q lacks %q", msg, tc.msg)
 			}
-			if calls := s.armCalls("/resourceGroups/" + tc.rg.Name); len(calls) != 0 {
+			if calls := s.ARMCalls("/resourceGroups/" + tc.rg.Name); len(calls) != 0 {
 				t.Errorf("ARM calls were made: %s", methods(calls))
 			}
 		})

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -13,6 +12,7 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/stacktest"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/reconcilers/kinds"
 )
@@ -26,12 +26,7 @@ func roleAssignment(ns, name string, owner authorizationv1alpha1.RoleAssignmentO
 	}
 }
 
-func readyMessage(obj azurev1alpha1.Resource) string {
-	if c := meta.FindStatusCondition(obj.AzureStatus().Conditions, "Ready"); c != nil {
-		return c.Message
-	}
-	return ""
-}
+func readyMessage(obj azurev1alpha1.Resource) string { return stacktest.ReadyMessage(obj) }
 
 // The namespace's identity is only Contributor, which cannot grant roles: the
 // assignment waits for its resource group, then Azure's refusal is reported
@@ -41,24 +36,24 @@ func TestRoleAssignmentNeedsRBACRights(t *testing.T) {
 	s := newStack(t, ns)
 	ra := roleAssignment(ns, "grant", authorizationv1alpha1.RoleAssignmentOwner{Name: "radeny-rg"},
 		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Reader"})
-	ra.Spec.PrincipalID = s.principal[ns]
-	s.create(t, ra)
-	s.waitReady(t, ra, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
+	ra.Spec.PrincipalID = s.Principal[ns]
+	s.Create(t, ra)
+	s.WaitReady(t, ra, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
 
-	s.create(t, resourceGroup(ns, "radeny-rg", nil, nil))
-	s.waitReady(t, ra, metav1.ConditionFalse, reconcilers.ReasonAuthorizationFailed)
+	s.Create(t, resourceGroup(ns, "radeny-rg", nil, nil))
+	s.WaitReady(t, ra, metav1.ConditionFalse, reconcilers.ReasonAuthorizationFailed)
 	msg := readyMessage(ra)
-	for _, want := range []string{s.principal[ns], strings.ToLower(rgID("radeny-rg")), "Microsoft.Authorization/roleAssignments/write"} {
+	for _, want := range []string{s.Principal[ns], strings.ToLower(rgID("radeny-rg")), "Microsoft.Authorization/roleAssignments/write"} {
 		if !strings.Contains(strings.ToLower(msg), strings.ToLower(want)) {
 			t.Errorf("message %q does not name %q", msg, want)
 		}
 	}
-	if _, err := s.emu.Resource(ra.Status.ID); err == nil {
+	if _, err := s.Emu.Resource(ra.Status.ID); err == nil {
 		t.Error("the assignment exists in Azure")
 	}
 	// Deleting a refused assignment leaves nothing behind and does not hang.
-	must(t, s.c.Delete(t.Context(), ra))
-	until(t, "refused assignment object gone", func() bool { return s.gone(ra) })
+	must(t, s.Client.Delete(t.Context(), ra))
+	until(t, "refused assignment object gone", func() bool { return s.Gone(ra) })
 }
 
 // With rights to grant roles, a namespace gives a new identity a role by
@@ -71,10 +66,10 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 	s := newStack(t, ns)
 	ctx := t.Context()
 	rg := resourceGroup(ns, "ra-rg", nil, nil)
-	s.create(t, rg)
-	s.waitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	must(t, s.emu.Seed(emulator.Seed{RoleAssignments: []emulator.RoleAssignment{{
-		PrincipalID: s.principal[ns], Role: "Role Based Access Control Administrator", Scope: rgID("ra-rg"),
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	must(t, s.Emu.Seed(emulator.Seed{RoleAssignments: []emulator.RoleAssignment{{
+		PrincipalID: s.Principal[ns], Role: "Role Based Access Control Administrator", Scope: rgID("ra-rg"),
 	}}}))
 
 	// Reader for an identity that does not exist yet, by its exported principalId.
@@ -82,8 +77,8 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Reader"})
 	reader.Spec.PrincipalIDFromConfig = &authorizationv1alpha1.ConfigMapReference{Name: "ra-app-ids", Key: "principalId"}
 	reader.Spec.Description = "v1"
-	s.create(t, reader)
-	s.waitReady(t, reader, metav1.ConditionFalse, reconcilers.ReasonReferenceNotFound)
+	s.Create(t, reader)
+	s.WaitReady(t, reader, metav1.ConditionFalse, reconcilers.ReasonReferenceNotFound)
 	if msg := readyMessage(reader); !strings.Contains(msg, `ConfigMap "ra-app-ids"`) {
 		t.Errorf("message %q does not name the missing ConfigMap", msg)
 	}
@@ -92,9 +87,9 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 	byKind := roleAssignment(ns, "on-identity", authorizationv1alpha1.RoleAssignmentOwner{
 		Name: "ra-app", Group: managedidentityv1alpha1.GroupVersion.Group, Kind: "UserAssignedIdentity"},
 		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Contributor"})
-	byKind.Spec.PrincipalID = s.principal[ns]
-	s.create(t, byKind)
-	s.waitReady(t, byKind, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
+	byKind.Spec.PrincipalID = s.Principal[ns]
+	s.Create(t, byKind)
+	s.WaitReady(t, byKind, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
 
 	uai := userAssignedIdentity(ns, "ra-app", "ra-rg")
 	uai.Spec.OperatorSpec = &managedidentityv1alpha1.UserAssignedIdentityOperatorSpec{
@@ -102,11 +97,11 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 			PrincipalID: &azurev1alpha1.ConfigMapDestination{Name: "ra-app-ids", Key: "principalId"},
 		},
 	}
-	s.create(t, uai)
-	s.waitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.Create(t, uai)
+	s.WaitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	ownerReady := time.Now()
-	s.waitReady(t, reader, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	s.waitReady(t, byKind, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.WaitReady(t, reader, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.WaitReady(t, byKind, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	if d := time.Since(ownerReady); d > 5*time.Second {
 		t.Errorf("the assignments took %s after their owner and ConfigMap were ready: they were not told", d)
 	}
@@ -121,10 +116,10 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 	}
 	path := id[strings.LastIndex(id, "/"):]
 	// GETs while waiting for the ConfigMap, then exactly one PUT.
-	if got := s.settled(t, path, 2); strings.Count(got, "PUT") != 1 {
+	if got := s.Settled(t, path, 2); strings.Count(got, "PUT") != 1 {
 		t.Fatalf("create made %q, want one PUT", got)
 	}
-	props := s.azureBody(t, id)["properties"].(map[string]any)
+	props := s.AzureBody(t, id)["properties"].(map[string]any)
 	if props["principalId"] != uai.Status.PrincipalID || !strings.HasSuffix(props["roleDefinitionId"].(string), readerRole) {
 		t.Errorf("Azure has %v, want Reader for %s", props, uai.Status.PrincipalID)
 	}
@@ -134,39 +129,39 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 	}
 
 	// A description change is one more PUT; a resync none.
-	n := len(s.armCalls(path))
-	must(t, s.c.Get(ctx, client.ObjectKeyFromObject(reader), reader))
+	n := len(s.ARMCalls(path))
+	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(reader), reader))
 	reader.Spec.Description = "v2"
-	must(t, s.c.Update(ctx, reader))
-	s.waitReady(t, reader, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	if got := s.settled(t, path, n+2); strings.Count(got, "PUT") != 2 || len(s.armCalls(path)) != n+2 {
+	must(t, s.Client.Update(ctx, reader))
+	s.WaitReady(t, reader, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if got := s.Settled(t, path, n+2); strings.Count(got, "PUT") != 2 || len(s.ARMCalls(path)) != n+2 {
 		t.Errorf("a description change made %q in all, want one more GET and PUT", got)
 	}
-	if d := s.azureBody(t, id)["properties"].(map[string]any)["description"]; d != "v2" {
+	if d := s.AzureBody(t, id)["properties"].(map[string]any)["description"]; d != "v2" {
 		t.Errorf("description in Azure %v", d)
 	}
-	s.touch(t, reader, "1")
-	if got := s.settled(t, path, n+3); strings.Count(got, "PUT") != 2 || len(s.armCalls(path)) != n+3 {
+	s.Touch(t, reader, "1")
+	if got := s.Settled(t, path, n+3); strings.Count(got, "PUT") != 2 || len(s.ARMCalls(path)) != n+3 {
 		t.Errorf("a resync made %q in all, want one more GET and no PUT", got)
 	}
 
 	// A scope by armId, with a role definition ID lacking its subscription.
 	byID := roleAssignment(ns, "ns-reader", authorizationv1alpha1.RoleAssignmentOwner{ARMID: rgID("ra-rg")},
 		authorizationv1alpha1.RoleDefinitionReference{ARMID: "/providers/Microsoft.Authorization/roleDefinitions/" + readerRole})
-	byID.Spec.PrincipalID = s.principal[ns]
-	s.create(t, byID)
-	s.waitReady(t, byID, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	byID.Spec.PrincipalID = s.Principal[ns]
+	s.Create(t, byID)
+	s.WaitReady(t, byID, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	p := byID.Status.ID[strings.LastIndex(byID.Status.ID, "/"):]
-	s.touch(t, byID, "1")
-	if got := s.settled(t, p, 3); got != "GET PUT GET" {
+	s.Touch(t, byID, "1")
+	if got := s.Settled(t, p, 3); got != "GET PUT GET" {
 		t.Errorf("create and resync made %q, want \"GET PUT GET\"", got)
 	}
 
 	for _, ra := range []*authorizationv1alpha1.RoleAssignment{reader, byID, byKind} {
 		id := ra.Status.ID
-		must(t, s.c.Delete(ctx, ra))
-		until(t, ra.Name+" gone", func() bool { return s.gone(ra) })
-		if _, err := s.emu.Resource(id); err == nil {
+		must(t, s.Client.Delete(ctx, ra))
+		until(t, ra.Name+" gone", func() bool { return s.Gone(ra) })
+		if _, err := s.Emu.Resource(id); err == nil {
 			t.Errorf("%s still exists in Azure", id)
 		}
 	}

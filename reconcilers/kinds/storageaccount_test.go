@@ -27,7 +27,7 @@ func storageAccountID(rg, name string) string {
 // platform principal, as an administrator would outside aztenant.
 func (s *stack) platformAction(t *testing.T, id, action, apiVersion string, body any) map[string]any {
 	t.Helper()
-	opts := s.emu.ClientOptions()
+	opts := s.Emu.ClientOptions()
 	cred, err := azidentity.NewClientSecretCredential(tenantID, platformClientID, platformSecret,
 		&azidentity.ClientSecretCredentialOptions{ClientOptions: opts, DisableInstanceDiscovery: true})
 	must(t, err)
@@ -55,7 +55,7 @@ func (s *stack) platformAction(t *testing.T, id, action, apiVersion string, body
 func (s *stack) secretData(t *testing.T, ns, name string) (map[string]string, *corev1.Secret) {
 	t.Helper()
 	var sec corev1.Secret
-	must(t, s.c.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: name}, &sec))
+	must(t, s.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: name}, &sec))
 	out := map[string]string{}
 	for k, v := range sec.Data {
 		out[k] = string(v)
@@ -107,27 +107,27 @@ func TestStorageAccountLifecycle(t *testing.T) {
 			Owner: &azurev1alpha1.OwnerReference{Name: "saapp"}, Metadata: map[string]string{"owner": "team_a"},
 		},
 	}
-	s.create(t, sa)
-	s.create(t, container)
-	s.waitReady(t, sa, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
-	s.waitReady(t, container, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
+	s.Create(t, sa)
+	s.Create(t, container)
+	s.WaitReady(t, sa, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
+	s.WaitReady(t, container, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
 
-	s.create(t, resourceGroup(ns, "sa-rg", nil, nil))
-	s.waitReady(t, sa, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	s.waitReady(t, container, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.Create(t, resourceGroup(ns, "sa-rg", nil, nil))
+	s.WaitReady(t, sa, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.WaitReady(t, container, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	id := storageAccountID("sa-rg", "saapp")
 	path := "/storageAccounts/saapp"
-	if got := methods(s.armCalls(path)); got != "GET PUT" {
+	if got := methods(s.ARMCalls(path)); got != "GET PUT" {
 		t.Fatalf("account create made %q, want \"GET PUT\"", got)
 	}
 	cpath := "/storageAccounts/saapp/blobServices/default/containers/data"
-	if got := methods(s.armCalls(cpath)); got != "GET PUT" {
+	if got := methods(s.ARMCalls(cpath)); got != "GET PUT" {
 		t.Fatalf("container create made %q at %s, want \"GET PUT\"", got, cpath)
 	}
 	if !strings.EqualFold(container.Status.ID, id+"/blobServices/default/containers/data") {
 		t.Errorf("container status.id %q", container.Status.ID)
 	}
-	if md := s.azureBody(t, container.Status.ID)["properties"].(map[string]any)["metadata"]; md.(map[string]any)["owner"] != "team_a" {
+	if md := s.AzureBody(t, container.Status.ID)["properties"].(map[string]any)["metadata"]; md.(map[string]any)["owner"] != "team_a" {
 		t.Errorf("container metadata in Azure: %v", md)
 	}
 	if sa.Status.PrimaryEndpoints == nil || sa.Status.PrimaryEndpoints.Blob != "https://saapp.blob.core.windows.net/" || sa.Status.StatusOfPrimary != "available" {
@@ -147,37 +147,37 @@ func TestStorageAccountLifecycle(t *testing.T) {
 		t.Errorf("the Secret is not owned by the account: %+v", sec.OwnerReferences)
 	}
 	var cm corev1.ConfigMap
-	must(t, s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "saapp-endpoints"}, &cm))
+	must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "saapp-endpoints"}, &cm))
 	if cm.Data["blob"] != "https://saapp.blob.core.windows.net/" || cm.Data["queue"] != "https://saapp.queue.core.windows.net/" || !metav1.IsControlledBy(&cm, sa) {
 		t.Errorf("ConfigMap %v owners %v", cm.Data, cm.OwnerReferences)
 	}
 
 	// An unchanged resync writes nothing.
-	s.touch(t, sa, "1")
-	if got := s.settled(t, path, 3); got != "GET PUT GET" {
+	s.Touch(t, sa, "1")
+	if got := s.Settled(t, path, 3); got != "GET PUT GET" {
 		t.Errorf("a resync made %q in all, want one more GET and no PUT", got)
 	}
 
 	// A spec change writes exactly once; from now on sync every second.
-	must(t, s.c.Get(ctx, client.ObjectKeyFromObject(sa), sa))
+	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(sa), sa))
 	sa.Spec.AllowBlobPublicAccess = ptr.To(true)
 	sa.Annotations = map[string]string{reconcilers.AnnotationSyncPeriod: "1s"}
-	must(t, s.c.Update(ctx, sa))
-	s.waitReady(t, sa, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	must(t, s.Client.Update(ctx, sa))
+	s.WaitReady(t, sa, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	until(t, "public access allowed in Azure", func() bool {
-		return s.azureBody(t, id)["properties"].(map[string]any)["allowBlobPublicAccess"] == true
+		return s.AzureBody(t, id)["properties"].(map[string]any)["allowBlobPublicAccess"] == true
 	})
-	if n := strings.Count(methods(s.armCalls(path)), "PUT"); n != 2 {
+	if n := strings.Count(methods(s.ARMCalls(path)), "PUT"); n != 2 {
 		t.Errorf("%d PUTs after one spec change, want 2 in all", n)
 	}
 
 	// TLS weakened in the portal: the next sync puts TLS 1.2 back, with one PUT.
-	_, err := s.emu.PatchResource(ctx, id, []byte(`{"properties":{"minimumTlsVersion":"TLS1_0"}}`))
+	_, err := s.Emu.PatchResource(ctx, id, []byte(`{"properties":{"minimumTlsVersion":"TLS1_0"}}`))
 	must(t, err)
 	until(t, "TLS 1.2 restored", func() bool {
-		return s.azureBody(t, id)["properties"].(map[string]any)["minimumTlsVersion"] == "TLS1_2"
+		return s.AzureBody(t, id)["properties"].(map[string]any)["minimumTlsVersion"] == "TLS1_2"
 	})
-	if n := strings.Count(methods(s.armCalls(path)), "PUT"); n != 3 {
+	if n := strings.Count(methods(s.ARMCalls(path)), "PUT"); n != 3 {
 		t.Errorf("%d PUTs after the drift, want exactly one more (3)", n)
 	}
 
@@ -192,14 +192,14 @@ func TestStorageAccountLifecycle(t *testing.T) {
 	}
 
 	// Deleting the account waits for its container; then both are gone.
-	must(t, s.c.Delete(ctx, sa))
-	s.waitReady(t, sa, metav1.ConditionUnknown, reconcilers.ReasonDeleting)
-	if _, err := s.emu.Resource(id); err != nil {
+	must(t, s.Client.Delete(ctx, sa))
+	s.WaitReady(t, sa, metav1.ConditionUnknown, reconcilers.ReasonDeleting)
+	if _, err := s.Emu.Resource(id); err != nil {
 		t.Fatalf("the account was deleted before its container: %v", err)
 	}
-	must(t, s.c.Delete(ctx, container))
-	until(t, "objects gone", func() bool { return s.gone(container) && s.gone(sa) })
-	if _, err := s.emu.Resource(id); err == nil {
+	must(t, s.Client.Delete(ctx, container))
+	until(t, "objects gone", func() bool { return s.Gone(container) && s.Gone(sa) })
+	if _, err := s.Emu.Resource(id); err == nil {
 		t.Error("the storage account still exists in Azure")
 	}
 }

@@ -1,10 +1,8 @@
 package kinds_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -29,41 +27,6 @@ func identityID(rg, name string) string {
 	return rgID(rg) + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/" + name
 }
 
-// azureBody reads a resource from the emulator's state.
-func (s *stack) azureBody(t *testing.T, id string) map[string]any {
-	t.Helper()
-	raw, err := s.emu.Resource(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var body map[string]any
-	must(t, json.Unmarshal(raw, &body))
-	return body
-}
-
-// touch changes an annotation, which makes the object reconcile again without
-// a spec change.
-func (s *stack) touch(t *testing.T, obj client.Object, value string) {
-	t.Helper()
-	must(t, s.c.Get(t.Context(), client.ObjectKeyFromObject(obj), obj))
-	a := obj.GetAnnotations()
-	if a == nil {
-		a = map[string]string{}
-	}
-	a["touch"] = value
-	obj.SetAnnotations(a)
-	must(t, s.c.Update(t.Context(), obj))
-}
-
-// settled waits for n calls on the path, then a little longer so that a
-// write after them would be seen.
-func (s *stack) settled(t *testing.T, suffix string, n int) string {
-	t.Helper()
-	until(t, suffix+" has "+string(rune('0'+n))+" calls", func() bool { return len(s.armCalls(suffix)) >= n })
-	time.Sleep(300 * time.Millisecond)
-	return methods(s.armCalls(suffix))
-}
-
 // An identity waits for its resource group, is created with one PUT as the
 // namespace's principal, reports the IDs Azure assigned and exports them to a
 // ConfigMap it owns; a tag change writes once, a resync writes nothing, and
@@ -82,32 +45,32 @@ func TestUserAssignedIdentityLifecycle(t *testing.T) {
 			TenantID:    &azurev1alpha1.ConfigMapDestination{Name: "uai-app-ids", Key: "tenantId"},
 		},
 	}
-	s.create(t, uai)
-	s.waitReady(t, uai, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
+	s.Create(t, uai)
+	s.WaitReady(t, uai, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
 	path := "/userAssignedIdentities/uai-app"
-	if calls := s.armCalls(path); len(calls) != 0 {
+	if calls := s.ARMCalls(path); len(calls) != 0 {
 		t.Fatalf("ARM calls before the resource group is Ready: %s", methods(calls))
 	}
 
-	s.create(t, resourceGroup(ns, "uai-rg", nil, nil))
-	s.waitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	calls := s.armCalls(path)
+	s.Create(t, resourceGroup(ns, "uai-rg", nil, nil))
+	s.WaitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	calls := s.ARMCalls(path)
 	if got := methods(calls); got != "GET PUT" {
 		t.Fatalf("create made %q, want \"GET PUT\"", got)
 	}
-	if calls[1].PrincipalID != s.principal[ns] {
-		t.Errorf("PUT by %s, want the namespace's principal %s", calls[1].PrincipalID, s.principal[ns])
+	if calls[1].PrincipalID != s.Principal[ns] {
+		t.Errorf("PUT by %s, want the namespace's principal %s", calls[1].PrincipalID, s.Principal[ns])
 	}
 	if !strings.EqualFold(uai.Status.ID, identityID("uai-rg", "uai-app")) {
 		t.Errorf("status.id %q", uai.Status.ID)
 	}
-	props := s.azureBody(t, identityID("uai-rg", "uai-app"))["properties"].(map[string]any)
+	props := s.AzureBody(t, identityID("uai-rg", "uai-app"))["properties"].(map[string]any)
 	if uai.Status.ClientID == "" || uai.Status.ClientID != props["clientId"] || uai.Status.PrincipalID != props["principalId"] || uai.Status.TenantID != tenantID {
 		t.Errorf("status %+v does not report Azure's IDs %v", uai.Status, props)
 	}
 
 	var cm corev1.ConfigMap
-	must(t, s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "uai-app-ids"}, &cm))
+	must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "uai-app-ids"}, &cm))
 	want := map[string]string{"clientId": uai.Status.ClientID, "principalId": uai.Status.PrincipalID, "tenantId": tenantID}
 	for k, v := range want {
 		if cm.Data[k] != v {
@@ -119,11 +82,11 @@ func TestUserAssignedIdentityLifecycle(t *testing.T) {
 	}
 
 	// A tag change makes exactly one more PUT.
-	must(t, s.c.Get(ctx, client.ObjectKeyFromObject(uai), uai))
+	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(uai), uai))
 	uai.Spec.Tags["env"] = "dev"
-	must(t, s.c.Update(ctx, uai))
-	s.waitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	if got := s.settled(t, path, 4); got != "GET PUT GET PUT" {
+	must(t, s.Client.Update(ctx, uai))
+	s.WaitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if got := s.Settled(t, path, 4); got != "GET PUT GET PUT" {
 		t.Errorf("a tag change made %q in all, want one more GET and PUT", got)
 	}
 	if tags := s.azureTags(t, identityID("uai-rg", "uai-app")); tags["env"] != "dev" || tags["team"] != "a" {
@@ -131,14 +94,14 @@ func TestUserAssignedIdentityLifecycle(t *testing.T) {
 	}
 
 	// An unchanged resync reads and writes nothing.
-	s.touch(t, uai, "1")
-	if got := s.settled(t, path, 5); got != "GET PUT GET PUT GET" {
+	s.Touch(t, uai, "1")
+	if got := s.Settled(t, path, 5); got != "GET PUT GET PUT GET" {
 		t.Errorf("a resync made %q in all, want one more GET and no PUT", got)
 	}
 
-	must(t, s.c.Delete(ctx, uai))
-	until(t, "identity object gone", func() bool { return s.gone(uai) })
-	if _, err := s.emu.Resource(identityID("uai-rg", "uai-app")); err == nil {
+	must(t, s.Client.Delete(ctx, uai))
+	until(t, "identity object gone", func() bool { return s.Gone(uai) })
+	if _, err := s.Emu.Resource(identityID("uai-rg", "uai-app")); err == nil {
 		t.Error("the identity still exists in Azure")
 	}
 }
@@ -149,16 +112,16 @@ func TestUserAssignedIdentityExportConflict(t *testing.T) {
 	const ns = "uaicm"
 	s := newStack(t, ns)
 	ctx := t.Context()
-	s.create(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "someone-elses"}, Data: map[string]string{"clientId": "mine"}})
-	s.create(t, resourceGroup(ns, "uaicm-rg", nil, nil))
+	s.Create(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "someone-elses"}, Data: map[string]string{"clientId": "mine"}})
+	s.Create(t, resourceGroup(ns, "uaicm-rg", nil, nil))
 	uai := userAssignedIdentity(ns, "uaicm-app", "uaicm-rg")
 	uai.Spec.OperatorSpec = &managedidentityv1alpha1.UserAssignedIdentityOperatorSpec{
 		ConfigMaps: &managedidentityv1alpha1.UserAssignedIdentityOperatorConfigMaps{
 			ClientID: &azurev1alpha1.ConfigMapDestination{Name: "someone-elses", Key: "clientId"},
 		},
 	}
-	s.create(t, uai)
-	s.waitReady(t, uai, metav1.ConditionFalse, reconcilers.ReasonExportConflict)
+	s.Create(t, uai)
+	s.WaitReady(t, uai, metav1.ConditionFalse, reconcilers.ReasonExportConflict)
 	if msg := meta.FindStatusCondition(uai.Status.Conditions, "Ready").Message; !strings.Contains(msg, `"someone-elses"`) {
 		t.Errorf("message %q does not name the ConfigMap", msg)
 	}
@@ -166,7 +129,7 @@ func TestUserAssignedIdentityExportConflict(t *testing.T) {
 		t.Error("the identity's IDs are not in status although it exists in Azure")
 	}
 	var cm corev1.ConfigMap
-	must(t, s.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "someone-elses"}, &cm))
+	must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "someone-elses"}, &cm))
 	if cm.Data["clientId"] != "mine" || len(cm.OwnerReferences) != 0 {
 		t.Errorf("the foreign ConfigMap was changed: %v %v", cm.Data, cm.OwnerReferences)
 	}

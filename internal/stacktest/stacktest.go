@@ -1,0 +1,320 @@
+package stacktest
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
+	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/operator"
+	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/tenancy"
+)
+
+// The emulator's directory: one Entra tenant and one subscription, and the
+// platform principal (Owner on the subscription, with a client secret) that
+// stands for an administrator acting outside aztenant.
+const (
+	TenantID         = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+	SubscriptionID   = "00000000-0000-0000-0000-0000000000bb"
+	PlatformClientID = "dddddddd-0000-0000-0000-000000000001"
+	PlatformSecret   = "platform-secret"
+	// Location is the one location every Tenant allows.
+	Location = "westeurope"
+)
+
+// Stack is the operator running against the emulator for one test's namespaces.
+type Stack struct {
+	Env    *testenv.Env
+	Emu    *emulator.Emulator
+	Client client.Client
+	Cloud  identity.Cloud
+	// ClientID and Principal are each namespace's app registration: its
+	// client ID and its object ID.
+	ClientID  map[string]string
+	Principal map[string]string
+	// Parts of the running operator (replaced by StartManager).
+	Parts *operator.Parts
+
+	cfg    operator.Config
+	served tenancy.ServeMode
+	stop   func()
+}
+
+// DefaultConfig is the operator's configuration New uses: no resync during a
+// test, fast polling of long-running operations.
+func DefaultConfig() operator.Config {
+	return operator.Config{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 2}
+}
+
+// New onboards each namespace (an app registration federated with its
+// ServiceAccount "azure", Contributor on the subscription, an Identity
+// "default") under a Tenant allowing resource groups named like the namespace
+// followed by "-*", in westeurope, and starts the operator for those
+// namespaces. Namespaces must be unique within the test package: they share
+// its API server.
+func New(t testing.TB, namespaces ...string) *Stack {
+	t.Helper()
+	return NewWith(t, DefaultConfig(), namespaces...)
+}
+
+// NewWith is New with the operator's settings (Cloud and Served are filled in).
+func NewWith(t testing.TB, cfg operator.Config, namespaces ...string) *Stack {
+	t.Helper()
+	env := testenv.Get(t)
+	seed := emulator.Seed{
+		Tenants:        []emulator.Tenant{{ID: TenantID}},
+		Subscriptions:  []emulator.Subscription{{ID: SubscriptionID, TenantID: TenantID}},
+		TrustedIssuers: []emulator.TrustedIssuer{{Issuer: env.IssuerURL, CAPEM: string(env.CAPEM)}},
+	}
+	seed.Principals = append(seed.Principals, emulator.Principal{ClientID: PlatformClientID, TenantID: TenantID, ClientSecret: PlatformSecret,
+		Roles: []emulator.RoleAssignment{{Role: "Owner", Scope: "/subscriptions/" + SubscriptionID}}})
+	s := &Stack{Env: env, Client: env.Client, ClientID: map[string]string{}, Principal: map[string]string{}}
+	for i, ns := range namespaces {
+		cid := strings.Replace("cccccccc-0000-0000-0000-00000000000X", "X", string(rune('a'+i)), 1)
+		s.ClientID[ns] = cid
+		seed.Principals = append(seed.Principals, emulator.Principal{
+			ClientID: cid, TenantID: TenantID, DisplayName: ns,
+			FederatedCredentials: []emulator.FederatedCredential{{Name: "k8s", Issuer: env.IssuerURL, Subject: "system:serviceaccount:" + ns + ":azure", Audiences: []string{identity.TokenAudience}}},
+			Roles:                []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + SubscriptionID}},
+		})
+	}
+	emu, err := emulator.New(emulator.Config{Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := emu.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { emu.Close() })
+	s.Emu = emu
+	s.Cloud = identity.Cloud{AuthorityHost: emu.URL() + "/", ARMEndpoint: emu.URL(), ARMAudience: "https://management.core.windows.net/", CABundle: emu.CAPEM()}
+
+	for _, ns := range namespaces {
+		s.Principal[ns], _ = emu.PrincipalID(s.ClientID[ns])
+		s.Create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		s.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: ns, Annotations: map[string]string{
+			identity.AnnotationClientID: s.ClientID[ns], identity.AnnotationTenantID: TenantID,
+		}}})
+		s.Create(t, &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
+			Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", SubscriptionID: SubscriptionID}})
+		s.Create(t, &tenancyv1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: ns},
+			Spec: tenancyv1alpha1.TenantSpec{Namespaces: []string{ns}, Subscriptions: []string{SubscriptionID},
+				ResourceGroups: []string{ns + "-*"}, Locations: []string{Location}}})
+	}
+
+	s.cfg, s.served = cfg, tenancy.ServeList(namespaces...)
+	s.StartManager(t)
+	t.Cleanup(s.StopManager)
+	// Wait for the Identities, so their status updates do not re-trigger the
+	// resources under test and call counts are exact.
+	for _, ns := range namespaces {
+		Until(t, "Identity of "+ns+" Ready", func() bool {
+			var id identityv1alpha1.Identity
+			if err := s.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "default"}, &id); err != nil {
+				return false
+			}
+			c := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady)
+			return c != nil && c.Status == metav1.ConditionTrue
+		})
+	}
+	return s
+}
+
+// StartManager starts the operator (after StopManager: a fresh one, as after
+// a crash or a rollout).
+func (s *Stack) StartManager(t testing.TB) {
+	t.Helper()
+	scheme, err := operator.Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(s.Env.Config, ctrl.Options{
+		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}, // one manager per test
+		Cache:      operator.CacheOptions(s.served),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mctx, cancel := context.WithCancel(context.Background())
+	cfg := s.cfg
+	cfg.Cloud, cfg.Served = s.Cloud, s.served
+	parts, err := operator.Setup(mctx, mgr, cfg)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	s.Parts = parts
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(mctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	var once sync.Once
+	s.stop = func() { once.Do(func() { cancel(); <-done }) }
+}
+
+// StopManager stops the operator and waits until it has stopped.
+func (s *Stack) StopManager() {
+	if s.stop != nil {
+		s.stop()
+	}
+}
+
+// Create creates obj; one that already exists is fine.
+func (s *Stack) Create(t testing.TB, obj client.Object) {
+	t.Helper()
+	if err := s.Client.Create(t.Context(), obj); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("create %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+// WaitReady waits until obj's Ready condition has the status and reason for
+// its current generation, and leaves obj as last read.
+func (s *Stack) WaitReady(t testing.TB, obj azurev1alpha1.Resource, status metav1.ConditionStatus, reason string) {
+	t.Helper()
+	var last *metav1.Condition
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if err := s.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj); err != nil {
+			t.Fatal(err)
+		}
+		last = meta.FindStatusCondition(obj.AzureStatus().Conditions, "Ready")
+		if last != nil && last.Status == status && last.Reason == reason && last.ObservedGeneration == obj.GetGeneration() {
+			return
+		}
+	}
+	t.Fatalf("%s: Ready is not %s/%s after 30s; last %+v", obj.GetName(), status, reason, last)
+}
+
+// ReadyMessage is the message of obj's Ready condition, "" without one.
+func ReadyMessage(obj azurev1alpha1.Resource) string {
+	if c := meta.FindStatusCondition(obj.AzureStatus().Conditions, "Ready"); c != nil {
+		return c.Message
+	}
+	return ""
+}
+
+// ARMCalls returns the ARM calls on paths ending with suffix
+// (case-insensitively), in order.
+func (s *Stack) ARMCalls(suffix string) []emulator.AuditEntry {
+	var out []emulator.AuditEntry
+	for _, e := range s.Emu.Audit(emulator.AuditFilter{Service: "arm"}) {
+		if strings.HasSuffix(strings.ToLower(e.Path), strings.ToLower(suffix)) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Methods lists the calls' methods, such as "GET PUT".
+func Methods(es []emulator.AuditEntry) string {
+	var m []string
+	for _, e := range es {
+		m = append(m, e.Method)
+	}
+	return strings.Join(m, " ")
+}
+
+// Until polls cond for up to 15s.
+func Until(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("%s: not reached in 15s", what)
+}
+
+// Gone reports whether obj no longer exists in the API server.
+func (s *Stack) Gone(obj client.Object) bool {
+	err := s.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)
+	return client.IgnoreNotFound(err) == nil && err != nil
+}
+
+// AzureBody reads a resource from the emulator's state.
+func (s *Stack) AzureBody(t testing.TB, id string) map[string]any {
+	t.Helper()
+	raw, err := s.Emu.Resource(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// Touch changes an annotation, which makes the object reconcile again without
+// a spec change.
+func (s *Stack) Touch(t testing.TB, obj client.Object, value string) {
+	t.Helper()
+	if err := s.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj); err != nil {
+		t.Fatal(err)
+	}
+	a := obj.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a["touch"] = value
+	obj.SetAnnotations(a)
+	if err := s.Client.Update(t.Context(), obj); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Settled waits for n calls on the path, then a little longer so that a
+// write after them would be seen, and returns their methods.
+func (s *Stack) Settled(t testing.TB, suffix string, n int) string {
+	t.Helper()
+	Until(t, suffix+" has "+string(rune('0'+n))+" calls", func() bool { return len(s.ARMCalls(suffix)) >= n })
+	time.Sleep(300 * time.Millisecond)
+	return Methods(s.ARMCalls(suffix))
+}
+
+// PlatformCredential is the platform principal's credential, for creating
+// things in Azure outside aztenant.
+func (s *Stack) PlatformCredential(t testing.TB) azcore.TokenCredential {
+	t.Helper()
+	cred, err := azidentity.NewClientSecretCredential(TenantID, PlatformClientID, PlatformSecret,
+		&azidentity.ClientSecretCredentialOptions{ClientOptions: s.Emu.ClientOptions(), DisableInstanceDiscovery: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cred
+}
+
+// RGID is the ARM ID of a resource group of the subscription.
+func RGID(name string) string { return "/subscriptions/" + SubscriptionID + "/resourceGroups/" + name }
+
+// ResourceGroup is a ResourceGroup object in the Tenant's location.
+func ResourceGroup(ns, name string, annotations, tags map[string]string) *resourcesv1alpha1.ResourceGroup {
+	return &resourcesv1alpha1.ResourceGroup{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: annotations},
+		Spec:       resourcesv1alpha1.ResourceGroupSpec{Location: Location, Tags: tags},
+	}
+}
