@@ -46,6 +46,8 @@ func TestExamples(t *testing.T) {
 	}
 	emuURL := m[1]
 
+	// The demo applied them already (as each team's developer): applying
+	// again changes nothing and everything stays Ready.
 	folders := []string{"../examples/onboarding", "../examples/app-stack", "../examples/aks"}
 	for _, f := range folders {
 		run("kubectl", "apply", "--server-side", "--force-conflicts", "-f", f)
@@ -55,6 +57,9 @@ func TestExamples(t *testing.T) {
 			run("kubectl", "wait", "--for=condition=Ready", "--timeout=90s", o.kind+"/"+o.name, "-n", o.namespace)
 		}
 	}
+	// The forbidden RoleAssignment is stopped by the operator's policy guard.
+	run("kubectl", "apply", "-f", "../examples/policy/forbidden-roleassignment.yaml")
+	run("kubectl", "wait", `--for=jsonpath={.status.conditions[?(@.type=="Ready")].reason}=PolicyDenied`, "--timeout=60s", "roleassignment.authorization.aztenant.io/make-me-owner", "-n", "team-a")
 	conn := run("kubectl", "get", "secret", "stack-storage", "-n", "team-a", "-o", "jsonpath={.data.connectionString}")
 	if !strings.HasPrefix(conn, "RGVmYXVsdEVuZHBvaW50c1Byb3RvY29sPWh0dHBz") { // base64 of DefaultEndpointsProtocol=https
 		t.Errorf("storage connection string not exported: %q", conn)

@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -24,8 +22,6 @@ import (
 
 	"github.com/aztenant/aztenant/api"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
-	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
-	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/controlplane"
@@ -92,13 +88,14 @@ func stopDemo(out io.Writer, dir string, remove bool) error {
 
 // demo holds what the running demo needs.
 type demo struct {
-	out    io.Writer
-	dir    string
-	bin    string
-	cp     *controlplane.ControlPlane
-	c      client.Client
-	emuURL string
-	http   *http.Client
+	out      io.Writer
+	dir      string
+	bin      string
+	examples string
+	cp       *controlplane.ControlPlane
+	c        client.Client
+	emuURL   string
+	http     *http.Client
 }
 
 func (d *demo) step(format string, args ...any) { fmt.Fprintf(d.out, "\n==> "+format+"\n", args...) }
@@ -120,9 +117,14 @@ func demoUp(ctx context.Context, out io.Writer, dir string) error {
 			return fmt.Errorf("%s not found in %s: run `make build` (or `make demo`, which builds it)", b, bin)
 		}
 	}
-	d := &demo{out: out, dir: abs, bin: bin}
+	// The examples are the repository's: the demo applies them as users would.
+	examples := filepath.Join(filepath.Dir(bin), "examples")
+	if _, err := os.Stat(filepath.Join(examples, "onboarding")); err != nil {
+		return fmt.Errorf("examples not found next to %s: run the demo from the repository (`make demo`)", bin)
+	}
+	d := &demo{out: out, dir: abs, bin: bin, examples: examples}
 	start := time.Now()
-	steps := []func(context.Context) error{d.startControlPlane, d.startEmulator, d.startOperator, d.onboard, d.applyResources, d.showDenials, d.showAudit, d.showDrift}
+	steps := []func(context.Context) error{d.startControlPlane, d.startEmulator, d.startOperator, d.onboard, d.applyAsTeams, d.showDenials, d.showAudit, d.showDrift}
 	for _, s := range steps {
 		if err := s(ctx); err != nil {
 			return fmt.Errorf("%w (logs in %s)", err, abs)
@@ -131,8 +133,9 @@ func demoUp(ctx context.Context, out io.Writer, dir string) error {
 	fmt.Fprintf(out, `
 Done in %s. Everything keeps running. Try:
   export KUBECONFIG=%s
-  bin/kubectl get resourcegroups,identities -A
-  bin/kubectl get tenants
+  bin/kubectl get azure -A                      # every Azure resource, all namespaces
+  bin/kubectl get tenants,identities -A
+  bin/kubectl --as dev@team-a --as-group team-a apply -f examples/...   # act as team-a's developer
   bin/aztenant whoami -n team-a --azure-authority-host %s/ --azure-arm-endpoint %s --azure-arm-audience https://management.core.windows.net/ --azure-ca-bundle %s
 Stop it with:
   make demo-down
@@ -237,6 +240,9 @@ func (d *demo) startOperator(ctx context.Context) error {
 		"--azure-arm-audience=https://management.core.windows.net/", "--azure-ca-bundle=" + filepath.Join(d.dir, "emulator-ca.pem"),
 		// Short, so the demo shows drift being reverted.
 		"--sync-period=15s",
+		// The platform team's constraints, enforced by the operator itself
+		// (no Gatekeeper in the demo).
+		"--policy-constraints=" + filepath.Join(d.examples, "policy", "constraints.yaml"),
 	}, []string{"KUBECONFIG=" + d.cp.KubeconfigPath}); err != nil {
 		return err
 	}
@@ -258,25 +264,11 @@ func (d *demo) startOperator(ctx context.Context) error {
 }
 
 func (d *demo) onboard(ctx context.Context) error {
-	d.step("platform team onboards team-a and team-b: namespace, ServiceAccount, Identity, Tenant")
-	for _, t := range demoTeams {
-		objs := []client.Object{
-			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: t.name}},
-			&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: t.name, Annotations: map[string]string{
-				identity.AnnotationClientID: t.clientID, identity.AnnotationTenantID: demoTenant,
-			}}},
-			&identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: t.name},
-				Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", SubscriptionID: demoSubscription}},
-			&tenancyv1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: t.name}, Spec: tenancyv1alpha1.TenantSpec{
-				Namespaces: []string{t.name}, Subscriptions: []string{demoSubscription},
-				ResourceGroups: []string{t.name + "-*"}, Locations: []string{"westeurope"},
-			}},
-		}
-		for _, o := range objs {
-			if err := d.c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
-				return err
-			}
-		}
+	d.step("the platform team onboards team-a and team-b (kubectl apply -f examples/onboarding/)")
+	fmt.Fprintln(d.out, "    namespaces; ServiceAccount \"azure\" with workload-identity annotations; Identity \"default\";")
+	fmt.Fprintln(d.out, "    a Tenant bounding each team to resource groups \"<team>-*\" in westeurope; developer RBAC")
+	if _, err := d.kubectlQuiet(nil, "apply", "-f", filepath.Join(d.examples, "onboarding")); err != nil {
+		return err
 	}
 	for _, t := range demoTeams {
 		if err := d.waitCondition(ctx, &identityv1alpha1.Identity{}, t.name, "default", func(o client.Object) []metav1.Condition {
@@ -285,78 +277,130 @@ func (d *demo) onboard(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := d.kubectl("get", "tenants"); err != nil {
+		return err
+	}
 	return d.kubectl("get", "identities", "-A", "-o", "wide")
 }
 
-func (d *demo) applyResources(ctx context.Context) error {
-	d.step("each team applies a ResourceGroup in its own namespace")
-	for _, t := range demoTeams {
-		rg := &resourcesv1alpha1.ResourceGroup{ObjectMeta: metav1.ObjectMeta{Name: t.name + "-app", Namespace: t.name},
-			Spec: resourcesv1alpha1.ResourceGroupSpec{Location: "westeurope", Tags: map[string]string{"team": t.name}}}
-		if err := d.c.Create(ctx, rg); err != nil && !apierrors.IsAlreadyExists(err) {
-			return err
-		}
-	}
-	for _, t := range demoTeams {
-		if err := d.waitCondition(ctx, &resourcesv1alpha1.ResourceGroup{}, t.name, t.name+"-app", rgConditions, "True"); err != nil {
-			return err
-		}
-	}
-	return d.kubectl("get", "resourcegroups", "-A")
+// developer is how the demo acts as one of a team's developers: a user in the
+// team's group, which examples/onboarding/developers.yaml binds in the
+// team's namespace only.
+func developer(team string) []string {
+	return []string{"--as", "dev@" + team, "--as-group", team}
 }
 
-func rgConditions(o client.Object) []metav1.Condition {
-	return o.(*resourcesv1alpha1.ResourceGroup).Status.Conditions
+func (d *demo) applyAsTeams(ctx context.Context) error {
+	d.step("each team's developer applies its examples in its own namespace")
+	for _, a := range []struct{ team, folder string }{{"team-a", "app-stack"}, {"team-b", "aks"}} {
+		fmt.Fprintf(d.out, "    dev@%s: kubectl apply -f examples/%s/\n", a.team, a.folder)
+		if _, err := d.kubectlQuiet(nil, append(developer(a.team), "apply", "-f", filepath.Join(d.examples, a.folder))...); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(d.out, "    dev@team-a tries team-b's examples:")
+	out, err := d.kubectlQuiet(nil, append(developer("team-a"), "apply", "-f", filepath.Join(d.examples, "aks"))...)
+	if err == nil {
+		return fmt.Errorf("team-a's developer could write in team-b's namespace:\n%s", out)
+	}
+	d.indent(forbidden(out))
+	fmt.Fprintln(d.out, "    waiting for Azure (the emulator runs long operations like Azure's: Accepted, then polled) ...")
+	for _, team := range []string{"team-a", "team-b"} {
+		if _, err := d.kubectlQuiet(nil, "wait", "--for=condition=Ready", "--timeout=150s", "--all", "-n", team, "azure"); err != nil {
+			return fmt.Errorf("%s's resources did not become Ready: %w", team, err)
+		}
+	}
+	return d.kubectl("get", "azure", "-A")
 }
 
 func (d *demo) showDenials(ctx context.Context) error {
 	d.step("what is refused, before anything reaches Azure")
-	deny := &resourcesv1alpha1.ResourceGroup{ObjectMeta: metav1.ObjectMeta{Name: "prod-db", Namespace: "team-a"},
-		Spec: resourcesv1alpha1.ResourceGroupSpec{Location: "westeurope"}}
-	borrowed := &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "borrowed", Namespace: "team-a"},
-		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", ClientID: demoTeams[1].clientID, TenantID: demoTenant, SubscriptionID: demoSubscription}}
-	for _, o := range []client.Object{deny, borrowed} {
-		if err := d.c.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+	fmt.Fprintln(d.out, "    dev@team-a asks for a RoleAssignment making someone Owner (examples/policy/):")
+	if _, err := d.kubectlQuiet(nil, append(developer("team-a"), "apply", "-f", filepath.Join(d.examples, "policy", "forbidden-roleassignment.yaml"))...); err != nil {
+		return err
+	}
+	if err := d.waitReason(ctx, "team-a", "roleassignment.authorization.aztenant.io/make-me-owner", "PolicyDenied"); err != nil {
+		return err
+	}
+	fmt.Fprintln(d.out, "    dev@team-a asks for a resource group outside its Tenant's bounds:")
+	prodDB := `{"apiVersion":"resources.aztenant.io/v1alpha1","kind":"ResourceGroup","metadata":{"name":"prod-db","namespace":"team-a"},"spec":{"location":"westeurope"}}`
+	if _, err := d.kubectlQuiet(strings.NewReader(prodDB), append(developer("team-a"), "apply", "-f", "-")...); err != nil {
+		return err
+	}
+	if err := d.waitReason(ctx, "team-a", "resourcegroup.resources.aztenant.io/prod-db", "TenantPolicyDenied"); err != nil {
+		return err
+	}
+	fmt.Fprintln(d.out, "    dev@team-a tries to give its namespace team-b's Azure identity:")
+	borrowed := `{"apiVersion":"identity.aztenant.io/v1alpha1","kind":"Identity","metadata":{"name":"borrowed","namespace":"team-a"},"spec":{"serviceAccountName":"azure","clientID":"` + demoTeams[1].clientID + `","tenantID":"` + demoTenant + `","subscriptionID":"` + demoSubscription + `"}}`
+	out, err := d.kubectlQuiet(strings.NewReader(borrowed), append(developer("team-a"), "apply", "-f", "-")...)
+	if err == nil {
+		return fmt.Errorf("a developer could write an Identity:\n%s", out)
+	}
+	d.indent(forbidden(out))
+	fmt.Fprintln(d.out, "    and if a cluster admin wrote it anyway, Entra ID would refuse team-a's token for team-b's app:")
+	if _, err := d.kubectlQuiet(strings.NewReader(borrowed), "apply", "-f", "-"); err != nil {
+		return err
+	}
+	return d.waitReason(ctx, "team-a", "identity.identity.aztenant.io/borrowed", "FederationRejected")
+}
+
+// waitReason waits until the object's Ready condition has the reason, then
+// prints the reason and message.
+func (d *demo) waitReason(ctx context.Context, ns, obj, reason string) error {
+	jp := `jsonpath={.status.conditions[?(@.type=="Ready")].reason}{"\t"}{.status.conditions[?(@.type=="Ready")].message}`
+	var last string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		out, err := d.kubectlQuiet(nil, "get", obj, "-n", ns, "-o", jp)
+		if err != nil {
 			return err
 		}
+		last = out
+		if r, msg, ok := strings.Cut(out, "\t"); ok && r == reason {
+			d.indent(r + ": " + msg)
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 	}
-	if err := d.waitCondition(ctx, &resourcesv1alpha1.ResourceGroup{}, "team-a", "prod-db", rgConditions, "False"); err != nil {
-		return err
-	}
-	if err := d.waitCondition(ctx, &identityv1alpha1.Identity{}, "team-a", "borrowed", func(o client.Object) []metav1.Condition {
-		return o.(*identityv1alpha1.Identity).Status.Conditions
-	}, "False"); err != nil {
-		return err
-	}
-	fmt.Fprintln(d.out, "    team-a asks for a resource group outside its Tenant's bounds:")
-	if err := d.kubectl("get", "resourcegroup", "prod-db", "-n", "team-a", "-o", `jsonpath=      {.status.conditions[?(@.type=="Ready")].reason}: {.status.conditions[?(@.type=="Ready")].message}{"\n"}`); err != nil {
-		return err
-	}
-	fmt.Fprintln(d.out, "    team-a names team-b's client ID in an Identity of its own:")
-	return d.kubectl("get", "identity", "borrowed", "-n", "team-a", "-o", `jsonpath=      {.status.conditions[?(@.type=="Ready")].reason}: {.status.conditions[?(@.type=="Ready")].message}{"\n"}`)
+	return fmt.Errorf("%s/%s: Ready reason did not become %s within 60s (last: %q)", ns, obj, reason, last)
 }
 
 func (d *demo) showAudit(ctx context.Context) error {
-	d.step("the emulator's audit log: which principal wrote each resource group")
+	d.step("the emulator's audit log: which principal created each resource in Azure")
 	var audit struct{ Value []emulator.AuditEntry }
 	if err := d.getJSON(ctx, d.emuURL+"/_emulator/audit?service=arm&method=PUT", &audit); err != nil {
 		return err
 	}
-	entries := audit.Value
 	names := map[string]string{}
 	for _, t := range demoTeams {
 		names[t.clientID] = t.name
 	}
-	for _, e := range entries {
-		fmt.Fprintf(d.out, "    %s %-70s %d  by %s (client %s, object %s)\n", e.Method, e.Path, e.Status, names[e.ClientID], e.ClientID, e.PrincipalID)
+	seen := map[string]bool{}
+	for _, e := range audit.Value {
+		if e.Status >= 300 || seen[e.Path] {
+			continue // the first successful write of each resource
+		}
+		seen[e.Path] = true
+		who := names[e.ClientID]
+		if who == "" {
+			who = "client " + e.ClientID
+		}
+		fmt.Fprintf(d.out, "    %-7s %s\n", who, shortARMPath(e.Path))
 	}
 	return nil
 }
 
+// shortARMPath drops the subscription prefix, which is the same everywhere.
+func shortARMPath(p string) string {
+	return strings.TrimPrefix(p, "/subscriptions/"+demoSubscription)
+}
+
 func (d *demo) showDrift(ctx context.Context) error {
-	id := "/subscriptions/" + demoSubscription + "/resourceGroups/team-a-app"
-	d.step("someone edits team-a-app's tags in the portal; the operator puts them back at the next sync")
-	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, d.emuURL+"/_emulator/resources"+id, strings.NewReader(`{"tags":{"team":"someone-else"}}`))
+	id := "/subscriptions/" + demoSubscription + "/resourceGroups/team-b-aks/providers/Microsoft.ContainerService/managedClusters/team-b-cluster"
+	d.step("someone scales team-b's AKS cluster to 5 nodes in the portal; the operator puts it back to the declared 1")
+	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, d.emuURL+"/_emulator/resources"+id,
+		strings.NewReader(`{"properties":{"agentPoolProfiles":[{"name":"system","mode":"System","count":5,"vmSize":"Standard_D2s_v5"}]}}`))
 	if err != nil {
 		return err
 	}
@@ -369,19 +413,23 @@ func (d *demo) showDrift(ctx context.Context) error {
 	if resp.StatusCode >= 300 {
 		return fmt.Errorf("out-of-band change refused by the emulator: %s", resp.Status)
 	}
-	fmt.Fprintln(d.out, "    tags in Azure now: team=someone-else")
+	fmt.Fprintln(d.out, "    node count in Azure now: 5")
 	start := time.Now()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
-		var body struct{ Tags map[string]string }
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		var body struct {
+			Properties struct {
+				AgentPoolProfiles []struct{ Count int } `json:"agentPoolProfiles"`
+			} `json:"properties"`
+		}
 		if err := d.getJSON(ctx, d.emuURL+"/_emulator/resources"+id, &body); err != nil {
 			return err
 		}
-		if body.Tags["team"] == "team-a" {
-			fmt.Fprintf(d.out, "    reverted after %s: tags in Azure are team=team-a again\n", time.Since(start).Round(time.Second))
+		if p := body.Properties.AgentPoolProfiles; len(p) > 0 && p[0].Count == 1 {
+			fmt.Fprintf(d.out, "    reverted after %s: node count in Azure is 1 again\n", time.Since(start).Round(time.Second))
 			return nil
 		}
 	}
-	return fmt.Errorf("drift was not reverted within 60s")
+	return fmt.Errorf("drift was not reverted within 90s")
 }
 
 func (d *demo) waitCondition(ctx context.Context, obj client.Object, ns, name string, conds func(client.Object) []metav1.Condition, status metav1.ConditionStatus) error {
@@ -396,11 +444,44 @@ func (d *demo) waitCondition(ctx context.Context, obj client.Object, ns, name st
 	return fmt.Errorf("%s/%s: Ready did not become %s within 60s", ns, name, status)
 }
 
+// kubectl runs the real kubectl as cluster admin, its output indented into the demo's.
 func (d *demo) kubectl(args ...string) error {
+	out, err := d.kubectlQuiet(nil, args...)
+	d.indent(out)
+	return err
+}
+
+// kubectlQuiet runs kubectl and returns its combined output; an error carries it.
+func (d *demo) kubectlQuiet(stdin io.Reader, args ...string) (string, error) {
 	cmd := exec.Command(filepath.Join(d.bin, "kubectl"), args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+d.cp.KubeconfigPath)
-	cmd.Stdout, cmd.Stderr = d.out, d.out
-	return cmd.Run()
+	cmd.Stdin = stdin
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return string(out), nil
+}
+
+func (d *demo) indent(text string) {
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		fmt.Fprintln(d.out, "    "+l)
+	}
+}
+
+// forbidden picks the API server's reason out of kubectl's output for a
+// refused request (kubectl wraps it in lines about what it was doing).
+func forbidden(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := lines[i]; strings.Contains(l, "forbidden") {
+			if _, reason, ok := strings.Cut(l, "is forbidden: "); ok {
+				return "Forbidden: " + reason
+			}
+			return l
+		}
+	}
+	return lines[0]
 }
 
 func (d *demo) getJSON(ctx context.Context, url string, v any) error {

@@ -11,8 +11,10 @@ import (
 )
 
 // `aztenant demo up` runs the whole story with the real binaries (control
-// plane, emulator, operator as processes), leaves them running with
-// instructions, refuses to start twice, and `demo down` stops everything.
+// plane, emulator, operator, kubectl as processes): onboarding, each team's
+// developer applying the examples, the refusals, who wrote what in Azure and
+// drift reverted. It leaves everything running with instructions, refuses to
+// start twice, and `demo down` stops everything.
 // It needs bin/operator and bin/azure-emulator: `make test` builds them.
 func TestDemoUpAndDown(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
@@ -23,13 +25,18 @@ func TestDemoUpAndDown(t *testing.T) {
 	}
 	for _, want := range []string{
 		"kube-apiserver v1.37.2",
-		"TokenExchanged",                 // both Identities federate
-		"team-a-app   True    Succeeded", // each team's resource group is Ready
+		"TokenExchanged", // both Identities federate
+		// each team's developer may write in its own namespace only
+		`Forbidden: User "dev@team-a" cannot get resource "managedclusters" in API group "containerservice.aztenant.io" in the namespace "team-b"`,
+		"managedcluster.containerservice.aztenant.io/team-b-cluster   True    Succeeded",
+		"storageaccount.storage.aztenant.io/teamastack   True    Succeeded",
+		"PolicyDenied: denied by policy: [AztenantRoleAssignment/no-privilege-escalation] RoleAssignment make-me-owner grants privileged role Owner",
 		"TenantPolicyDenied: resource group \"prod-db\" is not allowed",
+		`Forbidden: User "dev@team-a" cannot create resource "identities"`,
 		"FederationRejected: Entra ID refused the token of ServiceAccount team-a/azure",
-		"resourceGroups/team-a-app 201  by team-a", // written by team-a's own principal
-		"resourceGroups/team-b-app 201  by team-b",
-		"tags in Azure are team=team-a again", // drift reverted
+		"team-a  /resourceGroups/team-a-stack/providers/Microsoft.Storage/storageAccounts/teamastack\n", // written by team-a's own principal
+		"team-b  /resourceGroups/team-b-aks/providers/Microsoft.ContainerService/managedClusters/team-b-cluster\n",
+		"node count in Azure is 1 again", // drift reverted
 		"export KUBECONFIG=" + filepath.Join(dir, "kubeconfig"),
 	} {
 		if !strings.Contains(out.String(), want) {
