@@ -84,8 +84,28 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("tenant-onboarding").
 		For(&tenancyv1alpha1.Tenant{}).
 		Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(onboardedBy)).
-		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(onboardedBy)).
+		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.identityChanged)).
 		Complete(r)
+}
+
+// identityChanged maps an onboarded Identity to its Tenant, and the platform
+// Identity to every Tenant using onboarding: fixing it resumes them at once.
+func (r *Reconciler) identityChanged(ctx context.Context, obj client.Object) []reconcile.Request {
+	if obj.GetNamespace() != r.Platform.Namespace || obj.GetName() != r.Platform.Name {
+		return onboardedBy(ctx, obj)
+	}
+	var tenants tenancyv1alpha1.TenantList
+	if err := r.Client.List(ctx, &tenants); err != nil {
+		log.FromContext(ctx).Error(err, "list tenants for the platform identity")
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, t := range tenants.Items {
+		if t.Spec.Onboarding != nil || t.Status.Onboarding != nil {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: t.Name}})
+		}
+	}
+	return reqs
 }
 
 func onboardedBy(_ context.Context, obj client.Object) []reconcile.Request {

@@ -77,8 +77,8 @@ func (r *record) of(ns string) []tenancyv1alpha1.CreatedResource {
 	return out
 }
 
-// sorted returns the items in a stable order, so an unchanged record is an
-// unchanged status.
+// sorted returns the items in a stable order (per namespace, in creation
+// order), so an unchanged record is an unchanged status.
 func (r *record) sorted() []tenancyv1alpha1.CreatedResource {
 	out := slices.Clone(r.items)
 	slices.SortFunc(out, func(a, b tenancyv1alpha1.CreatedResource) int {
