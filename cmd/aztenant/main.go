@@ -16,7 +16,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDemoCommand(), newWhoamiCommand(), newPolicyCommand(), newOnboardCommand())
+	root.AddCommand(newDemoCommand(), newWhoamiCommand(), newPolicyCommand(), newOnboardCommand(), newBenchCommand())
 	if err := root.Execute(); err != nil {
 		if !errors.Is(err, errViolations) {
 			fmt.Fprintln(os.Stderr, "error:", err)

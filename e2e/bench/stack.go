@@ -1,0 +1,304 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/aztenant/aztenant/api"
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
+	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/controlplane"
+	"github.com/aztenant/aztenant/internal/operator"
+)
+
+// The stack's Azure: one tenant and one subscription; every onboarded
+// namespace gets an app registration of its own, federated with its
+// ServiceAccount "azure" and Contributor on the subscription.
+const (
+	TenantID       = "3c6d1f0e-7a2b-4c8d-9e1f-0a1b2c3d4e5f"
+	SubscriptionID = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+	Location       = "westeurope"
+)
+
+// Options configure a Stack.
+type Options struct {
+	// Dir keeps logs, the emulator's config and state and the control plane's
+	// data. Required.
+	Dir string
+	// BinDir holds etcd, kube-apiserver, azure-emulator and operator
+	// (default: the repository's bin/ or $AZTENANT_BIN_DIR).
+	BinDir string
+	// Emulator is the emulator's base configuration (token lifetime, audit
+	// size, LRO, faults); the tenant, subscription, issuer trust and state file
+	// are added.
+	Emulator emulator.Config
+	// OperatorArgs are added to the operator's flags (--sync-period, --workers ...).
+	OperatorArgs []string
+	// Progress receives one line per step; nil discards them.
+	Progress io.Writer
+}
+
+// Stack is the product running as processes: etcd and kube-apiserver, the
+// Azure emulator and the operator.
+type Stack struct {
+	opts     Options
+	bin      string
+	CP       *controlplane.ControlPlane
+	Client   client.Client
+	Emulator *EmulatorClient
+	EmuProc  *Process
+	Operator *Process
+	// MetricsURL and probeURL are the operator's endpoints.
+	MetricsURL string
+	probeURL   string
+}
+
+// ClientID is the app registration of a namespace onboarded by Onboard.
+func ClientID(ns string) string {
+	return uuid.NewSHA1(uuid.NameSpaceOID, []byte("aztenant-bench/"+ns)).String()
+}
+
+// Start launches the control plane, the emulator and the operator and waits
+// until each is ready. Stop ends them.
+func Start(ctx context.Context, opts Options) (s *Stack, err error) {
+	if opts.Dir == "" {
+		return nil, errors.New("bench: Options.Dir is required")
+	}
+	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	bin, err := controlplane.FindBinDir(opts.BinDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range []string{"operator", "azure-emulator"} {
+		if _, err := os.Stat(filepath.Join(bin, b)); err != nil {
+			return nil, fmt.Errorf("%s not found in %s: run `make build`", b, bin)
+		}
+	}
+	s = &Stack{opts: opts, bin: bin}
+	defer func() {
+		if err != nil {
+			s.Stop()
+		}
+	}()
+	s.progress("starting etcd and kube-apiserver")
+	if s.CP, err = controlplane.Start(ctx, controlplane.Options{BinDir: bin, Dir: filepath.Join(opts.Dir, "controlplane")}); err != nil {
+		return nil, err
+	}
+	crds, err := api.CRDs()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := envtest.InstallCRDs(s.CP.Config, envtest.CRDInstallOptions{CRDs: crds}); err != nil {
+		return nil, fmt.Errorf("install CRDs: %w", err)
+	}
+	scheme, err := operator.Scheme()
+	if err != nil {
+		return nil, err
+	}
+	if s.Client, err = client.New(s.CP.Config, client.Options{Scheme: scheme}); err != nil {
+		return nil, err
+	}
+	s.progress("starting the Azure emulator")
+	if err := s.startEmulator(ctx); err != nil {
+		return nil, err
+	}
+	s.progress("starting the operator")
+	if err := s.startOperator(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Stack) progress(format string, args ...any) {
+	if s.opts.Progress != nil {
+		fmt.Fprintf(s.opts.Progress, "%s  "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+	}
+}
+
+func (s *Stack) startEmulator(ctx context.Context) error {
+	cfg := s.opts.Emulator
+	cfg.Tenants = append(cfg.Tenants, emulator.Tenant{ID: TenantID})
+	cfg.Subscriptions = append(cfg.Subscriptions, emulator.Subscription{ID: SubscriptionID, TenantID: TenantID})
+	cfg.StateFile = filepath.Join(s.opts.Dir, "emulator-state.json")
+	caFile := filepath.Join(s.opts.Dir, "emulator-ca.pem")
+	cfg.CAFile = caFile
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	cfgFile := filepath.Join(s.opts.Dir, "emulator-config.json")
+	if err := os.WriteFile(cfgFile, raw, 0o600); err != nil {
+		return err
+	}
+	port, err := controlplane.FreePort()
+	if err != nil {
+		return err
+	}
+	s.EmuProc = &Process{Name: "azure-emulator", Path: filepath.Join(s.bin, "azure-emulator"), Log: filepath.Join(s.opts.Dir, "azure-emulator.log"),
+		Args: []string{"--addr", "127.0.0.1:" + strconv.Itoa(port), "--config", cfgFile, "--log-level", "warn",
+			"--trust-issuer", s.CP.IssuerURL, "--trust-issuer-ca", filepath.Join(s.CP.Dir, "ca.crt")}}
+	if err := s.EmuProc.Start(); err != nil {
+		return err
+	}
+	var ca []byte
+	if err := s.waitUntil(ctx, 30*time.Second, "the emulator's CA file", func() error {
+		if err := s.EmuProc.Exited(); err != nil {
+			return err
+		}
+		ca, err = os.ReadFile(caFile)
+		if err == nil && len(ca) == 0 {
+			err = errors.New("empty")
+		}
+		return err
+	}); err != nil {
+		return err
+	}
+	if s.Emulator, err = newEmulatorClient("https://127.0.0.1:"+strconv.Itoa(port), ca, cfg.StateFile); err != nil {
+		return err
+	}
+	return s.waitUntil(ctx, 30*time.Second, "emulator health", func() error {
+		if err := s.EmuProc.Exited(); err != nil {
+			return err
+		}
+		return s.Emulator.Health(ctx)
+	})
+}
+
+func (s *Stack) startOperator(ctx context.Context) error {
+	ports := make([]int, 2)
+	for i := range ports {
+		p, err := controlplane.FreePort()
+		if err != nil {
+			return err
+		}
+		ports[i] = p
+	}
+	s.MetricsURL = "http://127.0.0.1:" + strconv.Itoa(ports[0]) + "/metrics"
+	s.probeURL = "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/readyz"
+	args := []string{
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[0]),
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[1]),
+		"--azure-authority-host=" + s.Emulator.URL + "/", "--azure-arm-endpoint=" + s.Emulator.URL,
+		"--azure-arm-audience=https://management.core.windows.net/",
+		"--azure-ca-bundle=" + filepath.Join(s.opts.Dir, "emulator-ca.pem"),
+	}
+	s.Operator = &Process{Name: "operator", Path: filepath.Join(s.bin, "operator"), Log: filepath.Join(s.opts.Dir, "operator.log"),
+		Args: append(args, s.opts.OperatorArgs...), Env: []string{"KUBECONFIG=" + s.CP.KubeconfigPath}}
+	return s.StartOperator(ctx)
+}
+
+// StartOperator starts the operator (again, after KillOperator or
+// StopOperator) and waits until it reports ready.
+func (s *Stack) StartOperator(ctx context.Context) error {
+	if err := s.Operator.Start(); err != nil {
+		return err
+	}
+	plain := &http.Client{Timeout: 2 * time.Second}
+	return s.waitUntil(ctx, 60*time.Second, "operator readiness", func() error {
+		if err := s.Operator.Exited(); err != nil {
+			return err
+		}
+		resp, err := plain.Get(s.probeURL)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("readyz: %s", resp.Status)
+		}
+		return nil
+	})
+}
+
+// KillOperator crashes the operator with SIGKILL: no shutdown code runs.
+func (s *Stack) KillOperator() { s.Operator.Kill() }
+
+// Stop ends the operator, the emulator and the control plane.
+func (s *Stack) Stop() {
+	if s.Operator != nil {
+		s.Operator.Stop(10 * time.Second)
+	}
+	if s.EmuProc != nil {
+		s.EmuProc.Stop(10 * time.Second)
+	}
+	if s.CP != nil {
+		s.CP.Stop()
+	}
+}
+
+func (s *Stack) waitUntil(ctx context.Context, timeout time.Duration, what string, check func() error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, ErrExited) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: not ready after %s: %w", what, timeout, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Onboard gives each namespace what a platform team gives a tenant: an app
+// registration federated with the namespace's ServiceAccount "azure"
+// (Contributor on the subscription), the Namespace, the annotated
+// ServiceAccount, an Identity "default" and a Tenant allowing resource groups
+// named "<namespace>-*" in westeurope. It does not wait for the Identities.
+func (s *Stack) Onboard(ctx context.Context, namespaces ...string) error {
+	var seed emulator.Seed
+	for _, ns := range namespaces {
+		seed.Principals = append(seed.Principals, emulator.Principal{
+			ClientID: ClientID(ns), TenantID: TenantID, DisplayName: ns,
+			FederatedCredentials: []emulator.FederatedCredential{{Name: "k8s", Issuer: s.CP.IssuerURL,
+				Subject: "system:serviceaccount:" + ns + ":azure", Audiences: []string{identity.TokenAudience}}},
+			Roles: []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + SubscriptionID}},
+		})
+	}
+	if err := s.Emulator.Seed(ctx, seed); err != nil {
+		return err
+	}
+	for _, ns := range namespaces {
+		for _, o := range []client.Object{
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+			&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: ns, Annotations: map[string]string{
+				identity.AnnotationClientID: ClientID(ns), identity.AnnotationTenantID: TenantID}}},
+			&identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
+				Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", SubscriptionID: SubscriptionID}},
+			&tenancyv1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: ns}, Spec: tenancyv1alpha1.TenantSpec{
+				Namespaces: []string{ns}, Subscriptions: []string{SubscriptionID},
+				ResourceGroups: []string{ns + "-*"}, Locations: []string{Location}}},
+		} {
+			if err := s.Client.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+				return fmt.Errorf("onboard %s: create %T: %w", ns, o, err)
+			}
+		}
+	}
+	return nil
+}
