@@ -79,6 +79,54 @@ func (v Violation) String() string {
 	return fmt.Sprintf("%s: [%s] %s", v.Object, v.Constraint, v.Message)
 }
 
+// SampleConstraints returns the library's own constraints
+// (<template>/samples/<constraint>/constraint.yaml), sorted by path.
+func SampleConstraints() ([]*unstructured.Unstructured, error) {
+	lib := Library()
+	files, err := fs.Glob(lib, "*/samples/*/constraint.yaml")
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		data, err := fs.ReadFile(lib, f)
+		if err != nil {
+			return nil, err
+		}
+		objs, err := DecodeManifests(path.Join("library", f), data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+// SplitManifests separates ConstraintTemplates (decoded) and constraints
+// (group constraints.gatekeeper.sh) from the other objects.
+func SplitManifests(objs []*unstructured.Unstructured) (tmpls []*templates.ConstraintTemplate, constraints, rest []*unstructured.Unstructured, err error) {
+	scheme, err := newScheme()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, u := range objs {
+		switch {
+		case u == nil:
+		case reader.IsTemplate(u):
+			t, err := reader.ToTemplate(scheme, u)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("ConstraintTemplate %s: %w", u.GetName(), err)
+			}
+			tmpls = append(tmpls, t)
+		case reader.IsConstraint(u):
+			constraints = append(constraints, u)
+		default:
+			rest = append(rest, u)
+		}
+	}
+	return tmpls, constraints, rest, nil
+}
+
 // Templates returns the library's ConstraintTemplates, sorted by name.
 func Templates() ([]*templates.ConstraintTemplate, error) {
 	scheme, err := newScheme()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/aztenant/aztenant/policy"
+	"github.com/aztenant/aztenant/policy/vap"
 )
 
 // errViolations makes the command exit non-zero without printing more.
@@ -39,8 +39,69 @@ that read namespace annotations (public network opt-in, allowed resource groups)
 		},
 	}
 	test.Flags().StringVar(&engine, "engine", "default", "policy engine: default (CEL where a template has it, as Gatekeeper), cel or rego")
-	cmd.AddCommand(test)
+
+	var allowUnsupported bool
+	vapCmd := &cobra.Command{
+		Use:   "vap [FILE_OR_DIR...]",
+		Short: "Print ValidatingAdmissionPolicies enforcing the library's CEL rules without Gatekeeper",
+		Long: `vap prints, as YAML for kubectl apply, one ValidatingAdmissionPolicy and binding
+(admissionregistration.k8s.io/v1) per constraint, made from its ConstraintTemplate's CEL
+(K8sNativeValidation) code. The constraint's parameters and match are inlined, so the
+output needs no Gatekeeper and none of its CRDs; regenerate it when a constraint changes.
+Constraints and extra ConstraintTemplates are read from the arguments (files, or folders
+searched recursively); without any constraint, the library's sample constraints are used.
+A template or constraint that cannot be expressed (Rego only, a match VAP cannot express,
+a CEL expression the API server would refuse) is listed with why, as comments in the
+output and on stderr, and the command exits 1 unless --allow-unsupported.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return policyVAP(cmd.OutOrStdout(), cmd.ErrOrStderr(), args, allowUnsupported)
+		},
+	}
+	vapCmd.Flags().BoolVar(&allowUnsupported, "allow-unsupported", false, "exit 0 even if some templates or constraints were not converted")
+	cmd.AddCommand(test, vapCmd)
 	return cmd
+}
+
+// errUnsupported makes `policy vap` exit non-zero after listing what it left out.
+var errUnsupported = errors.New("some constraints were not converted to ValidatingAdmissionPolicy")
+
+func policyVAP(out, errOut io.Writer, paths []string, allowUnsupported bool) error {
+	var objs []*unstructured.Unstructured
+	if len(paths) > 0 {
+		var err error
+		if objs, err = policy.ReadManifests(paths...); err != nil {
+			return err
+		}
+	}
+	extra, constraints, _, err := policy.SplitManifests(objs)
+	if err != nil {
+		return err
+	}
+	tmpls, err := policy.Templates()
+	if err != nil {
+		return err
+	}
+	// Given templates come last, so they replace library ones of the same kind.
+	tmpls = append(tmpls, extra...)
+	if len(constraints) == 0 {
+		if constraints, err = policy.SampleConstraints(); err != nil {
+			return err
+		}
+	}
+	res, err := vap.Generate(tmpls, constraints)
+	if err != nil {
+		return err
+	}
+	if err := res.WriteYAML(out); err != nil {
+		return err
+	}
+	for _, u := range res.Unsupported {
+		fmt.Fprintf(errOut, "not converted: %v\n", u)
+	}
+	if len(res.Unsupported) > 0 && !allowUnsupported {
+		return errUnsupported
+	}
+	return nil
 }
 
 func parseEngine(s string) (policy.Engine, error) {
@@ -75,7 +136,7 @@ func policyTest(ctx context.Context, out io.Writer, paths []string, engine polic
 		}
 	}
 	if !haveConstraint {
-		samples, err := sampleConstraints()
+		samples, err := policy.SampleConstraints()
 		if err != nil {
 			return err
 		}
@@ -98,26 +159,4 @@ func policyTest(ctx context.Context, out io.Writer, paths []string, engine polic
 	}
 	fmt.Fprintln(out, "no violations")
 	return nil
-}
-
-// sampleConstraints are the library's own constraints (samples/*/constraint.yaml).
-func sampleConstraints() ([]*unstructured.Unstructured, error) {
-	lib := policy.Library()
-	files, err := fs.Glob(lib, "*/samples/*/constraint.yaml")
-	if err != nil {
-		return nil, err
-	}
-	var out []*unstructured.Unstructured
-	for _, f := range files {
-		data, err := fs.ReadFile(lib, f)
-		if err != nil {
-			return nil, err
-		}
-		objs, err := policy.DecodeManifests(f, data)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, objs...)
-	}
-	return out, nil
 }

@@ -75,7 +75,7 @@ install_tool() { # name version package
   stamp "$1" "$2"
 }
 
-want=${*:-kube etcd helm controller-gen staticcheck}
+want=${*:-kube etcd helm controller-gen staticcheck gatekeeper}
 start=$(date +%s)
 for t in $want; do
   case $t in
@@ -84,6 +84,8 @@ for t in $want; do
     helm) install_tool helm "$HELM_VERSION" helm.sh/helm/v3/cmd/helm ;;
     controller-gen) install_tool controller-gen "$CONTROLLER_GEN_VERSION" sigs.k8s.io/controller-tools/cmd/controller-gen ;;
     staticcheck) install_tool staticcheck "$STATICCHECK_VERSION" honnef.co/go/tools/cmd/staticcheck ;;
+    # The real admission webhook, run out of cluster by e2e/gatekeeper; its go.mod pins stand.
+    gatekeeper) install_tool gatekeeper "$GATEKEEPER_VERSION" github.com/open-policy-agent/gatekeeper/v3 ;;
     *) echo "unknown tool $t" >&2; exit 2 ;;
   esac
 done

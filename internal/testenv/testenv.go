@@ -109,6 +109,25 @@ func start(ctx context.Context, s settings) (*Env, error) {
 	return &Env{ControlPlane: cp, Scheme: scheme, Client: c}, nil
 }
 
+// New starts a control plane of its own for one test, stopped when the test
+// ends: for a test that must not share the package's (one that needs an API
+// server no other test has configured).
+func New(t testing.TB, opts ...Option) *Env {
+	t.Helper()
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	e, err := start(ctx, s)
+	if err != nil {
+		t.Fatalf("control plane did not start: %v", err)
+	}
+	t.Cleanup(func() { e.Stop() })
+	return e
+}
+
 // Get returns the package's environment, failing the test if it did not start.
 // Call it only from a package whose TestMain calls Main.
 func Get(t testing.TB) *Env {
