@@ -25,6 +25,9 @@ func (e *Emulator) serveEntra(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	tenant, rest := parts[0], strings.Join(parts[1:], "/")
+	if known := entraPaths[rest]; known && e.serveEntraOutage(w, r, strings.HasSuffix(rest, "token")) {
+		return true
+	}
 	switch rest {
 	case "v2.0/.well-known/openid-configuration", ".well-known/openid-configuration":
 		e.serveDiscovery(w, r, tenant)
@@ -36,6 +39,12 @@ func (e *Emulator) serveEntra(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
+}
+
+// entraPaths are the Entra endpoints under a tenant (an outage fault answers them all).
+var entraPaths = map[string]bool{
+	"v2.0/.well-known/openid-configuration": true, ".well-known/openid-configuration": true,
+	"discovery/v2.0/keys": true, "discovery/keys": true, "oauth2/v2.0/token": true, "oauth2/token": true,
 }
 
 func (e *Emulator) base(r *http.Request) string { return "https://" + r.Host }
@@ -215,7 +224,7 @@ func (e *Emulator) verifyAssertion(ctx context.Context, assertion string) (map[s
 	if !verified {
 		return p.claims, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The signature of the assertion (alg %s, kid '%s') does not verify with any key of issuer '%s'.", p.header.Alg, p.header.Kid, iss)
 	}
-	now := time.Now()
+	now := e.faults.entraNow()
 	exp, hasExp := claimInt(p.claims, "exp")
 	nbf, hasNbf := claimInt(p.claims, "nbf")
 	if !hasExp {

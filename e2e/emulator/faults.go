@@ -25,6 +25,14 @@ type Faults struct {
 	OperationDuration Duration `json:"operationDuration,omitempty"`
 	// FailNext fails the next Count matching requests or operations.
 	FailNext []FailRule `json:"failNext,omitempty"`
+	// EntraUnavailable answers every Entra ID request (discovery, keys, token)
+	// with 503 temporarily_unavailable, as in an Entra outage. ARM keeps
+	// accepting the tokens it issued before.
+	EntraUnavailable bool `json:"entraUnavailable,omitempty"`
+	// EntraClockSkew moves Entra's clock forward when it checks a client
+	// assertion's validity window: a ServiceAccount token looks that much
+	// older, so one a client cached expires early (AADSTS700024).
+	EntraClockSkew Duration `json:"entraClockSkew,omitempty"`
 }
 
 // Throttle is a budget of reads and writes per principal per fixed window, like ARM's
@@ -195,4 +203,30 @@ func ruleError(r FailRule) *apiError {
 		e.RetryAfter = 10 * time.Millisecond
 	}
 	return e
+}
+
+// entraNow is the time Entra checks assertion validity against.
+func (fs *faultState) entraNow() time.Time {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return time.Now().Add(time.Duration(fs.cfg.EntraClockSkew))
+}
+
+// serveEntraOutage answers an Entra request with 503 when EntraUnavailable is
+// set, auditing token requests; it reports whether it answered.
+func (e *Emulator) serveEntraOutage(w http.ResponseWriter, r *http.Request, tokenRequest bool) bool {
+	e.faults.mu.Lock()
+	down := e.faults.cfg.EntraUnavailable
+	e.faults.mu.Unlock()
+	if !down {
+		return false
+	}
+	if tokenRequest {
+		e.audit.record(AuditEntry{Time: time.Now(), Service: "entra", Method: r.Method, Path: r.URL.Path,
+			Status: http.StatusServiceUnavailable, ErrorCode: "AADSTS90033", Fault: "entra-unavailable"})
+	}
+	w.Header().Set("Retry-After", "1")
+	writeEntraError(w, &entraError{Status: http.StatusServiceUnavailable, Kind: "temporarily_unavailable", AADSTS: 90033,
+		Description: "A transient error has occurred. Please try again."})
+	return true
 }
