@@ -281,6 +281,20 @@ func (r *Reconciler) parentID(ctx context.Context, obj azurev1alpha1.Resource, s
 		s := failed(ReasonInvalidSpec, "spec.owner is required: name a "+ownerKind.Kind+" in this namespace", true)
 		return "", &s
 	}
+	if ns, name, ok := strings.Cut(ref.Name, "/"); ok {
+		// "namespace/name" is an attempt to reach across namespaces: say so
+		// rather than wait forever for an owner that cannot exist here.
+		err := tenancy.SameNamespace(obj, ownerKind.Kind, ns, name)
+		if err == nil {
+			err = fmt.Errorf("spec.owner.name %q is not a plain name: name a %s in this namespace", ref.Name, ownerKind.Kind)
+		}
+		reason := ReasonInvalidSpec
+		if ce, ok := err.(*tenancy.CrossNamespaceError); ok {
+			reason = ce.Reason()
+		}
+		s := failed(reason, err.Error(), true)
+		return "", &s
+	}
 	owner, err := r.Registry.newObject(ownerKind)
 	if err != nil {
 		s := failed(ReasonInvalidSpec, err.Error(), true)

@@ -1,7 +1,6 @@
 package kinds_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/aztenant/aztenant/e2e/emulator"
@@ -46,5 +45,3 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
-
-func t0() context.Context { return context.Background() }

@@ -1,0 +1,160 @@
+package attacks_test
+
+import (
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/policy"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+const subID = stacktest.SubscriptionID
+
+// attack is one attacker namespace and one victim namespace, each onboarded
+// as a team (stacktest), with the operator enforcing the policy library's
+// RoleAssignment and FederatedIdentityCredential constraints as a platform
+// would configure it.
+type attack struct {
+	*stacktest.Stack
+	attacker, victim string
+	// since is the audit sequence number when the attack began; checks look
+	// only at calls after it, so legitimate setup is not counted.
+	since uint64
+}
+
+func newAttack(t *testing.T, id string) *attack {
+	t.Helper()
+	cfg := stacktest.DefaultConfig()
+	cfg.PolicyConstraints = constraints(t, testenv.Get(t).IssuerURL)
+	a := &attack{attacker: id + "-attacker", victim: id + "-victim"}
+	a.Stack = stacktest.NewWith(t, cfg, a.attacker, a.victim)
+	a.begin()
+	return a
+}
+
+// begin marks the start of the attack: what was done so far was setup.
+func (a *attack) begin() {
+	if last := a.Emu.Audit(emulator.AuditFilter{Limit: 1}); len(last) > 0 {
+		a.since = last[0].Seq
+	}
+}
+
+// constraints are the library constraints the attack suite's operator
+// enforces: no privileged role (and no armId scope) in a RoleAssignment, and
+// federated credentials only for this cluster's issuer and the credential's
+// own namespace.
+func constraints(t *testing.T, issuer string) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := policy.DecodeManifests("attack constraints", []byte(`
+apiVersion: constraints.gatekeeper.sh/v1beta1
+kind: AztenantRoleAssignment
+metadata:
+  name: no-privileged-roles
+spec:
+  match:
+    kinds:
+      - apiGroups: ["authorization.aztenant.io"]
+        kinds: ["RoleAssignment"]
+---
+apiVersion: constraints.gatekeeper.sh/v1beta1
+kind: AztenantFederatedIdentityCredential
+metadata:
+  name: this-cluster-only
+spec:
+  match:
+    kinds:
+      - apiGroups: ["managedidentity.aztenant.io"]
+        kinds: ["FederatedIdentityCredential"]
+  parameters:
+    issuer: `+issuer+`
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// denied waits until obj is refused with reason, and checks that the message
+// names each of want.
+func (a *attack) denied(t *testing.T, obj azurev1alpha1.Resource, reason string, want ...string) {
+	t.Helper()
+	a.WaitReady(t, obj, metav1.ConditionFalse, reason)
+	msg := stacktest.ReadyMessage(obj)
+	for _, w := range want {
+		if !strings.Contains(strings.ToLower(msg), strings.ToLower(w)) {
+			t.Errorf("%s: message %q does not name %q", reason, msg, w)
+		}
+	}
+}
+
+// rejected checks that the API server refused a write as invalid, with a
+// message naming each of want.
+func rejected(t *testing.T, err error, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("the API server accepted the object")
+	}
+	if !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
+		t.Fatalf("want an invalid-object error, got %v", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not name %q", err, w)
+		}
+	}
+}
+
+// contained checks the emulator's audit log since the attack began: Entra
+// issued no token for the victim's identity to anything of the attacker's
+// namespace, no ARM call was made as the victim's principal, and every ARM
+// call was made as the attacker's own principal.
+func (a *attack) contained(t *testing.T) {
+	t.Helper()
+	for _, e := range a.Emu.Audit(emulator.AuditFilter{Since: a.since, Service: "entra", ClientID: a.ClientID[a.victim]}) {
+		if e.Status == 200 && strings.HasPrefix(e.Subject, "system:serviceaccount:"+a.attacker+":") {
+			t.Errorf("Entra issued a token for the victim's identity to %s", e.Subject)
+		}
+	}
+	for _, e := range a.Emu.Audit(emulator.AuditFilter{Since: a.since, Service: "arm"}) {
+		if e.PrincipalID != a.Principal[a.attacker] {
+			t.Errorf("ARM %s %s as principal %s (client %s), not the attacker's own %s", e.Method, e.Path, e.PrincipalID, e.ClientID, a.Principal[a.attacker])
+		}
+	}
+}
+
+// noWrite checks that no ARM call since the attack began changed anything.
+func (a *attack) noWrite(t *testing.T) {
+	t.Helper()
+	for _, e := range a.Emu.Audit(emulator.AuditFilter{Since: a.since, Service: "arm"}) {
+		if e.Method != "GET" && e.Method != "HEAD" {
+			t.Errorf("ARM write %s %s (status %d) by %s", e.Method, e.Path, e.Status, e.PrincipalID)
+		}
+	}
+}
+
+// noCall checks that no ARM call since the attack began touched a path
+// ending with suffix.
+func (a *attack) noCall(t *testing.T, suffix string) {
+	t.Helper()
+	for _, e := range a.Emu.Audit(emulator.AuditFilter{Since: a.since, Service: "arm"}) {
+		if strings.HasSuffix(strings.ToLower(e.Path), strings.ToLower(suffix)) {
+			t.Errorf("ARM %s %s was called", e.Method, e.Path)
+		}
+	}
+}
+
+// ready creates obj and waits until it is Ready: setup the attack builds on.
+func (a *attack) ready(t *testing.T, obj azurev1alpha1.Resource) {
+	t.Helper()
+	a.Create(t, obj)
+	a.WaitReady(t, obj, metav1.ConditionTrue, "Succeeded")
+}
