@@ -9,8 +9,10 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,14 +28,16 @@ import (
 	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/tenancy"
+	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 const (
-	tenantID = "72f988bf-86f1-41af-91ab-2d7cd011db47"
-	subID    = "00000000-0000-0000-0000-0000000000cc"
-	clientID = "eeeeeeee-0000-0000-0000-000000000001"
+	tenantID   = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+	subID      = "00000000-0000-0000-0000-0000000000cc"
+	clientID   = "eeeeeeee-0000-0000-0000-000000000001"
+	platformID = "eeeeeeee-0000-0000-0000-000000000002"
 )
 
 // The operator runs with nothing but the generated ClusterRole: a ServiceAccount
@@ -72,8 +76,9 @@ func TestOperatorWorksWithItsGeneratedClusterRole(t *testing.T) {
 	for _, ra := range []authorizationv1.ResourceAttributes{
 		{Verb: "list", Resource: "pods"},
 		{Verb: "delete", Resource: "secrets", Namespace: "team"},
-		{Verb: "create", Resource: "serviceaccounts", Namespace: "team"},
+		{Verb: "delete", Resource: "namespaces"},
 		{Verb: "update", Group: "tenancy.aztenant.io", Resource: "tenants"},
+		{Verb: "update", Resource: "serviceaccounts", Namespace: "team"},
 		{Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "rolebindings", Namespace: "team"},
 	} {
 		review, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
@@ -92,7 +97,11 @@ func TestOperatorWorksWithItsGeneratedClusterRole(t *testing.T) {
 		TrustedIssuers: []emulator.TrustedIssuer{{Issuer: env.IssuerURL, CAPEM: string(env.CAPEM)}},
 		Principals: []emulator.Principal{{ClientID: clientID, TenantID: tenantID,
 			FederatedCredentials: []emulator.FederatedCredential{{Name: "k8s", Issuer: env.IssuerURL, Subject: "system:serviceaccount:team:azure", Audiences: []string{identity.TokenAudience}}},
-			Roles:                []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + subID}}}},
+			Roles:                []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + subID}}},
+			{ClientID: platformID, TenantID: tenantID,
+				FederatedCredentials: []emulator.FederatedCredential{{Name: "k8s", Issuer: env.IssuerURL, Subject: "system:serviceaccount:aztenant-system:platform", Audiences: []string{identity.TokenAudience}}},
+				Roles:                []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + subID}, {Role: "User Access Administrator", Scope: "/subscriptions/" + subID}}},
+		},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +121,15 @@ func TestOperatorWorksWithItsGeneratedClusterRole(t *testing.T) {
 	rg := &resourcesv1alpha1.ResourceGroup{ObjectMeta: metav1.ObjectMeta{Name: "team-app", Namespace: "team"},
 		Spec: resourcesv1alpha1.ResourceGroupSpec{Location: "westeurope"}}
 	mk(rg)
+	// Onboarding with the platform identity, also under the generated role.
+	mk(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "platform", Namespace: "aztenant-system"}})
+	mk(&identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "platform", Namespace: "aztenant-system"},
+		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "platform", ClientID: platformID, TenantID: tenantID, SubscriptionID: subID}})
+	mk(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "onb"}})
+	onb := &tenancyv1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "onb"}, Spec: tenancyv1alpha1.TenantSpec{
+		Namespaces: []string{"onb"}, Subscriptions: []string{subID}, ResourceGroups: []string{"onb-*"},
+		Onboarding: &tenancyv1alpha1.TenantOnboarding{ResourceGroups: []string{"onb-app"}, Location: "westeurope"}}}
+	mk(onb)
 
 	scheme, err := operator.Scheme()
 	if err != nil {
@@ -128,7 +146,8 @@ func TestOperatorWorksWithItsGeneratedClusterRole(t *testing.T) {
 	mctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cloud := identity.Cloud{AuthorityHost: emu.URL() + "/", ARMEndpoint: emu.URL(), ARMAudience: "https://management.core.windows.net/", CABundle: emu.CAPEM()}
-	if _, err := operator.Setup(mctx, mgr, operator.Config{Cloud: cloud, Served: served, SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond}); err != nil {
+	if _, err := operator.Setup(mctx, mgr, operator.Config{Cloud: cloud, Served: served, SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond,
+		PlatformIdentity: types.NamespacedName{Namespace: "aztenant-system", Name: "platform"}}); err != nil {
 		t.Fatal(err)
 	}
 	errc := make(chan error, 1)
@@ -143,6 +162,29 @@ func TestOperatorWorksWithItsGeneratedClusterRole(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("resource group not Ready under the generated ClusterRole: %+v", rg.Status.Conditions)
+		}
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(onb), onb); err != nil {
+			t.Fatal(err)
+		}
+		cond := meta.FindStatusCondition(onb.Status.Conditions, onboarding.ConditionOnboarded)
+		if cond != nil && cond.Status == metav1.ConditionTrue {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Tenant not onboarded under the generated ClusterRole: %+v", onb.Status.Conditions)
+		}
+	}
+	if err := c.Delete(ctx, onb); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(onb), onb); apierrors.IsNotFound(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Tenant not offboarded under the generated ClusterRole: %+v", onb.Status.Conditions)
 		}
 	}
 	cancel()
