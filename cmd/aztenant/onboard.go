@@ -7,11 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 
 type onboardOptions struct {
 	namespace, subscription, tenantID, issuer, location, identityGroup, serviceAccount string
-	resourceGroups                                                                     []string
+	resourceGroups, roles                                                              []string
 	print                                                                              bool
 }
 
@@ -24,13 +26,14 @@ func newOnboardCommand() *cobra.Command {
 user-assigned managed identity, its federated credential trusting the namespace's
 ServiceAccount at the cluster's issuer, the resource groups and a Contributor role
 assignment on each (and nothing wider), then the ServiceAccount, Identity and Tenant
-manifests. Automatic onboarding by the operator with a platform identity is not
-implemented yet, so --print is required.`,
+manifests. Names and roles are those the operator uses when it onboards a Tenant's
+namespaces itself (spec.onboarding, with the operator flag --platform-identity);
+this command is for clusters without a platform identity, so --print is required.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.namespace = args[0]
 			if !o.print {
-				return fmt.Errorf("only --print is supported: onboarding by the operator is not implemented yet")
+				return fmt.Errorf("only --print is supported: to have the operator onboard, set spec.onboarding on the Tenant and run the operator with --platform-identity")
 			}
 			return printOnboarding(cmd.OutOrStdout(), o)
 		},
@@ -40,8 +43,9 @@ implemented yet, so --print is required.`,
 	cmd.Flags().StringVar(&o.tenantID, "tenant-id", "", "Entra ID tenant (required)")
 	cmd.Flags().StringVar(&o.issuer, "issuer", "", "the cluster's service-account issuer URL (required; AKS: az aks show --query oidcIssuerProfile.issuerUrl)")
 	cmd.Flags().StringVar(&o.location, "location", "westeurope", "Azure region of the identity and resource groups")
-	cmd.Flags().StringVar(&o.identityGroup, "identity-resource-group", "platform-identities", "resource group holding the teams' managed identities (managed by the platform team)")
-	cmd.Flags().StringVar(&o.serviceAccount, "service-account", "azure", "ServiceAccount of the namespace to federate")
+	cmd.Flags().StringVar(&o.identityGroup, "identity-resource-group", onboarding.DefaultIdentityResourceGroup, "resource group holding the teams' managed identities (managed by the platform team; the namespace gets no role on it)")
+	cmd.Flags().StringVar(&o.serviceAccount, "service-account", onboarding.DefaultServiceAccount, "ServiceAccount of the namespace to federate")
+	cmd.Flags().StringSliceVar(&o.roles, "role", []string{onboarding.DefaultRole}, "built-in roles granted on each resource group (never Owner, User Access Administrator or Role Based Access Control Administrator)")
 	cmd.Flags().StringSliceVar(&o.resourceGroups, "resource-group", nil, "resource groups the namespace may use (default: <namespace>-app)")
 	return cmd
 }
@@ -65,21 +69,38 @@ func printOnboarding(out io.Writer, o onboardOptions) error {
 	if len(o.resourceGroups) == 0 {
 		o.resourceGroups = []string{o.namespace + "-app"}
 	}
-	subject := "system:serviceaccount:" + o.namespace + ":" + o.serviceAccount
-	fmt.Fprintf(out, `# 1. In Azure (az CLI): an identity for namespace %[1]s, trusting only %[2]s
+	if len(o.roles) == 0 {
+		o.roles = []string{onboarding.DefaultRole}
+	}
+	for _, role := range o.roles {
+		if _, err := onboarding.CheckRole(role); err != nil {
+			return fmt.Errorf("--role: %w", err)
+		}
+	}
+	for _, rg := range o.resourceGroups {
+		if strings.EqualFold(rg, o.identityGroup) {
+			return fmt.Errorf("--resource-group %s is the identity resource group: the namespace must get no role on its own identity", rg)
+		}
+	}
+	subject := onboarding.Subject(o.namespace, o.serviceAccount)
+	identityName := onboarding.IdentityName(o.namespace)
+	fmt.Fprintf(out, `# 1. In Azure (az CLI): identity %[1]s for namespace %[7]s, trusting only %[2]s
 az account set --subscription %[3]s
 az group create -n %[4]s -l %[5]s
 az identity create -g %[4]s -n %[1]s -l %[5]s
 CLIENT_ID=$(az identity show -g %[4]s -n %[1]s --query clientId -o tsv)
 PRINCIPAL_ID=$(az identity show -g %[4]s -n %[1]s --query principalId -o tsv)
-az identity federated-credential create -g %[4]s --identity-name %[1]s -n %[1]s \
-  --issuer %[6]s --subject %[2]s --audiences api://AzureADTokenExchange
-`, o.namespace, subject, o.subscription, o.identityGroup, o.location, o.issuer)
+az identity federated-credential create -g %[4]s --identity-name %[1]s -n %[8]s \
+  --issuer %[6]s --subject %[2]s --audiences %[9]s
+`, identityName, subject, o.subscription, o.identityGroup, o.location, o.issuer, o.namespace,
+		onboarding.FederatedCredentialName(o.namespace), onboarding.TokenAudience)
 	for _, rg := range o.resourceGroups {
-		fmt.Fprintf(out, `az group create -n %[1]s -l %[2]s
-az role assignment create --assignee-object-id "$PRINCIPAL_ID" --assignee-principal-type ServicePrincipal \
-  --role Contributor --scope /subscriptions/%[3]s/resourceGroups/%[1]s
-`, rg, o.location, o.subscription)
+		fmt.Fprintf(out, "az group create -n %s -l %s\n", rg, o.location)
+		for _, role := range o.roles {
+			fmt.Fprintf(out, `az role assignment create --assignee-object-id "$PRINCIPAL_ID" --assignee-principal-type ServicePrincipal \
+  --role %q --scope %s
+`, role, onboarding.ResourceGroupID(o.subscription, rg))
+		}
 	}
 	fmt.Fprintf(out, `
 # 2. In the cluster (kubectl apply -f -), with $CLIENT_ID from above:

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 
 // onboard --print gives the platform team commands that trust exactly the
@@ -25,6 +27,10 @@ func TestOnboardPrint(t *testing.T) {
 		"--issuer https://oidc.example/abc/",
 		"--scope /subscriptions/5b1e7c2a-6f4d-4e8b-9c0a-1d2e3f4a5b6c/resourceGroups/team-c-app",
 		"--scope /subscriptions/5b1e7c2a-6f4d-4e8b-9c0a-1d2e3f4a5b6c/resourceGroups/team-c-data",
+		// The names and role the operator's onboarding uses (tenancy/onboarding).
+		"az identity create -g platform-identities -n " + onboarding.IdentityName("team-c") + " -l westeurope",
+		"--identity-name aztenant-team-c -n " + onboarding.FederatedCredentialName("team-c") + " \\",
+		`--role "Contributor" --scope`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q", want)
@@ -49,6 +55,11 @@ func TestOnboardPrint(t *testing.T) {
 		{namespace: "team-c", print: true},
 		{namespace: "Team_C", subscription: "s", tenantID: "t", issuer: "https://x", print: true},
 		{namespace: "team-c", subscription: "s", tenantID: "t", issuer: "http://insecure", print: true},
+		// Never a role that can grant access, as spec.onboarding refuses it.
+		{namespace: "team-c", subscription: "s", tenantID: "t", issuer: "https://x", roles: []string{"Reader", "Owner"}, print: true},
+		{namespace: "team-c", subscription: "s", tenantID: "t", issuer: "https://x", roles: []string{"User Access Administrator"}, print: true},
+		// Never a role on the identities' own resource group.
+		{namespace: "team-c", subscription: "s", tenantID: "t", issuer: "https://x", identityGroup: "ids", resourceGroups: []string{"IDS"}, print: true},
 	} {
 		if err := printOnboarding(&out, bad); err == nil {
 			t.Errorf("%+v accepted", bad)
