@@ -32,9 +32,10 @@ scenario | figure | value | aim | met?. It writes the same figures as JSON.
   converge   1,000 ResourceGroups + 200 StorageAccounts in 20 namespaces (20 identities) to Ready
   steady     one compressed sync period (--sync-period=30s) afterwards: writes and GETs
   throttled  300 resource groups of one tenant under emulator budgets of 120 reads / 60 writes per 5 s
-  fairness   a tenant's one resource group created behind another tenant's 2,000
   idle-10k   the operator restarted with the default sync period, filled to 10,000 objects,
              settled (no ARM call for 5 s), then measured over a 30 s idle window
+  fairness   a tenant's one resource group created behind another tenant's 2,000 (on top
+             of the 10,000)
 
 Operator CPU seconds come from /proc/<pid>/stat (utime+stime), RSS from /proc/<pid>/status
 (VmRSS, VmHWM); ARM calls and Entra exchanges from the emulator's counters and audit log
