@@ -127,6 +127,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !wanted && len(rec.items) == 0 {
 		return reconcile.Result{}, r.finish(ctx, t)
 	}
+	if wanted && t.Status.ObservedGeneration != t.Generation {
+		// status.namespaces is the Tenant controller's, not yet for this spec:
+		// its update is the event that brings us back.
+		return reconcile.Result{RequeueAfter: time.Second}, nil
+	}
 	if wanted && !controllerutil.ContainsFinalizer(t, Finalizer) {
 		// Before anything is created, so nothing can outlive the Tenant.
 		base := t.DeepCopy()
@@ -567,6 +572,7 @@ func (s *pass) offboard(ctx context.Context, ns string, keep map[string]bool) er
 		if !done {
 			s.pending = true
 			s.step(ns, stepOfKind(c.Kind), tenancyv1alpha1.StepDeleting, nil, c.ID)
+			s.steps[len(s.steps)-1].Message = "deleted; the Identity controller keeps it while resources of the namespace still need it"
 			return nil
 		}
 		s.rec.remove(c.Kind, c.ID)

@@ -20,6 +20,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -350,3 +351,25 @@ func mapsEqual(a, b map[string]string) bool { return maps.Equal(a, b) }
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// expectEvent waits for an event about the Tenant with reason and a note
+// containing text, as `kubectl events --for tenant/<name>` shows it.
+func (w *world) expectEvent(tenant, reason, text string) {
+	w.t.Helper()
+	eventually(w.t, "event "+reason+" on Tenant "+tenant, func() (bool, string) {
+		var list eventsv1.EventList
+		if err := w.c.List(context.Background(), &list); err != nil {
+			return false, err.Error()
+		}
+		var seen []string
+		for _, e := range list.Items {
+			if e.Regarding.Kind == "Tenant" && e.Regarding.Name == tenant {
+				if e.Reason == reason && strings.Contains(e.Note, text) {
+					return true, ""
+				}
+				seen = append(seen, e.Reason)
+			}
+		}
+		return false, "events: " + strings.Join(seen, ", ")
+	})
+}

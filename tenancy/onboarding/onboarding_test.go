@@ -189,6 +189,36 @@ func TestOnboardTwoNamespacesThenOffboard(t *testing.T) {
 		}
 	})
 
+	t.Run("a namespace leaving the Tenant is offboarded alone", func(t *testing.T) {
+		tn := w.tenant("ob")
+		tn.Spec.Namespaces = []string{"ob-a", "ob-c"} // ob-c does not exist: selected, not onboarded
+		if err := w.c.Update(ctx, tn); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "ob-b offboarded", func() (bool, string) {
+			tn := w.waitOnboarded("ob", metav1.ConditionTrue, onboarding.ReasonOnboarded)
+			var left []string
+			for _, c := range tn.Status.Onboarding.Created {
+				if c.Namespace == "ob-b" {
+					left = append(left, c.Kind)
+				}
+			}
+			return len(left) == 0, "ob-b still has " + strings.Join(left, ", ")
+		})
+		if w.exists(onboarding.ManagedIdentityID(subID, onboarding.DefaultIdentityResourceGroup, "ob-b")) {
+			t.Error("ob-b's managed identity is still there")
+		}
+		if got := w.roleAssignmentsOf(principals["ob-b"]); len(got) > 0 {
+			t.Errorf("ob-b keeps role assignments %v", got)
+		}
+		if err := w.c.Get(ctx, client.ObjectKey{Namespace: "ob-b", Name: "default"}, &identityv1alpha1.Identity{}); !apierrors.IsNotFound(err) {
+			t.Errorf("ob-b/default: %v, want deleted", err)
+		}
+		if !w.exists(onboarding.ManagedIdentityID(subID, onboarding.DefaultIdentityResourceGroup, "ob-a")) || len(w.roleAssignmentsOf(principals["ob-a"])) != 2 {
+			t.Error("ob-a lost its identity or roles")
+		}
+	})
+
 	t.Run("offboarding deletes what onboarding created and only that", func(t *testing.T) {
 		if err := w.c.Delete(ctx, w.tenant("ob")); err != nil {
 			t.Fatal(err)
@@ -299,15 +329,28 @@ func TestPlatformWithoutUserAccessAdministrator(t *testing.T) {
 		t.Errorf("ServiceAccount created although its identity has no roles: %v", err)
 	}
 
+	// Someone puts a resource of their own in a group onboarding created:
+	// offboarding must not take it down with the group.
+	if err := w.createUAMI(w.fixture, "nu-app", "theirs"); err != nil {
+		t.Fatal(err)
+	}
+	nuApp := onboarding.ResourceGroupID(subID, "nu-app")
 	if err := w.c.Delete(t.Context(), w.tenant("nu")); err != nil {
 		t.Fatal(err)
 	}
 	w.waitGone(&tenancyv1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "nu"}})
 	for id := range recorded {
+		if strings.EqualFold(id, nuApp) {
+			continue
+		}
 		if w.exists(id) {
 			t.Errorf("%s left behind", id)
 		}
 	}
+	if !w.exists(nuApp + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/theirs") {
+		t.Error("offboarding deleted a resource group holding someone else's resource")
+	}
+	w.expectEvent("nu", "ResourceGroupKept", "nu-app")
 }
 
 // The API server refuses onboarding specs that would widen a tenant's
@@ -334,5 +377,9 @@ func TestOnboardingSpecValidation(t *testing.T) {
 		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v, want Invalid naming %q", name, err, name)
 		}
+	}
+	long := onboardingTenant("va-"+strings.Repeat("x", 61), []string{"va"}, []string{"va-app"})
+	if err := w.c.Create(t.Context(), long); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "at most 63 characters") {
+		t.Errorf("a 64-character Tenant name with onboarding: %v, want Invalid", err)
 	}
 }

@@ -214,6 +214,7 @@ type OnboardingStep struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,categories=aztenant
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.onboarding) || size(self.metadata.name) <= 63",message="a Tenant with onboarding has a name of at most 63 characters: it labels the ServiceAccounts and Identities onboarding creates"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Namespaces",type=string,JSONPath=`.status.namespaces`
