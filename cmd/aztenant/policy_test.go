@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,5 +31,69 @@ func TestPolicyTest(t *testing.T) {
 	}
 	if _, err := parseEngine("opa"); err == nil {
 		t.Error("an unknown engine was accepted")
+	}
+}
+
+// `aztenant policy vap` prints a policy and binding per sample constraint;
+// given a template it cannot convert, it still prints the rest, names what
+// it left out with why, and exits non-zero unless told otherwise.
+func TestPolicyVAP(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := policyVAP(&out, &errOut, nil, false); err != nil {
+		t.Fatalf("the library did not convert: %v\n%s", err, errOut.String())
+	}
+	samples, err := policy.SampleConstraints()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "\nkind: ValidatingAdmissionPolicy\n"); n != len(samples) {
+		t.Errorf("%d policies for %d sample constraints", n, len(samples))
+	}
+
+	dir := t.TempDir()
+	input := `apiVersion: templates.gatekeeper.sh/v1
+kind: ConstraintTemplate
+metadata:
+  name: regoonly
+spec:
+  crd:
+    spec:
+      names:
+        kind: RegoOnly
+  targets:
+    - target: admission.k8s.gatekeeper.sh
+      rego: |
+        package regoonly
+        violation[{"msg": "no"}] { true }
+---
+apiVersion: constraints.gatekeeper.sh/v1beta1
+kind: RegoOnly
+metadata:
+  name: legacy
+---
+apiVersion: constraints.gatekeeper.sh/v1beta1
+kind: AztenantAllowedLocations
+metadata:
+  name: eu-only
+spec:
+  parameters:
+    locations: [westeurope]
+`
+	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(input), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errOut.Reset()
+	if err := policyVAP(&out, &errOut, []string{dir}, false); !errors.Is(err, errUnsupported) {
+		t.Errorf("a Rego-only template passed: %v", err)
+	}
+	if !strings.Contains(errOut.String(), "ConstraintTemplate regoonly: no K8sNativeValidation (CEL) code") || !strings.Contains(errOut.String(), "RegoOnly/legacy") {
+		t.Errorf("stderr does not name the template and its constraint:\n%s", errOut.String())
+	}
+	if !strings.Contains(out.String(), "name: aztenant-aztenantallowedlocations-eu-only\n") || strings.Count(out.String(), "\nkind: ValidatingAdmissionPolicy\n") != 1 {
+		t.Errorf("want exactly the given convertible constraint's policy:\n%s", out.String())
+	}
+	if err := policyVAP(&out, &errOut, []string{dir}, true); err != nil {
+		t.Errorf("--allow-unsupported: %v", err)
 	}
 }

@@ -1,0 +1,206 @@
+package gatekeeper
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/aztenant/aztenant/internal/controlplane"
+	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/policy"
+)
+
+// enforceWithin bounds every wait for a policy to take effect.
+const enforceWithin = 45 * time.Second
+
+// A tenant's manifests, checked at admission against the library's sample
+// constraints.
+const (
+	ownerAtSubscription = `apiVersion: authorization.aztenant.io/v1alpha1
+kind: RoleAssignment
+metadata:
+  name: owner-of-subscription
+  namespace: team-a
+spec:
+  owner:
+    armId: /subscriptions/00000000-0000-0000-0000-000000000001
+  roleDefinitionReference:
+    wellKnownName: Owner
+  principalId: 11111111-2222-3333-4444-555555555555
+`
+	blobReaderOnGroup = `apiVersion: authorization.aztenant.io/v1alpha1
+kind: RoleAssignment
+metadata:
+  name: blob-reader
+  namespace: team-a
+spec:
+  owner:
+    name: team-a-rg
+  roleDefinitionReference:
+    wellKnownName: Storage Blob Data Reader
+  principalId: 11111111-2222-3333-4444-555555555555
+`
+	ficOtherNamespace = `apiVersion: managedidentity.aztenant.io/v1alpha1
+kind: FederatedIdentityCredential
+metadata:
+  name: borrow-team-b
+  namespace: team-a
+spec:
+  owner:
+    name: team-a-identity
+  issuer: https://oidc.cluster.example.com/
+  subject: system:serviceaccount:team-b:workload
+`
+	groupOfTeamB = `apiVersion: resources.aztenant.io/v1alpha1
+kind: ResourceGroup
+metadata:
+  name: team-b-data
+  namespace: %s
+spec:
+  location: westeurope
+`
+)
+
+// admissionCase is one manifest and what admission must answer.
+type admissionCase struct {
+	name     string
+	manifest string
+	// deny is the end of the denial: "] " after the constraint's name, then
+	// the template's message (the API server reports the first policy that
+	// denies, Gatekeeper every constraint). Empty means allowed.
+	deny string
+}
+
+var cases = []admissionCase{
+	{"Owner at subscription scope", ownerAtSubscription, "] RoleAssignment owner-of-subscription grants privileged role Owner (8e3af657-a8ff-443c-a75c-2fe8c4bcb635)"},
+	{"FederatedIdentityCredential trusting another namespace", ficOtherNamespace, "] FederatedIdentityCredential borrow-team-b subject system:serviceaccount:team-b:workload must be system:serviceaccount:team-a:<serviceaccount>"},
+	{"Storage Blob Data Reader on a named resource group", blobReaderOnGroup, ""},
+	{"team-b's resource group in team-a", fmt.Sprintf(groupOfTeamB, "team-a"), "] ResourceGroup team-b-data uses resource group team-b-data, which namespace team-a may not use"},
+	// allowed-scopes matches namespace team-a only.
+	{"team-b's resource group in team-b", fmt.Sprintf(groupOfTeamB, "team-b"), ""},
+}
+
+// kubectl runs bin/kubectl against env's API server.
+func kubectl(t *testing.T, env *testenv.Env, stdin string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	bin, err := controlplane.FindBinDir("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "kubectl"), append([]string{"--kubeconfig=" + env.KubeconfigPath}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+// waitDenied polls a server-side dry run of manifest (admission runs, nothing
+// is stored) until it is denied with want, and returns how long that took.
+func waitDenied(t *testing.T, env *testenv.Env, manifest, want string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	var stderr string
+	for time.Since(start) < enforceWithin {
+		var err error
+		_, stderr, err = kubectl(t, env, manifest, "apply", "--dry-run=server", "-f", "-")
+		if err != nil && strings.Contains(stderr, want) {
+			return time.Since(start)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("not denied with %q within %v; last answer:\n%s", want, enforceWithin, stderr)
+	return 0
+}
+
+// checkAdmission applies each case with kubectl: a forbidden one must fail
+// with the template's message (after denyPrefix, which says who denied it)
+// and leave nothing stored; an allowed one must be created.
+func checkAdmission(t *testing.T, env *testenv.Env, denyPrefix string) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			objs, err := policy.DecodeManifests(c.name, []byte(c.manifest))
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj := objs[0]
+			stdout, stderr, err := kubectl(t, env, c.manifest, "apply", "-f", "-")
+			got := &unstructured.Unstructured{}
+			got.SetGroupVersionKind(obj.GroupVersionKind())
+			getErr := env.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), got)
+			if c.deny == "" {
+				if err != nil {
+					t.Fatalf("kubectl apply of an allowed object failed: %v\n%s", err, stderr)
+				}
+				if getErr != nil {
+					t.Fatalf("kubectl said %q but the object is not there: %v", strings.TrimSpace(stdout), getErr)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("kubectl apply of a forbidden object exited 0:\n%s", stdout)
+			}
+			if !strings.Contains(stderr, denyPrefix) || !strings.Contains(stderr, c.deny) {
+				t.Errorf("kubectl's error lacks %q ... %q:\n%s", denyPrefix, c.deny, stderr)
+			}
+			if !apierrors.IsNotFound(getErr) {
+				t.Errorf("the denied object was stored anyway (get: %v)", getErr)
+			}
+		})
+	}
+}
+
+// The cases' verdicts are those of `aztenant policy test`'s engine with the
+// same sample constraints, so both admission paths agree with it.
+func TestCasesAgreeOffline(t *testing.T) {
+	constraints, err := policy.SampleConstraints()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		objs, err := policy.DecodeManifests(c.name, []byte(c.manifest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		namespaces := []*corev1.Namespace{
+			{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "team-b"}},
+		}
+		vs, err := policy.Evaluate(t.Context(), append(objs, constraints...), namespaces)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []string
+		for _, v := range vs {
+			msgs = append(msgs, "["+strings.SplitN(v.Constraint, "/", 2)[1]+"] "+v.Message)
+		}
+		all := strings.Join(msgs, "\n")
+		switch {
+		case c.deny == "" && len(vs) > 0:
+			t.Errorf("%s: admitted, but offline evaluation finds:\n%s", c.name, all)
+		case c.deny != "" && !strings.Contains(all, c.deny):
+			t.Errorf("%s: denied with %q, but offline evaluation finds:\n%s", c.name, c.deny, all)
+		}
+	}
+}
+
+func createNamespace(t *testing.T, env *testenv.Env, name string) {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := env.Client.Create(t.Context(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,385 @@
+package gatekeeper
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/aztenant/aztenant/api"
+	"github.com/aztenant/aztenant/internal/controlplane"
+	"github.com/aztenant/aztenant/internal/testenv"
+)
+
+const (
+	gatekeeperModule    = "github.com/open-policy-agent/gatekeeper/v3"
+	gatekeeperNamespace = "gatekeeper-system"
+	webhookName         = "aztenant-gatekeeper-validation"
+	libraryDir          = "../../policy/library"
+)
+
+// The real Gatekeeper, as the API server's validating webhook, denies what
+// the library forbids with the template's message when a tenant runs
+// kubectl apply, and lets the rest through.
+func TestGatekeeperAdmission(t *testing.T) {
+	env := testenv.Get(t)
+	bin := gatekeeperBinary(t)
+	installGatekeeperCRDs(t, env)
+	startGatekeeper(t, env, bin)
+	createNamespace(t, env, "team-a")
+	createNamespace(t, env, "team-b")
+
+	applied := time.Now()
+	applyLibrary(t, env)
+	enforced := waitDenied(t, env, ownerAtSubscription, cases[0].deny)
+	t.Logf("library applied -> first denial: %v (templates, CRDs, constraints: %v)", time.Since(applied).Round(10*time.Millisecond), (time.Since(applied) - enforced).Round(10*time.Millisecond))
+	waitDenied(t, env, ficOtherNamespace, cases[1].deny)
+
+	checkAdmission(t, env, `admission webhook "validation.gatekeeper.sh" denied the request`)
+}
+
+// gatekeeperBinary is bin/gatekeeper; the test skips without it, except in CI.
+func gatekeeperBinary(t *testing.T) string {
+	t.Helper()
+	dir, err := controlplane.FindBinDir("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "gatekeeper")
+	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("bin/gatekeeper is missing in CI: %v", err)
+		}
+		t.Skip("bin/gatekeeper is missing; build it with `bash hack/tools/build.sh gatekeeper` (part of make tools)")
+	}
+	return bin
+}
+
+// gatekeeperVersion is the version hack/tools builds bin/gatekeeper from.
+func gatekeeperVersion(t *testing.T) string {
+	t.Helper()
+	f, err := os.Open("../../hack/tools/versions.env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(s.Text()), "GATEKEEPER_VERSION="); ok {
+			return v
+		}
+	}
+	t.Fatal("GATEKEEPER_VERSION is not in hack/tools/versions.env")
+	return ""
+}
+
+// installGatekeeperCRDs installs the CRDs of the Gatekeeper release that
+// bin/gatekeeper is built from, read from its module (charts/gatekeeper/crds).
+func installGatekeeperCRDs(t *testing.T, env *testenv.Env) {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), "go", "mod", "download", "-json", gatekeeperModule+"@"+gatekeeperVersion(t)).Output()
+	if err != nil {
+		t.Fatalf("go mod download %s: %v", gatekeeperModule, err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		t.Fatalf("go mod download: no module directory in %s (%v)", out, err)
+	}
+	files, err := filepath.Glob(filepath.Join(mod.Dir, "charts", "gatekeeper", "crds", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CRDs under %s: %v", mod.Dir, err)
+	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(data, crd); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		crds = append(crds, crd)
+	}
+	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: env.Scheme}); err != nil {
+		t.Fatalf("install Gatekeeper's CRDs: %v", err)
+	}
+}
+
+// startGatekeeper runs bin/gatekeeper out of cluster and registers it as the
+// validating webhook for the aztenant API groups; both are undone when the
+// test ends (the webhook first, so no request waits on a stopped server).
+func startGatekeeper(t *testing.T, env *testenv.Env, bin string) {
+	t.Helper()
+	createNamespace(t, env, gatekeeperNamespace)
+	dir := t.TempDir()
+	caPEM := writeServingCert(t, dir)
+	ports := freePorts(t, 3)
+	webhookPort, healthPort, metricsPort := ports[0], ports[1], ports[2]
+
+	logPath := filepath.Join(dir, "gatekeeper.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin,
+		"--kubeconfig="+env.KubeconfigPath,
+		// Out of cluster there is no Pod to report status for.
+		"--debug-use-fake-pod",
+		"--disable-cert-rotation", "--cert-dir="+dir,
+		"--host=127.0.0.1", "--port="+strconv.Itoa(webhookPort),
+		"--health-addr=127.0.0.1:"+strconv.Itoa(healthPort),
+		"--metrics-addr=0", "--prometheus-port="+strconv.Itoa(metricsPort),
+		"--disable-opa-builtin={http.send}",
+	)
+	cmd.Env = append(os.Environ(), "POD_NAMESPACE="+gatekeeperNamespace)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// A test binary killed by a timeout takes Gatekeeper with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start gatekeeper: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); logFile.Close(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("gatekeeper log (last lines):\n%s", tail(logPath, 30))
+		}
+	})
+
+	// Ready means the webhook serves and Gatekeeper has synced what exists.
+	start := time.Now()
+	ready := func() error {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("readyz: %s", resp.Status)
+		}
+		conn, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", webhookPort), &tls.Config{RootCAs: pool(caPEM)})
+		if err != nil {
+			return err
+		}
+		return conn.Close()
+	}
+	for err := ready(); err != nil; err = ready() {
+		select {
+		case <-exited:
+			t.Fatalf("gatekeeper exited; log:\n%s", tail(logPath, 30))
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Since(start) > enforceWithin {
+			t.Fatalf("gatekeeper not ready within %v: %v; log:\n%s", enforceWithin, err, tail(logPath, 30))
+		}
+	}
+	t.Logf("gatekeeper ready in %v", time.Since(start).Round(10*time.Millisecond))
+
+	webhook := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: webhookName},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name: "validation.gatekeeper.sh",
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{
+				URL:      ptr.To(fmt.Sprintf("https://127.0.0.1:%d/v1/admit", webhookPort)),
+				CABundle: caPEM,
+			},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{
+					APIGroups: aztenantGroups(t), APIVersions: []string{"*"}, Resources: []string{"*"},
+				},
+			}},
+			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+				Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{gatekeeperNamespace},
+			}}},
+			// Fail: a Gatekeeper that cannot answer must not look like one that allows.
+			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          ptr.To[int32](10),
+		}},
+	}
+	if err := env.Client.Create(t.Context(), webhook); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// Registered after the process cleanup, so it runs before it.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := env.Client.Delete(ctx, webhook); err != nil {
+			t.Errorf("delete webhook configuration: %v", err)
+		}
+	})
+}
+
+// applyLibrary applies every template with kubectl, then the sample
+// constraints, retrying until Gatekeeper has created their CRDs.
+func applyLibrary(t *testing.T, env *testenv.Env) {
+	t.Helper()
+	tmpls, err := filepath.Glob(filepath.Join(libraryDir, "*", "template.yaml"))
+	if err != nil || len(tmpls) == 0 {
+		t.Fatalf("no templates in %s: %v", libraryDir, err)
+	}
+	if _, stderr, err := kubectl(t, env, "", append([]string{"apply"}, fileArgs(tmpls)...)...); err != nil {
+		t.Fatalf("kubectl apply templates: %v\n%s", err, stderr)
+	}
+	constraints, err := filepath.Glob(filepath.Join(libraryDir, "*", "samples", "*", "constraint.yaml"))
+	if err != nil || len(constraints) == 0 {
+		t.Fatalf("no sample constraints in %s: %v", libraryDir, err)
+	}
+	start := time.Now()
+	for {
+		_, stderr, err := kubectl(t, env, "", append([]string{"apply"}, fileArgs(constraints)...)...)
+		if err == nil {
+			return
+		}
+		if time.Since(start) > enforceWithin {
+			t.Fatalf("constraints not accepted within %v: %v\n%s", enforceWithin, err, stderr)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func fileArgs(files []string) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, "-f", f)
+	}
+	return out
+}
+
+// aztenantGroups are the API groups of the project's CRDs.
+func aztenantGroups(t *testing.T) []string {
+	t.Helper()
+	crds, err := api.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range crds {
+		if !seen[c.Spec.Group] {
+			seen[c.Spec.Group] = true
+			out = append(out, c.Spec.Group)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// writeServingCert writes tls.crt and tls.key for 127.0.0.1 into dir, signed
+// by a new CA, and returns the CA in PEM.
+func writeServingCert(t *testing.T, dir string) []byte {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "gatekeeper-test-ca"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true, IsCA: true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "gatekeeper-webhook"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, typ string, der []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("tls.crt", "CERTIFICATE", der)
+	write("tls.key", "PRIVATE KEY", keyDER)
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+}
+
+func pool(caPEM []byte) *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AppendCertsFromPEM(caPEM)
+	return p
+}
+
+func freePorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports
+}
+
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
