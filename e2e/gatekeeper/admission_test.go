@@ -153,6 +153,7 @@ func checkAdmission(t *testing.T, env *testenv.Env, denyPrefix string) {
 			if err == nil {
 				t.Fatalf("kubectl apply of a forbidden object exited 0:\n%s", stdout)
 			}
+			t.Logf("kubectl apply: %s", strings.TrimSpace(stderr))
 			if !strings.Contains(stderr, denyPrefix) || !strings.Contains(stderr, c.deny) {
 				t.Errorf("kubectl's error lacks %q ... %q:\n%s", denyPrefix, c.deny, stderr)
 			}

@@ -239,7 +239,7 @@ func TestMatch(t *testing.T) {
 	for _, r := range []req{
 		{"storage.aztenant.io", "StorageAccount", "team-a", "web-1", true},
 		{"cache.aztenant.io", "Redis", "shared", "web-cache", true},
-		{"storage.aztenant.io", "BlobContainer", "team-a", "web-1", false}, // kind not listed
+		{"storage.aztenant.io", "BlobContainer", "team-a", "web-1", false},  // kind not listed
 		{"storage.aztenant.io", "StorageAccount", "team-x", "web-1", false}, // excluded
 		{"storage.aztenant.io", "StorageAccount", "other", "web-1", false},  // not in namespaces
 		{"storage.aztenant.io", "StorageAccount", "team-a", "db-1", false},  // name glob
