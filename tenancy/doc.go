@@ -24,7 +24,9 @@
 //
 // Per-tenant fairness of work lives in the sub-package fairqueue (a client-go
 // work queue served by weighted round-robin over tenants; Directory.GroupOf and
-// Directory.WeightOf feed it) and per-identity ARM request budgets in armlimit.
+// Directory.WeightOf feed it), per-identity ARM request budgets in armlimit, and
+// onboarding (a Tenant's spec.onboarding carried out with the platform identity,
+// and undone) in onboarding.
 //
 // Wiring in cmd/operator:
 //

@@ -59,7 +59,7 @@ const (
 // and one operator, wired as cmd/operator wires it, with a platform identity
 // in namespace ops: an app registration federated with ops/platform.
 type world struct {
-	t       *testing.T
+	t       testing.TB
 	env     *testenv.Env
 	c       client.Client
 	emu     *emulator.Emulator
@@ -71,7 +71,7 @@ type world struct {
 // newWorld starts the emulator with the platform principal holding
 // platformRoles on the subscription. The platform Identity is created unless
 // createPlatform is false.
-func newWorld(t *testing.T, ops string, platformRoles []string, createPlatform bool) *world {
+func newWorld(t testing.TB, ops string, platformRoles []string, createPlatform bool) *world {
 	t.Helper()
 	env := testenv.Get(t)
 	var roles []emulator.RoleAssignment
@@ -275,7 +275,7 @@ func (w *world) waitGone(obj client.Object) {
 	})
 }
 
-func eventually(t *testing.T, what string, cond func() (bool, string)) {
+func eventually(t testing.TB, what string, cond func() (bool, string)) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	var last string
@@ -337,7 +337,7 @@ func (w *world) namespaceCredential(ns string) azcore.TokenCredential {
 	return cred
 }
 
-func testenvClient(t *testing.T) client.Client { return testenv.Get(t).Client }
+func testenvClient(t testing.TB) client.Client { return testenv.Get(t).Client }
 
 func condString(c *metav1.Condition) string {
 	if c == nil {
