@@ -317,7 +317,7 @@ func (s *pass) run(ctx context.Context) (reconcile.Result, error) {
 	var desired []string
 	keepNS := map[string]bool{}
 	if wanted {
-		if err := s.checkSpec(); err != nil {
+		if err := s.checkSpec(ctx); err != nil {
 			return s.fail(err)
 		}
 		for _, ns := range t.Status.Namespaces {
@@ -392,13 +392,24 @@ func (s *pass) run(ctx context.Context) (reconcile.Result, error) {
 }
 
 // checkSpec refuses what CRD validation cannot express: resource groups the
-// tenant's patterns do not allow, locations it may not use, unknown roles.
-func (s *pass) checkSpec() error {
+// tenant's patterns do not allow or that hold any Tenant's identities,
+// locations it may not use, unknown roles.
+func (s *pass) checkSpec(ctx context.Context) error {
 	t, ob := s.t, s.t.Spec.Onboarding
+	identityGroups, err := s.identityGroups(ctx)
+	if err != nil {
+		return err
+	}
 	for _, rg := range ob.ResourceGroups {
 		if !tenancy.ResourceGroupAllowed(t, rg) {
 			return &StepError{Reason: ReasonResourceGroupNotAllowed, Message: fmt.Sprintf(
 				"onboarding.resourceGroups: %q does not match the Tenant's resourceGroups (%s)", rg, strings.Join(t.Spec.ResourceGroups, ", "))}
+		}
+		// A role there would let these namespaces federate another tenant's
+		// identity with themselves.
+		if owner, ok := identityGroups[strings.ToLower(ResourceGroupID(subscriptionOf(t), rg))]; ok {
+			return &StepError{Reason: ReasonResourceGroupNotAllowed, Message: fmt.Sprintf(
+				"onboarding.resourceGroups: %q holds the managed identities of Tenant %q (its onboarding.identityResourceGroup): no namespace may get a role there", rg, owner)}
 		}
 	}
 	if !tenancy.LocationAllowed(t, ob.Location) {
@@ -411,6 +422,24 @@ func (s *pass) checkSpec() error {
 		}
 	}
 	return nil
+}
+
+// identityGroups maps the lower-case IDs of every onboarding Tenant's identity
+// resource group to one Tenant using it.
+func (s *pass) identityGroups(ctx context.Context) (map[string]string, error) {
+	var tenants tenancyv1alpha1.TenantList
+	if err := s.r.Client.List(ctx, &tenants); err != nil {
+		return nil, fmt.Errorf("list tenants: %w", err)
+	}
+	out := map[string]string{}
+	for i := range tenants.Items {
+		o := &tenants.Items[i]
+		if o.Spec.Onboarding == nil || len(o.Spec.Subscriptions) == 0 {
+			continue
+		}
+		out[strings.ToLower(ResourceGroupID(subscriptionOf(o), identityGroupOf(o.Spec.Onboarding)))] = o.Name
+	}
+	return out, nil
 }
 
 func roles(ob *tenancyv1alpha1.TenantOnboarding) []string {

@@ -263,7 +263,7 @@ func TestOnboardTwoNamespacesThenOffboard(t *testing.T) {
 func TestPlatformIdentityMissing(t *testing.T) {
 	w := newWorld(t, "pm-ops", []string{"Contributor", "User Access Administrator"}, false)
 	w.create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "pm-a"}})
-	w.startOperator("pm")
+	w.startOperator("pm", "pm-other")
 	w.create(onboardingTenant("pm", []string{"pm-a"}, []string{"pm-app"}))
 
 	tn := w.waitOnboarded("pm", metav1.ConditionFalse, onboarding.ReasonPlatformIdentityMissing)
@@ -282,6 +282,21 @@ func TestPlatformIdentityMissing(t *testing.T) {
 	w.createPlatformIdentity()
 	w.waitOnboarded("pm", metav1.ConditionTrue, onboarding.ReasonOnboarded)
 	t.Logf("onboarded %s after the platform Identity appeared", time.Since(start).Round(time.Millisecond))
+
+	// Another Tenant asking for a role on the group holding pm's identities
+	// could federate them with its own namespaces: refused before any call.
+	w.create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "pm-other-a"}})
+	other := onboardingTenant("pm-other", []string{"pm-other-a"}, []string{onboarding.DefaultIdentityResourceGroup})
+	other.Spec.ResourceGroups = []string{"*"}
+	other.Spec.Onboarding.IdentityResourceGroup = "pm-other-identities"
+	w.create(other)
+	tn = w.waitOnboarded("pm-other", metav1.ConditionFalse, onboarding.ReasonResourceGroupNotAllowed)
+	if c := meta.FindStatusCondition(tn.Status.Conditions, onboarding.ConditionOnboarded); !strings.Contains(c.Message, `managed identities of Tenant "pm"`) {
+		t.Errorf("message %q does not name the Tenant whose identities are there", c.Message)
+	}
+	if w.exists(onboarding.ResourceGroupID(subID, "pm-other-identities")) || w.exists(onboarding.ManagedIdentityID(subID, "pm-other-identities", "pm-other-a")) {
+		t.Error("the refused Tenant's onboarding created something")
+	}
 }
 
 // A platform principal without User Access Administrator gets as far as the
