@@ -56,6 +56,15 @@ bench-micro: tools ## In-process Go benchmarks (emulator, broker, tenancy, conve
 	go test -run XXX -bench . -benchtime 1x ./reconcilers/kinds/
 	go test -run XXX -bench . ./identity/ ./tenancy/... ./e2e/emulator/
 
+FUZZTIME ?= 15s
+
+.PHONY: fuzz
+fuzz: tools ## Run each fuzz target for FUZZTIME (default 15s), one at a time.
+	go test -run '^$$' -fuzz '^FuzzParseARMID$$' -fuzztime $(FUZZTIME) ./tenancy
+	go test -run '^$$' -fuzz '^FuzzCompileEval$$' -fuzztime $(FUZZTIME) ./reconcilers/expressions
+	go test -run '^$$' -fuzz '^FuzzDesired$$' -fuzztime $(FUZZTIME) ./reconcilers/kinds
+	go test -run '^$$' -fuzz '^FuzzARMRequest$$' -fuzztime $(FUZZTIME) ./e2e/emulator
+
 .PHONY: demo
 demo: tools build ## Start the local control plane and show what works today (see README).
 	$(BIN)/aztenant demo up
