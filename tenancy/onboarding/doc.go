@@ -25,6 +25,9 @@
 //     and managed identity, then created resource groups that are empty.
 //
 // Tenant namespaces never get the platform identity: it lives in the
-// operator's namespace, and onboarding refuses to run if a Tenant serves that
-// namespace.
+// operator's namespace, and onboarding refuses to run if a Tenant selects that
+// namespace. Nor do they get a role over any managed identity: identities live
+// in a resource group of the platform team's (onboarding.identityResourceGroup),
+// which no Tenant's onboarding.resourceGroups may name, since a role there
+// would let a namespace federate an identity with a subject of its choosing.
 package onboarding
