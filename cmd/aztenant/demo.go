@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -30,17 +31,19 @@ import (
 
 const demoDirDefault = ".aztenant/demo"
 
-// The demo's Azure: one tenant, one subscription, and an app registration per
-// team federated with the team namespace's ServiceAccount "azure".
+// The demo's Azure: one tenant, one subscription, and the platform team's app
+// registration, federated with the operator namespace's ServiceAccount
+// "aztenant-platform" and holding Contributor and User Access Administrator
+// on the subscription: the operator onboards the teams with it.
 const (
-	demoTenant       = "8f2c1c9e-0d7a-4c53-9a37-3f1d2b6a0c11"
-	demoSubscription = "5b1e7c2a-6f4d-4e8b-9c0a-1d2e3f4a5b6c"
+	demoTenant          = "8f2c1c9e-0d7a-4c53-9a37-3f1d2b6a0c11"
+	demoSubscription    = "5b1e7c2a-6f4d-4e8b-9c0a-1d2e3f4a5b6c"
+	demoPlatformClient  = "0c0c0c0c-3333-4333-8333-000000000003"
+	demoOperatorNS      = "aztenant-system"
+	demoPlatformAccount = "aztenant-platform"
 )
 
-var demoTeams = []struct{ name, clientID string }{
-	{"team-a", "0a0a0a0a-1111-4111-8111-000000000001"},
-	{"team-b", "0b0b0b0b-2222-4222-8222-000000000002"},
-}
+var demoTeams = []string{"team-a", "team-b"}
 
 func newDemoCommand() *cobra.Command {
 	var dir string
@@ -181,15 +184,15 @@ func (d *demo) startEmulator(ctx context.Context) error {
 		Tenants:       []emulator.Tenant{{ID: demoTenant, DisplayName: "demo"}},
 		Subscriptions: []emulator.Subscription{{ID: demoSubscription, TenantID: demoTenant, DisplayName: "demo"}},
 	}}
-	for _, t := range demoTeams {
-		cfg.Principals = append(cfg.Principals, emulator.Principal{
-			ClientID: t.clientID, TenantID: demoTenant, DisplayName: t.name,
-			FederatedCredentials: []emulator.FederatedCredential{{Name: "aks", Issuer: d.cp.IssuerURL, Subject: "system:serviceaccount:" + t.name + ":azure", Audiences: []string{identity.TokenAudience}}},
-			// Contributor on the subscription so the team can create its resource
-			// groups; which groups is bounded by its Tenant.
-			Roles: []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + demoSubscription}},
-		})
-	}
+	cfg.Principals = append(cfg.Principals, emulator.Principal{
+		ClientID: demoPlatformClient, TenantID: demoTenant, DisplayName: "platform",
+		FederatedCredentials: []emulator.FederatedCredential{{Name: "aks", Issuer: d.cp.IssuerURL,
+			Subject: "system:serviceaccount:" + demoOperatorNS + ":" + demoPlatformAccount, Audiences: []string{identity.TokenAudience}}},
+		Roles: []emulator.RoleAssignment{
+			{Role: "Contributor", Scope: "/subscriptions/" + demoSubscription},
+			{Role: "User Access Administrator", Scope: "/subscriptions/" + demoSubscription},
+		},
+	})
 	raw, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {
 		return err
@@ -224,12 +227,26 @@ func (d *demo) startEmulator(ctx context.Context) error {
 	if err := d.waitHTTP(ctx, d.emuURL+"/_emulator/health"); err != nil {
 		return fmt.Errorf("emulator not healthy: %w", err)
 	}
-	fmt.Fprintf(d.out, "    %s; app registrations for team-a and team-b, each federated with its own namespace's ServiceAccount\n", d.emuURL)
+	fmt.Fprintf(d.out, "    %s; one app registration, the platform team's (Contributor and User Access Administrator)\n", d.emuURL)
 	return nil
 }
 
 func (d *demo) startOperator(ctx context.Context) error {
-	d.step("starting the aztenant operator (each namespace acts with its own identity)")
+	d.step("starting the aztenant operator (each namespace acts with its own identity; onboarding with the platform's)")
+	// What the Helm chart's platformIdentity values set up: the operator
+	// namespace's ServiceAccount federated with the platform's app
+	// registration, and the Identity --platform-identity names.
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: demoOperatorNS}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: demoPlatformAccount, Namespace: demoOperatorNS, Annotations: map[string]string{
+			identity.AnnotationClientID: demoPlatformClient, identity.AnnotationTenantID: demoTenant}}},
+		&identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "platform", Namespace: demoOperatorNS},
+			Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: demoPlatformAccount, SubscriptionID: demoSubscription}},
+	} {
+		if err := d.c.Create(ctx, o); err != nil {
+			return fmt.Errorf("create %T %s: %w", o, o.GetName(), err)
+		}
+	}
 	probe, err := controlplane.FreePort()
 	if err != nil {
 		return err
@@ -243,6 +260,7 @@ func (d *demo) startOperator(ctx context.Context) error {
 		// The platform team's constraints, enforced by the operator itself
 		// (no Gatekeeper in the demo).
 		"--policy-constraints=" + filepath.Join(d.examples, "policy", "constraints.yaml"),
+		"--platform-identity=" + demoOperatorNS + "/platform",
 	}, []string{"KUBECONFIG=" + d.cp.KubeconfigPath}); err != nil {
 		return err
 	}
@@ -265,19 +283,28 @@ func (d *demo) startOperator(ctx context.Context) error {
 
 func (d *demo) onboard(ctx context.Context) error {
 	d.step("the platform team onboards team-a and team-b (kubectl apply -f examples/onboarding/)")
-	fmt.Fprintln(d.out, "    namespaces; ServiceAccount \"azure\" with workload-identity annotations; Identity \"default\";")
-	fmt.Fprintln(d.out, "    a Tenant bounding each team to resource groups \"<team>-*\" in westeurope; developer RBAC")
+	fmt.Fprintln(d.out, "    namespaces, developer RBAC, and a Tenant per team with spec.onboarding: the operator creates")
+	fmt.Fprintln(d.out, "    the team's resource group, a managed identity federated with <team>/azure, Contributor on that")
+	fmt.Fprintln(d.out, "    group only, the ServiceAccount and the default Identity")
 	if _, err := d.kubectlQuiet(nil, "apply", "-f", filepath.Join(d.examples, "onboarding")); err != nil {
 		return err
 	}
 	for _, t := range demoTeams {
-		if err := d.waitCondition(ctx, &identityv1alpha1.Identity{}, t.name, "default", func(o client.Object) []metav1.Condition {
+		if _, err := d.kubectlQuiet(nil, "wait", "--for=condition=Onboarded", "--timeout=90s", "tenant/"+t); err != nil {
+			out, _ := d.kubectlQuiet(nil, "get", "tenant", t, "-o", "jsonpath={.status.onboarding.steps}")
+			return fmt.Errorf("tenant %s not onboarded: %w (steps: %s)", t, err, out)
+		}
+		if err := d.waitCondition(ctx, &identityv1alpha1.Identity{}, t, "default", func(o client.Object) []metav1.Condition {
 			return o.(*identityv1alpha1.Identity).Status.Conditions
 		}, "True"); err != nil {
 			return err
 		}
 	}
-	if err := d.kubectl("get", "tenants"); err != nil {
+	if err := d.kubectl("get", "tenants", "-o", "wide"); err != nil {
+		return err
+	}
+	fmt.Fprintln(d.out, "    team-a's onboarding steps:")
+	if err := d.kubectl("get", "tenant", "team-a", "-o", `jsonpath={range .status.onboarding.steps[*]}{.name}{"\t"}{.state}{"\t"}{.ids}{"\n"}{end}`); err != nil {
 		return err
 	}
 	return d.kubectl("get", "identities", "-A", "-o", "wide")
@@ -331,7 +358,11 @@ func (d *demo) showDenials(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintln(d.out, "    dev@team-a tries to give its namespace team-b's Azure identity:")
-	borrowed := `{"apiVersion":"identity.aztenant.io/v1alpha1","kind":"Identity","metadata":{"name":"borrowed","namespace":"team-a"},"spec":{"serviceAccountName":"azure","clientID":"` + demoTeams[1].clientID + `","tenantID":"` + demoTenant + `","subscriptionID":"` + demoSubscription + `"}}`
+	teamB, err := d.clientIDOf(ctx, "team-b")
+	if err != nil {
+		return err
+	}
+	borrowed := `{"apiVersion":"identity.aztenant.io/v1alpha1","kind":"Identity","metadata":{"name":"borrowed","namespace":"team-a"},"spec":{"serviceAccountName":"azure","clientID":"` + teamB + `","tenantID":"` + demoTenant + `","subscriptionID":"` + demoSubscription + `"}}`
 	out, err := d.kubectlQuiet(strings.NewReader(borrowed), append(developer("team-a"), "apply", "-f", "-")...)
 	if err == nil {
 		return fmt.Errorf("a developer could write an Identity:\n%s", out)
@@ -372,9 +403,13 @@ func (d *demo) showAudit(ctx context.Context) error {
 	if err := d.getJSON(ctx, d.emuURL+"/_emulator/audit?service=arm&method=PUT", &audit); err != nil {
 		return err
 	}
-	names := map[string]string{}
+	names := map[string]string{demoPlatformClient: "platform"}
 	for _, t := range demoTeams {
-		names[t.clientID] = t.name
+		id, err := d.clientIDOf(ctx, t)
+		if err != nil {
+			return err
+		}
+		names[id] = t
 	}
 	seen := map[string]bool{}
 	for _, e := range audit.Value {
@@ -386,7 +421,7 @@ func (d *demo) showAudit(ctx context.Context) error {
 		if who == "" {
 			who = "client " + e.ClientID
 		}
-		fmt.Fprintf(d.out, "    %-7s %s\n", who, shortARMPath(e.Path))
+		fmt.Fprintf(d.out, "    %-8s %s\n", who, shortARMPath(e.Path))
 	}
 	return nil
 }
@@ -394,6 +429,19 @@ func (d *demo) showAudit(ctx context.Context) error {
 // shortARMPath drops the subscription prefix, which is the same everywhere.
 func shortARMPath(p string) string {
 	return strings.TrimPrefix(p, "/subscriptions/"+demoSubscription)
+}
+
+// clientIDOf reads the client ID onboarding gave the team (its ServiceAccount's
+// workload-identity annotation).
+func (d *demo) clientIDOf(ctx context.Context, team string) (string, error) {
+	var sa corev1.ServiceAccount
+	if err := d.c.Get(ctx, client.ObjectKey{Namespace: team, Name: "azure"}, &sa); err != nil {
+		return "", err
+	}
+	if id := sa.Annotations[identity.AnnotationClientID]; id != "" {
+		return id, nil
+	}
+	return "", fmt.Errorf("ServiceAccount %s/azure has no %s annotation", team, identity.AnnotationClientID)
 }
 
 func (d *demo) showDrift(ctx context.Context) error {

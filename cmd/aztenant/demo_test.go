@@ -26,6 +26,10 @@ func TestDemoUpAndDown(t *testing.T) {
 	for _, want := range []string{
 		"kube-apiserver v1.37.2",
 		"TokenExchanged", // both Identities federate
+		// the operator onboarded each team with the platform identity
+		"team-a   True    NamespacesSelected   [\"team-a\"]   True",
+		"RoleAssignments\tReady\t[\"/subscriptions/5b1e7c2a-6f4d-4e8b-9c0a-1d2e3f4a5b6c/resourceGroups/team-a-stack/providers/Microsoft.Authorization/roleAssignments/",
+		"platform /resourceGroups/platform-identities/providers/Microsoft.ManagedIdentity/userAssignedIdentities/aztenant-team-a\n",
 		// each team's developer may write in its own namespace only
 		`Forbidden: User "dev@team-a" cannot get resource "managedclusters" in API group "containerservice.aztenant.io" in the namespace "team-b"`,
 		"managedcluster.containerservice.aztenant.io/team-b-cluster   True    Succeeded",
@@ -34,8 +38,8 @@ func TestDemoUpAndDown(t *testing.T) {
 		"TenantPolicyDenied: resource group \"prod-db\" is not allowed",
 		`Forbidden: User "dev@team-a" cannot create resource "identities"`,
 		"FederationRejected: Entra ID refused the token of ServiceAccount team-a/azure",
-		"team-a  /resourceGroups/team-a-stack/providers/Microsoft.Storage/storageAccounts/teamastack\n", // written by team-a's own principal
-		"team-b  /resourceGroups/team-b-aks/providers/Microsoft.ContainerService/managedClusters/team-b-cluster\n",
+		"team-a   /resourceGroups/team-a-stack/providers/Microsoft.Storage/storageAccounts/teamastack\n", // written by team-a's own principal
+		"team-b   /resourceGroups/team-b-aks/providers/Microsoft.ContainerService/managedClusters/team-b-cluster\n",
 		"node count in Azure is 1 again", // drift reverted
 		"export KUBECONFIG=" + filepath.Join(dir, "kubeconfig"),
 	} {
