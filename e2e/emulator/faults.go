@@ -222,8 +222,11 @@ func (e *Emulator) serveEntraOutage(w http.ResponseWriter, r *http.Request, toke
 		return false
 	}
 	if tokenRequest {
+		// The client is named so tests can count each identity's attempts.
+		r.Body = http.MaxBytesReader(w, r.Body, maxTokenRequestBodySize)
+		_ = r.ParseForm()
 		e.audit.record(AuditEntry{Time: time.Now(), Service: "entra", Method: r.Method, Path: r.URL.Path,
-			Status: http.StatusServiceUnavailable, ErrorCode: "AADSTS90033", Fault: "entra-unavailable"})
+			ClientID: r.PostForm.Get("client_id"), Status: http.StatusServiceUnavailable, ErrorCode: "AADSTS90033", Fault: "entra-unavailable"})
 	}
 	w.Header().Set("Retry-After", "1")
 	writeEntraError(w, &entraError{Status: http.StatusServiceUnavailable, Kind: "temporarily_unavailable", AADSTS: 90033,

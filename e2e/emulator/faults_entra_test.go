@@ -44,7 +44,7 @@ func TestEntraUnavailable(t *testing.T) {
 		t.Fatal("no audited token request")
 	}
 	for _, e := range entries {
-		if e.Status != 503 || e.Fault != "entra-unavailable" {
+		if e.Status != 503 || e.Fault != "entra-unavailable" || e.ClientID != appClientID {
 			t.Errorf("audit entry %+v", e)
 		}
 	}
