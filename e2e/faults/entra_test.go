@@ -31,6 +31,7 @@ func TestEntraOutage(t *testing.T) {
 	waitAllReady(t, time.Minute, []azurev1alpha1.Resource{before})
 	pid := s.Operator.Pid()
 
+	since := lastSeq(t, s)
 	if err := s.Emulator.SetFaults(ctx, emulator.Faults{EntraUnavailable: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +89,16 @@ func TestEntraOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	back := time.Now()
+	for _, ns := range []string{"entra-a", "entra-b"} {
+		es, err := s.Emulator.Audit(ctx, emulator.AuditFilter{Since: since, Service: "entra", ClientID: bench.ClientID(ns)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d token requests during the %s outage", ns, len(es), back.Sub(start).Round(time.Second))
+		if limit := 3 * back.Sub(start).Seconds(); float64(len(es)) > limit {
+			t.Errorf("%s: %d token requests in %s: Entra is hammered while down", ns, len(es), back.Sub(start).Round(time.Second))
+		}
+	}
 	// Identities that Entra refused are retried every minute.
 	for _, ns := range []string{"entra-a", "entra-b"} {
 		eventually(t, 2*time.Minute, "Identity of "+ns+" Ready again", func() (bool, string) {
