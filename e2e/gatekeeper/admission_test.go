@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -252,4 +253,71 @@ func createNamespace(t *testing.T, env *testenv.Env, name string) {
 	if err := env.Client.Create(t.Context(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
+}
+
+// checkLibraryExamples submits every example of the library as a
+// server-side dry run and compares admission's verdict with offline
+// evaluation under the same sample constraints: denied exactly when the
+// offline engine finds a violation, with its messages (all of them if
+// reportsAll, else one).
+func checkLibraryExamples(t *testing.T, env *testenv.Env, reportsAll bool) {
+	t.Helper()
+	lib := policy.Library()
+	files, err := fs.Glob(lib, "*/samples/*/example_*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no library examples: %v", err)
+	}
+	constraints, err := policy.SampleConstraints()
+	if err != nil {
+		t.Fatal(err)
+	}
+	denied := 0
+	var invalid []string
+	for _, f := range files {
+		data, err := fs.ReadFile(lib, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := policy.DecodeManifests(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := objs[0]
+		createNamespace(t, env, obj.GetNamespace())
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: obj.GetNamespace()}}
+		vs, err := policy.Evaluate(t.Context(), append(objs, constraints...), []*corev1.Namespace{ns})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, v := range vs {
+			want = append(want, "["+strings.SplitN(v.Constraint, "/", 2)[1]+"] "+v.Message)
+		}
+
+		err = env.Client.Create(t.Context(), obj.DeepCopy(), client.DryRunAll)
+		switch {
+		case apierrors.IsInvalid(err):
+			// The CRD's schema and rules refuse it before admission policies run.
+			invalid = append(invalid, f)
+		case len(want) == 0 && (err == nil || apierrors.IsAlreadyExists(err)):
+		case len(want) == 0:
+			t.Errorf("%s: offline allowed, admission answered: %v", f, err)
+		case !apierrors.IsForbidden(err):
+			t.Errorf("%s: offline denied (%q), admission answered: %v", f, want, err)
+		case reportsAll:
+			denied++
+			for _, w := range want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s: admission's denial lacks %q:\n%v", f, w, err)
+				}
+			}
+		default:
+			denied++
+			if !containsAny(err.Error(), want) {
+				t.Errorf("%s: admission denied with none of %q:\n%v", f, want, err)
+			}
+		}
+	}
+	t.Logf("%d library examples: %d denied and %d admitted as offline; %d refused by the CRDs first: %s",
+		len(files), denied, len(files)-denied-len(invalid), len(invalid), strings.Join(invalid, ", "))
 }

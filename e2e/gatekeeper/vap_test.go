@@ -66,4 +66,5 @@ func TestValidatingAdmissionPolicyWithoutGatekeeper(t *testing.T) {
 		first.Round(10*time.Millisecond), time.Since(applied).Round(10*time.Millisecond))
 
 	checkAdmission(t, env, "ValidatingAdmissionPolicy 'aztenant-aztenant", false)
+	checkLibraryExamples(t, env, false)
 }
