@@ -34,8 +34,9 @@ func installValues() map[string]any {
 			"authorityHost": "https://azure-emulator.aztenant-system:8443/", "armEndpoint": "https://azure-emulator.aztenant-system:8444/",
 			"caBundle": map[string]any{"configMap": map[string]any{"name": "emulator-ca"}},
 		},
-		"platformIdentity": map[string]any{"enabled": true, "clientID": "11111111-2222-3333-4444-555555555555"},
-		"rbac":             map[string]any{"serviceAccountTokenNames": []string{"azure"}},
+		"platformIdentity": map[string]any{"enabled": true, "clientID": "11111111-2222-3333-4444-555555555555",
+			"tenantID": "72f988bf-86f1-41af-91ab-2d7cd011db47", "subscriptionID": "00000000-0000-0000-0000-0000000000cc"},
+		"rbac": map[string]any{"serviceAccountTokenNames": []string{"azure"}},
 	}
 }
 
@@ -96,6 +97,16 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 	for _, o := range installed.ofKind("CustomResourceDefinition") {
 		waitEstablished(t, c, o.GetName())
 	}
+
+	t.Run("the post-install hook creates the platform Identity", func(t *testing.T) {
+		var id identityv1alpha1.Identity
+		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: fullname + "-platform"}, &id); err != nil {
+			t.Fatalf("platform Identity: %v", err)
+		}
+		if id.Spec.ServiceAccountName != fullname || id.Spec.SubscriptionID != "00000000-0000-0000-0000-0000000000cc" {
+			t.Errorf("platform Identity spec %+v", id.Spec)
+		}
+	})
 
 	t.Run("deployment passes the restricted Pod Security profile", func(t *testing.T) {
 		var d appsv1.Deployment

@@ -14,9 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	"github.com/aztenant/aztenant/api"
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 )
 
 // The chart cannot read api/crds (Helm reads only files inside the chart), so
@@ -79,7 +81,7 @@ func fullValues() map[string]any {
 		},
 		"tracing":          map[string]any{"otlpEndpoint": "otel-collector.observability:4317", "insecure": true},
 		"metrics":          map[string]any{"serviceMonitor": map[string]any{"enabled": true, "labels": map[string]string{"release": "prom"}}},
-		"platformIdentity": map[string]any{"enabled": true, "clientID": "11111111-2222-3333-4444-555555555555", "tenantID": "72f988bf-86f1-41af-91ab-2d7cd011db47"},
+		"platformIdentity": map[string]any{"enabled": true, "clientID": "11111111-2222-3333-4444-555555555555", "tenantID": "72f988bf-86f1-41af-91ab-2d7cd011db47", "subscriptionID": "00000000-0000-0000-0000-0000000000cc"},
 		"rbac":             map[string]any{"serviceAccountTokenNames": []string{"azure"}},
 		"nodeSelector":     map[string]string{"kubernetes.io/os": "linux"},
 		"tolerations":      []any{map[string]any{"key": "CriticalAddonsOnly", "operator": "Exists"}},
@@ -369,11 +371,47 @@ func TestTemplateClouds(t *testing.T) {
 }
 
 func TestTemplateWorkloadIdentity(t *testing.T) {
-	const clientID, tenantID = "11111111-2222-3333-4444-555555555555", "72f988bf-86f1-41af-91ab-2d7cd011db47"
+	const clientID, tenantID, subID = "11111111-2222-3333-4444-555555555555", "72f988bf-86f1-41af-91ab-2d7cd011db47", "00000000-0000-0000-0000-0000000000cc"
 	m := render(t, map[string]any{
-		"platformIdentity": map[string]any{"enabled": true, "clientID": clientID, "tenantID": tenantID},
-		"serviceAccount":   map[string]any{"annotations": map[string]string{"example.com/owner": "platform"}},
+		"platformIdentity": map[string]any{"enabled": true, "clientID": clientID, "tenantID": tenantID, "subscriptionID": subID,
+			"oidcIssuerURL": "https://oidc.example.com/abc/"},
+		"serviceAccount": map[string]any{"annotations": map[string]string{"example.com/owner": "platform"}},
+		"rbac":           map[string]any{"serviceAccountTokenNames": []string{"azure"}},
 	})
+	// The operator onboards with the platform Identity, which a post-install
+	// hook creates for the operator's own ServiceAccount; the operator may
+	// mint that ServiceAccount's tokens even with names restricted.
+	a := args(t, m.deployment(t))
+	wantFlag(t, a, "platform-identity", namespace+"/"+fullname+"-platform")
+	wantFlag(t, a, "oidc-issuer-url", "https://oidc.example.com/abc/")
+	ids := m.ofKind("Identity")
+	if len(ids) != 1 {
+		t.Fatalf("rendered %d Identities, want the platform's", len(ids))
+	}
+	var id identityv1alpha1.Identity
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(ids[0].Object, &id, true); err != nil {
+		t.Fatal(err)
+	}
+	if id.Name != fullname+"-platform" || id.Namespace != namespace || id.Spec.ServiceAccountName != fullname ||
+		id.Spec.ClientID != clientID || id.Spec.TenantID != tenantID || id.Spec.SubscriptionID != subID {
+		t.Errorf("platform Identity %s/%s %+v", id.Namespace, id.Name, id.Spec)
+	}
+	if hook := id.Annotations["helm.sh/hook"]; hook != "post-install,post-upgrade" {
+		t.Errorf("platform Identity hook %q: its CRD is installed by the same release, so it must come after", hook)
+	}
+	var tokenNames []string
+	for _, r := range m.clusterRole(t).Rules {
+		if slices.Contains(r.Resources, "serviceaccounts/token") {
+			tokenNames = r.ResourceNames
+		}
+	}
+	if !slices.Equal(tokenNames, []string{"azure", fullname}) {
+		t.Errorf("serviceaccounts/token resourceNames %v, want the tenants' and the operator's own", tokenNames)
+	}
+	if none := render(t, nil); len(none.ofKind("Identity")) != 0 || slices.ContainsFunc(args(t, none.deployment(t)), func(s string) bool { return strings.HasPrefix(s, "--platform-identity") }) {
+		t.Error("a platform Identity or --platform-identity without platformIdentity.enabled")
+	}
+
 	sa := m.serviceAccount(t)
 	want := map[string]string{
 		"azure.workload.identity/client-id": clientID, "azure.workload.identity/tenant-id": tenantID, "example.com/owner": "platform",
@@ -512,6 +550,8 @@ func TestValuesRefused(t *testing.T) {
 		{"bad namespace name", map[string]any{"operator": map[string]any{"servedNamespaces": []string{"Team_A"}}}, []string{schemaErr, "/operator/servedNamespaces"}},
 		{"plain-HTTP authority", map[string]any{"azure": map[string]any{"authorityHost": "http://login.example"}}, []string{schemaErr, "/azure/authorityHost"}},
 		{"platform identity without client ID", map[string]any{"platformIdentity": map[string]any{"enabled": true}}, []string{schemaErr, "/platformIdentity"}},
+		{"platform identity without subscription", map[string]any{"platformIdentity": map[string]any{"enabled": true, "clientID": "11111111-2222-3333-4444-555555555555", "tenantID": "72f988bf-86f1-41af-91ab-2d7cd011db47"}}, []string{schemaErr, "subscriptionID"}},
+		{"plain-http issuer", map[string]any{"platformIdentity": map[string]any{"oidcIssuerURL": "http://issuer"}}, []string{schemaErr, "/platformIdentity/oidcIssuerURL"}},
 		{"client ID not a GUID", map[string]any{"platformIdentity": map[string]any{"enabled": true, "clientID": "my-app"}}, []string{schemaErr, "/platformIdentity/clientID"}},
 		{"bad pull policy", map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, []string{schemaErr, "/image/pullPolicy"}},
 		{"pattern of the wrong type", map[string]any{"crds": map[string]any{"pattern": 3}}, []string{schemaErr, "/crds/pattern"}},
