@@ -42,7 +42,13 @@ func TestExpiredServiceAccountTokenIsReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	minted := api.TokenRequests()
+	statusWrites := api.Sum("apiserver_request_total", map[string]string{"resource": "identities", "subresource": "status"})
 	since := lastSeq(t, s)
+	defer func() {
+		if api, err := s.APIServerMetrics(ctx); err == nil {
+			t.Logf("%v Identity status writes since the skew (all namespaces)", api.Sum("apiserver_request_total", map[string]string{"resource": "identities", "subresource": "status"})-statusWrites)
+		}
+	}()
 	const skew = 11*time.Minute - 20*time.Second
 	if err := s.Emulator.SetFaults(ctx, emulator.Faults{EntraClockSkew: emulator.Duration(skew)}); err != nil {
 		t.Fatal(err)
