@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -262,62 +263,128 @@ func createNamespace(t *testing.T, env *testenv.Env, name string) {
 // reportsAll, else one).
 func checkLibraryExamples(t *testing.T, env *testenv.Env, reportsAll bool) {
 	t.Helper()
-	lib := policy.Library()
-	files, err := fs.Glob(lib, "*/samples/*/example_*.yaml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no library examples: %v", err)
-	}
-	constraints, err := policy.SampleConstraints()
-	if err != nil {
-		t.Fatal(err)
-	}
+	files, offline := libraryVerdicts(t)
 	denied := 0
 	var invalid []string
 	for _, f := range files {
-		data, err := fs.ReadFile(lib, f)
-		if err != nil {
-			t.Fatal(err)
+		obj, want := f.obj, offline[f.path]
+		if obj.GetNamespace() != "" {
+			createNamespace(t, env, obj.GetNamespace())
 		}
-		objs, err := policy.DecodeManifests(f, data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj := objs[0]
-		createNamespace(t, env, obj.GetNamespace())
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: obj.GetNamespace()}}
-		vs, err := policy.Evaluate(t.Context(), append(objs, constraints...), []*corev1.Namespace{ns})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want []string
-		for _, v := range vs {
-			want = append(want, "["+strings.SplitN(v.Constraint, "/", 2)[1]+"] "+v.Message)
-		}
-
-		err = env.Client.Create(t.Context(), obj.DeepCopy(), client.DryRunAll)
+		err := env.Client.Create(t.Context(), obj.DeepCopy(), client.DryRunAll)
 		switch {
 		case apierrors.IsInvalid(err):
 			// The CRD's schema and rules refuse it before admission policies run.
-			invalid = append(invalid, f)
+			invalid = append(invalid, f.path)
 		case len(want) == 0 && (err == nil || apierrors.IsAlreadyExists(err)):
 		case len(want) == 0:
-			t.Errorf("%s: offline allowed, admission answered: %v", f, err)
+			t.Errorf("%s: offline allowed, admission answered: %v", f.path, err)
 		case !apierrors.IsForbidden(err):
-			t.Errorf("%s: offline denied (%q), admission answered: %v", f, want, err)
+			t.Errorf("%s: offline denied (%q), admission answered: %v", f.path, want, err)
 		case reportsAll:
 			denied++
 			for _, w := range want {
 				if !strings.Contains(err.Error(), w) {
-					t.Errorf("%s: admission's denial lacks %q:\n%v", f, w, err)
+					t.Errorf("%s: admission's denial lacks %q:\n%v", f.path, w, err)
 				}
 			}
 		default:
 			denied++
 			if !containsAny(err.Error(), want) {
-				t.Errorf("%s: admission denied with none of %q:\n%v", f, want, err)
+				t.Errorf("%s: admission denied with none of %q:\n%v", f.path, want, err)
 			}
 		}
 	}
 	t.Logf("%d library examples: %d denied and %d admitted as offline; %d refused by the CRDs first: %s",
 		len(files), denied, len(files)-denied-len(invalid), len(invalid), strings.Join(invalid, ", "))
+}
+
+type example struct {
+	path string
+	obj  *unstructured.Unstructured
+}
+
+var (
+	verdictsOnce sync.Once
+	examples     []example
+	verdicts     map[string][]string
+	verdictsErr  error
+)
+
+// libraryVerdicts are the library's examples and, per example path, the
+// violations offline evaluation finds ("[constraint] message"), computed
+// once for the package: each evaluation compiles the whole library.
+func libraryVerdicts(t *testing.T) ([]example, map[string][]string) {
+	t.Helper()
+	verdictsOnce.Do(func() { examples, verdicts, verdictsErr = evaluateExamples(context.Background()) })
+	if verdictsErr != nil {
+		t.Fatal(verdictsErr)
+	}
+	return examples, verdicts
+}
+
+func evaluateExamples(ctx context.Context) ([]example, map[string][]string, error) {
+	lib := policy.Library()
+	files, err := fs.Glob(lib, "*/samples/*/example_*.yaml")
+	if err != nil || len(files) == 0 {
+		return nil, nil, fmt.Errorf("no library examples: %v", err)
+	}
+	constraints, err := policy.SampleConstraints()
+	if err != nil {
+		return nil, nil, err
+	}
+	var all []example
+	namespaces := map[string]*corev1.Namespace{}
+	for _, f := range files {
+		data, err := fs.ReadFile(lib, f)
+		if err != nil {
+			return nil, nil, err
+		}
+		objs, err := policy.DecodeManifests(f, data)
+		if err != nil {
+			return nil, nil, err
+		}
+		all = append(all, example{path: f, obj: objs[0]})
+		if ns := objs[0].GetNamespace(); ns != "" {
+			namespaces[ns] = &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+		}
+	}
+	var nsList []*corev1.Namespace
+	for _, ns := range namespaces {
+		nsList = append(nsList, ns)
+	}
+	// Violations name the object, not the file: evaluate in rounds in which
+	// no two examples share a kind, namespace and name.
+	out := map[string][]string{}
+	pending := all
+	for len(pending) > 0 {
+		var round, later []example
+		byObject := map[string]string{}
+		for _, e := range pending {
+			key := e.obj.GetKind() + " " + e.obj.GetName() // as policy.Violation.Object
+			if ns := e.obj.GetNamespace(); ns != "" {
+				key = e.obj.GetKind() + " " + ns + "/" + e.obj.GetName()
+			}
+			if _, dup := byObject[key]; dup {
+				later = append(later, e)
+				continue
+			}
+			byObject[key] = e.path
+			round = append(round, e)
+		}
+		objs := append([]*unstructured.Unstructured(nil), constraints...)
+		for _, e := range round {
+			objs = append(objs, e.obj)
+		}
+		vs, err := policy.Evaluate(ctx, objs, nsList)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, v := range vs {
+			path := byObject[v.Object]
+			out[path] = append(out[path], "["+strings.SplitN(v.Constraint, "/", 2)[1]+"] "+v.Message)
+		}
+		pending = later
+	}
+	return all, out, nil
 }

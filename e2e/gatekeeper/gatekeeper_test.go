@@ -144,78 +144,19 @@ func startGatekeeper(t *testing.T, env *testenv.Env, bin string) {
 	createNamespace(t, env, gatekeeperNamespace)
 	dir := t.TempDir()
 	caPEM := writeServingCert(t, dir)
-	ports := freePorts(t, 3)
-	webhookPort, healthPort, metricsPort := ports[0], ports[1], ports[2]
-
-	logPath := filepath.Join(dir, "gatekeeper.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
+	var webhookPort int
+	// Ports are picked free, then bound by Gatekeeper; a package starting at
+	// the same moment can take one in between. Retry with others.
+	for attempt := 1; ; attempt++ {
+		var err error
+		if webhookPort, err = runGatekeeper(t, env, bin, dir, caPEM); err == nil {
+			break
+		}
+		if attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("gatekeeper attempt %d: %v; retrying", attempt, err)
 	}
-	cmd := exec.Command(bin,
-		"--kubeconfig="+env.KubeconfigPath,
-		// Out of cluster there is no Pod to report status for.
-		"--debug-use-fake-pod",
-		"--disable-cert-rotation", "--cert-dir="+dir,
-		"--host=127.0.0.1", "--port="+strconv.Itoa(webhookPort),
-		"--health-addr=127.0.0.1:"+strconv.Itoa(healthPort),
-		"--metrics-addr=0", "--prometheus-port="+strconv.Itoa(metricsPort),
-		"--disable-opa-builtin={http.send}",
-		// Gatekeeper also makes ValidatingAdmissionPolicies of CEL templates
-		// by default, and the API server runs those before any webhook: off,
-		// so that the webhook is what this test sees deny.
-		"--default-create-vap-for-templates=false", "--default-create-vap-binding-for-constraints=false",
-	)
-	cmd.Env = append(os.Environ(), "POD_NAMESPACE="+gatekeeperNamespace)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// A test binary killed by a timeout takes Gatekeeper with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start gatekeeper: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); logFile.Close(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("gatekeeper log (last lines):\n%s", tail(logPath, 30))
-		}
-	})
-
-	// Ready means the webhook serves and Gatekeeper has synced what exists.
-	start := time.Now()
-	ready := func() error {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort))
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("readyz: %s", resp.Status)
-		}
-		conn, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", webhookPort), &tls.Config{RootCAs: pool(caPEM)})
-		if err != nil {
-			return err
-		}
-		return conn.Close()
-	}
-	for err := ready(); err != nil; err = ready() {
-		select {
-		case <-exited:
-			t.Fatalf("gatekeeper exited; log:\n%s", tail(logPath, 30))
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Since(start) > enforceWithin {
-			t.Fatalf("gatekeeper not ready within %v: %v; log:\n%s", enforceWithin, err, tail(logPath, 30))
-		}
-	}
-	t.Logf("gatekeeper ready in %v", time.Since(start).Round(10*time.Millisecond))
 
 	webhook := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: webhookName},
@@ -252,6 +193,90 @@ func startGatekeeper(t *testing.T, env *testenv.Env, bin string) {
 			t.Errorf("delete webhook configuration: %v", err)
 		}
 	})
+}
+
+// runGatekeeper starts bin/gatekeeper with its certificate in dir, waits
+// until it is ready and returns its webhook port; the process is stopped
+// when the test ends, or at once if it does not become ready.
+func runGatekeeper(t *testing.T, env *testenv.Env, bin, dir string, caPEM []byte) (int, error) {
+	t.Helper()
+	ports := freePorts(t, 3)
+	webhookPort, healthPort, metricsPort := ports[0], ports[1], ports[2]
+	logPath := filepath.Join(dir, "gatekeeper.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return 0, err
+	}
+	cmd := exec.Command(bin,
+		"--kubeconfig="+env.KubeconfigPath,
+		// Out of cluster there is no Pod to report status for.
+		"--debug-use-fake-pod",
+		"--disable-cert-rotation", "--cert-dir="+dir,
+		"--host=127.0.0.1", "--port="+strconv.Itoa(webhookPort),
+		"--health-addr=127.0.0.1:"+strconv.Itoa(healthPort),
+		"--metrics-addr=0", "--prometheus-port="+strconv.Itoa(metricsPort),
+		"--disable-opa-builtin={http.send}",
+		// Gatekeeper also makes ValidatingAdmissionPolicies of CEL templates
+		// by default, and the API server runs those before any webhook: off,
+		// so that the webhook is what this test sees deny.
+		"--default-create-vap-for-templates=false", "--default-create-vap-binding-for-constraints=false",
+	)
+	cmd.Env = append(os.Environ(), "POD_NAMESPACE="+gatekeeperNamespace)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// A test binary killed by a timeout takes Gatekeeper with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return 0, fmt.Errorf("start gatekeeper: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); logFile.Close(); close(exited) }()
+	stop := func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}
+
+	// Ready means the webhook serves and Gatekeeper has synced what exists.
+	start := time.Now()
+	ready := func() error {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("readyz: %s", resp.Status)
+		}
+		conn, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", webhookPort), &tls.Config{RootCAs: pool(caPEM)})
+		if err != nil {
+			return err
+		}
+		return conn.Close()
+	}
+	for err := ready(); err != nil; err = ready() {
+		select {
+		case <-exited:
+			return 0, fmt.Errorf("gatekeeper exited; log:\n%s", tail(logPath, 30))
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Since(start) > enforceWithin {
+			stop()
+			return 0, fmt.Errorf("gatekeeper not ready within %v: %v; log:\n%s", enforceWithin, err, tail(logPath, 30))
+		}
+	}
+	t.Logf("gatekeeper ready in %v", time.Since(start).Round(10*time.Millisecond))
+	t.Cleanup(func() {
+		stop()
+		if t.Failed() {
+			t.Logf("gatekeeper log (last lines):\n%s", tail(logPath, 30))
+		}
+	})
+	return webhookPort, nil
 }
 
 // applyLibrary applies every template with kubectl, then the sample
