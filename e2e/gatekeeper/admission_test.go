@@ -212,6 +212,7 @@ func checkAdmission(t *testing.T, env *testenv.Env, denyPrefix string, reportsAl
 // The cases' verdicts are those of `aztenant policy test`'s engine with the
 // same sample constraints, so both admission paths agree with it.
 func TestCasesAgreeOffline(t *testing.T) {
+	t.Parallel()
 	constraints, err := policy.SampleConstraints()
 	if err != nil {
 		t.Fatal(err)

@@ -58,11 +58,12 @@ func TestGatekeeperAdmission(t *testing.T) {
 	createNamespace(t, env, "team-b")
 
 	applied := time.Now()
-	applyLibrary(t, env)
+	crds := applyLibrary(t, env)
 	accepted := time.Since(applied)
 	first := waitEnforced(t, env)
-	t.Logf("library applied -> constraints accepted (Gatekeeper made their CRDs): %v -> first denial: %v -> all enforced: %v",
-		accepted.Round(10*time.Millisecond), (accepted + first).Round(10*time.Millisecond), time.Since(applied).Round(10*time.Millisecond))
+	ms := func(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
+	t.Logf("templates applied -> constraint CRDs established: %v -> constraints applied: %v -> first denial: %v -> all enforced: %v",
+		ms(crds), ms(accepted), ms(accepted+first), ms(time.Since(applied)))
 
 	checkAdmission(t, env, `admission webhook "validation.gatekeeper.sh" denied the request`, true)
 	checkLibraryExamples(t, env, true)
@@ -279,10 +280,13 @@ func runGatekeeper(t *testing.T, env *testenv.Env, bin, dir string, caPEM []byte
 	return webhookPort, nil
 }
 
-// applyLibrary applies every template with kubectl, then the sample
-// constraints, retrying until Gatekeeper has created their CRDs.
-func applyLibrary(t *testing.T, env *testenv.Env) {
+// applyLibrary applies every template with kubectl, waits for Gatekeeper
+// to establish their constraint CRDs, then applies the sample constraints
+// (retried while kubectl's discovery catches up). It returns when the CRDs
+// were established.
+func applyLibrary(t *testing.T, env *testenv.Env) time.Duration {
 	t.Helper()
+	start := time.Now()
 	tmpls, err := filepath.Glob(filepath.Join(libraryDir, "*", "template.yaml"))
 	if err != nil || len(tmpls) == 0 {
 		t.Fatalf("no templates in %s: %v", libraryDir, err)
@@ -290,15 +294,34 @@ func applyLibrary(t *testing.T, env *testenv.Env) {
 	if _, stderr, err := kubectl(t, env, "", append([]string{"apply"}, fileArgs(tmpls)...)...); err != nil {
 		t.Fatalf("kubectl apply templates: %v\n%s", err, stderr)
 	}
+	for established := 0; established < len(tmpls); {
+		if time.Since(start) > enforceWithin {
+			t.Fatalf("%d of %d constraint CRDs established within %v", established, len(tmpls), enforceWithin)
+		}
+		time.Sleep(100 * time.Millisecond)
+		var crds apiextensionsv1.CustomResourceDefinitionList
+		if err := env.Client.List(t.Context(), &crds); err != nil {
+			t.Fatal(err)
+		}
+		established = 0
+		for _, c := range crds.Items {
+			for _, cond := range c.Status.Conditions {
+				if c.Spec.Group == "constraints.gatekeeper.sh" && cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+					established++
+				}
+			}
+		}
+	}
+	crdsAt := time.Since(start)
+
 	constraints, err := filepath.Glob(filepath.Join(libraryDir, "*", "samples", "*", "constraint.yaml"))
 	if err != nil || len(constraints) == 0 {
 		t.Fatalf("no sample constraints in %s: %v", libraryDir, err)
 	}
-	start := time.Now()
 	for {
 		_, stderr, err := kubectl(t, env, "", append([]string{"apply"}, fileArgs(constraints)...)...)
 		if err == nil {
-			return
+			return crdsAt
 		}
 		if time.Since(start) > enforceWithin {
 			t.Fatalf("constraints not accepted within %v: %v\n%s", enforceWithin, err, stderr)
