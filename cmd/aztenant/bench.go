@@ -32,6 +32,7 @@ scenario | figure | value | aim | met?. It writes the same figures as JSON.
   converge   1,000 ResourceGroups + 200 StorageAccounts in 20 namespaces (20 identities) to Ready
   steady     one compressed sync period (--sync-period=30s) afterwards: writes and GETs
   throttled  300 resource groups of one tenant under emulator budgets of 120 reads / 60 writes per 5 s
+             (ARM-like), then 100 of another under 40 / 20 (tighter than the operator's own pacing)
   idle-10k   the operator restarted with the default sync period, filled to 10,000 objects,
              settled (no ARM call for 5 s), then measured over a 30 s idle window
   fairness   a tenant's one resource group created behind another tenant's 2,000 (on top
