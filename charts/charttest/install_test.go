@@ -98,16 +98,6 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 		waitEstablished(t, c, o.GetName())
 	}
 
-	t.Run("the post-install hook creates the platform Identity", func(t *testing.T) {
-		var id identityv1alpha1.Identity
-		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: fullname + "-platform"}, &id); err != nil {
-			t.Fatalf("platform Identity: %v", err)
-		}
-		if id.Spec.ServiceAccountName != fullname || id.Spec.SubscriptionID != "00000000-0000-0000-0000-0000000000cc" {
-			t.Errorf("platform Identity spec %+v", id.Spec)
-		}
-	})
-
 	t.Run("deployment passes the restricted Pod Security profile", func(t *testing.T) {
 		var d appsv1.Deployment
 		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: fullname}, &d); err != nil {

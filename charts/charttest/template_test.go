@@ -14,11 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	"github.com/aztenant/aztenant/api"
-	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 )
 
 // The chart cannot read api/crds (Helm reads only files inside the chart), so
@@ -378,27 +376,17 @@ func TestTemplateWorkloadIdentity(t *testing.T) {
 		"serviceAccount": map[string]any{"annotations": map[string]string{"example.com/owner": "platform"}},
 		"rbac":           map[string]any{"serviceAccountTokenNames": []string{"azure"}},
 	})
-	// The operator onboards with the platform Identity, which a post-install
-	// hook creates for the operator's own ServiceAccount; the operator may
-	// mint that ServiceAccount's tokens even with names restricted.
+	// The operator onboards with the platform Identity, which it keeps in
+	// place itself for its own ServiceAccount (Helm cannot create an object
+	// of a kind the same release installs); it may mint that ServiceAccount's
+	// tokens even with names restricted.
 	a := args(t, m.deployment(t))
 	wantFlag(t, a, "platform-identity", namespace+"/"+fullname+"-platform")
+	wantFlag(t, a, "platform-identity-service-account", fullname)
+	wantFlag(t, a, "platform-identity-client-id", clientID)
+	wantFlag(t, a, "platform-identity-tenant-id", tenantID)
+	wantFlag(t, a, "platform-identity-subscription-id", subID)
 	wantFlag(t, a, "oidc-issuer-url", "https://oidc.example.com/abc/")
-	ids := m.ofKind("Identity")
-	if len(ids) != 1 {
-		t.Fatalf("rendered %d Identities, want the platform's", len(ids))
-	}
-	var id identityv1alpha1.Identity
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(ids[0].Object, &id, true); err != nil {
-		t.Fatal(err)
-	}
-	if id.Name != fullname+"-platform" || id.Namespace != namespace || id.Spec.ServiceAccountName != fullname ||
-		id.Spec.ClientID != clientID || id.Spec.TenantID != tenantID || id.Spec.SubscriptionID != subID {
-		t.Errorf("platform Identity %s/%s %+v", id.Namespace, id.Name, id.Spec)
-	}
-	if hook := id.Annotations["helm.sh/hook"]; hook != "post-install,post-upgrade" {
-		t.Errorf("platform Identity hook %q: its CRD is installed by the same release, so it must come after", hook)
-	}
 	var tokenNames []string
 	for _, r := range m.clusterRole(t).Rules {
 		if slices.Contains(r.Resources, "serviceaccounts/token") {
@@ -408,8 +396,8 @@ func TestTemplateWorkloadIdentity(t *testing.T) {
 	if !slices.Equal(tokenNames, []string{"azure", fullname}) {
 		t.Errorf("serviceaccounts/token resourceNames %v, want the tenants' and the operator's own", tokenNames)
 	}
-	if none := render(t, nil); len(none.ofKind("Identity")) != 0 || slices.ContainsFunc(args(t, none.deployment(t)), func(s string) bool { return strings.HasPrefix(s, "--platform-identity") }) {
-		t.Error("a platform Identity or --platform-identity without platformIdentity.enabled")
+	if none := render(t, nil); slices.ContainsFunc(args(t, none.deployment(t)), func(s string) bool { return strings.HasPrefix(s, "--platform-identity") }) {
+		t.Error("--platform-identity without platformIdentity.enabled")
 	}
 
 	sa := m.serviceAccount(t)

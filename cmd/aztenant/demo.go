@@ -234,14 +234,11 @@ func (d *demo) startEmulator(ctx context.Context) error {
 func (d *demo) startOperator(ctx context.Context) error {
 	d.step("starting the aztenant operator (each namespace acts with its own identity; onboarding with the platform's)")
 	// What the Helm chart's platformIdentity values set up: the operator
-	// namespace's ServiceAccount federated with the platform's app
-	// registration, and the Identity --platform-identity names.
+	// namespace's ServiceAccount, federated with the platform's app
+	// registration; the operator creates the Identity from its flags.
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: demoOperatorNS}},
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: demoPlatformAccount, Namespace: demoOperatorNS, Annotations: map[string]string{
-			identity.AnnotationClientID: demoPlatformClient, identity.AnnotationTenantID: demoTenant}}},
-		&identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "platform", Namespace: demoOperatorNS},
-			Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: demoPlatformAccount, SubscriptionID: demoSubscription}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: demoPlatformAccount, Namespace: demoOperatorNS}},
 	} {
 		if err := d.c.Create(ctx, o); err != nil {
 			return fmt.Errorf("create %T %s: %w", o, o.GetName(), err)
@@ -260,7 +257,9 @@ func (d *demo) startOperator(ctx context.Context) error {
 		// The platform team's constraints, enforced by the operator itself
 		// (no Gatekeeper in the demo).
 		"--policy-constraints=" + filepath.Join(d.examples, "policy", "constraints.yaml"),
-		"--platform-identity=" + demoOperatorNS + "/platform",
+		"--platform-identity=" + demoOperatorNS + "/platform", "--platform-identity-service-account=" + demoPlatformAccount,
+		"--platform-identity-client-id=" + demoPlatformClient, "--platform-identity-tenant-id=" + demoTenant,
+		"--platform-identity-subscription-id=" + demoSubscription,
 	}, []string{"KUBECONFIG=" + d.cp.KubeconfigPath}); err != nil {
 		return err
 	}

@@ -13,10 +13,12 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/policy"
@@ -32,6 +34,7 @@ type options struct {
 	otlpEndpoint           string
 	policyConstraints      []string
 	platformIdentity       string
+	platformSpec           identityv1alpha1.IdentitySpec
 	otlpInsecure           bool
 	cloud                  identity.CloudFlags
 	cfg                    operator.Config
@@ -54,6 +57,10 @@ func main() {
 	fs.BoolVar(&o.otlpInsecure, "otlp-insecure", false, "send traces without TLS")
 	fs.StringSliceVar(&o.policyConstraints, "policy-constraints", nil, "files or folders of Gatekeeper constraints of the aztenant policy library to enforce in the operator before any ARM call (a cluster without Gatekeeper is protected too)")
 	fs.StringVar(&o.platformIdentity, "platform-identity", "", "namespace/name of the Identity (in the operator's namespace) that onboards Tenants with spec.onboarding; its principal needs Contributor and User Access Administrator on the subscriptions; empty disables onboarding")
+	fs.StringVar(&o.platformSpec.ClientID, "platform-identity-client-id", "", "with --platform-identity: create that Identity (or keep its spec) with this client ID, for --platform-identity-service-account (the Helm chart sets these; otherwise create the Identity yourself)")
+	fs.StringVar(&o.platformSpec.TenantID, "platform-identity-tenant-id", "", "with --platform-identity-client-id: the Entra tenant ID")
+	fs.StringVar(&o.platformSpec.SubscriptionID, "platform-identity-subscription-id", "", "with --platform-identity-client-id: the subscription onboarding works in")
+	fs.StringVar(&o.platformSpec.ServiceAccountName, "platform-identity-service-account", "", "with --platform-identity-client-id: the ServiceAccount of the operator's namespace federated with the platform identity (usually the operator's own)")
 	fs.StringVar(&o.cfg.OIDCIssuerURL, "oidc-issuer-url", "", "the cluster's service-account issuer URL for onboarding's federated credentials (AKS: az aks show --query oidcIssuerProfile.issuerUrl); empty reads it from the API server's /.well-known/openid-configuration")
 	o.cloud.Bind(fs)
 	zopts := zap.Options{}
@@ -117,6 +124,20 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 	}
 	if _, err := operator.Setup(ctx, mgr, o.cfg); err != nil {
 		return err
+	}
+	if o.platformSpec.ClientID != "" {
+		if o.cfg.PlatformIdentity.Name == "" {
+			return fmt.Errorf("--platform-identity-client-id needs --platform-identity")
+		}
+		// An uncached client: the manager's cache is not started yet, and the
+		// operator's namespace need not be one it serves.
+		direct, err := client.New(restCfg, client.Options{Scheme: scheme})
+		if err != nil {
+			return err
+		}
+		if err := onboarding.EnsurePlatformIdentity(ctx, direct, o.cfg.PlatformIdentity, o.platformSpec); err != nil {
+			return err
+		}
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return err

@@ -10,9 +10,12 @@ import (
 	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
@@ -96,4 +99,34 @@ func IssuerFromAPIServer(cfg *rest.Config) (func(context.Context) (string, error
 // StaticIssuer returns the issuer given by flag.
 func StaticIssuer(issuer string) func(context.Context) (string, error) {
 	return func(context.Context) (string, error) { return issuer, nil }
+}
+
+// EnsurePlatformIdentity creates the platform Identity from the operator's
+// flags, or brings its spec back to them. The Helm chart cannot create it:
+// its kind is a CRD the same release installs, which Helm cannot map until
+// it is established.
+func EnsurePlatformIdentity(ctx context.Context, c client.Client, name types.NamespacedName, spec identityv1alpha1.IdentitySpec) error {
+	if spec.ServiceAccountName == "" || spec.ClientID == "" || spec.TenantID == "" || spec.SubscriptionID == "" {
+		return fmt.Errorf("platform Identity %s: the ServiceAccount, client ID, tenant ID and subscription ID are all needed", name)
+	}
+	var id identityv1alpha1.Identity
+	err := c.Get(ctx, name, &id)
+	switch {
+	case apierrors.IsNotFound(err):
+		id = identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: name.Name, Namespace: name.Namespace}, Spec: spec}
+		if err := c.Create(ctx, &id); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create platform Identity %s: %w", name, err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("read platform Identity %s: %w", name, err)
+	case equality.Semantic.DeepEqual(id.Spec, spec):
+		return nil
+	}
+	base := id.DeepCopy()
+	id.Spec = spec
+	if err := c.Patch(ctx, &id, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("update platform Identity %s: %w", name, err)
+	}
+	return nil
 }
