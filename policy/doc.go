@@ -5,5 +5,6 @@
 // and disallowed examples, and a gator suite. Library exposes the embedded
 // files; Evaluate runs them with the constraint framework, passing Namespace
 // objects as Gatekeeper's webhook does, for `aztenant policy test` and the
-// operator's in-process guard.
+// operator's in-process guard. Subpackage vap turns the same CEL rules into
+// ValidatingAdmissionPolicies the API server enforces without Gatekeeper.
 package policy

@@ -74,6 +74,8 @@ type Result struct {
 // expressed is reported alone. The error is for failures that are not about
 // the input (the CEL environment could not be built).
 func Generate(tmpls []*templates.ConstraintTemplate, constraints []*unstructured.Unstructured) (*Result, error) {
+	// A later template replaces an earlier one of the same kind (a user's
+	// version of a library template).
 	byKind := make(map[string]*templates.ConstraintTemplate, len(tmpls))
 	for _, t := range tmpls {
 		byKind[t.Spec.CRD.Spec.Names.Kind] = t
@@ -85,7 +87,7 @@ func Generate(tmpls []*templates.ConstraintTemplate, constraints []*unstructured
 	// Template problems do not depend on the constraint: check each once.
 	templateErr := make(map[string]*UnsupportedError)
 	skipped := make(map[string][]string)
-	for _, t := range tmpls {
+	for _, t := range byKind {
 		if _, err := checkTemplate(t); err != nil {
 			var u *UnsupportedError
 			if !errors.As(err, &u) {
