@@ -5,8 +5,14 @@
 // failures show as conditions and recover without a restart.
 //
 // It owns no code besides its tests: kill -9 of the operator at random points
-// of create, update and delete; emulator 5xx and latency storms; an Entra
-// outage; an API server restart; ServiceAccount tokens that Entra sees as
-// expired. `make test` runs the short variants (about 3 minutes);
-// FAULTS_FULL=1 runs the Entra outage for the issue's 2 minutes.
+// of create, update and delete; ARM 5xx and latency storms; an Entra outage;
+// an API server restart; ServiceAccount tokens that expire. `make test` runs
+// the short variants (about 2 minutes once compiled). Environment:
+//
+//	FAULTS_FULL=1        the Entra outage lasts the issue's 2 minutes, and a
+//	                     real 10-minute ServiceAccount token is waited out
+//	FAULTS_SEED=<n>      replays the kill points of a logged seed
+//	FAULTS_KNOWN_GAPS=1  runs the test of a gap the operator still has (a
+//	                     ServiceAccount token Entra refused as expired is
+//	                     presented again)
 package faults
