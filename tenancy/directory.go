@@ -120,6 +120,47 @@ func (d *Directory) policyFor(ctx context.Context, namespace string) (*policy, e
 	}
 }
 
+// closerClaim returns a Tenant other than p's that allows the subscription
+// and claims the resource group with a more specific pattern ("team-a-x-*"
+// against "team-a-*"): the group is that Tenant's, or namespaces named like
+// prefixes of others would reach their resource groups. Equal claims (a group
+// both Tenants name) are shared on purpose and not reported.
+func (d *Directory) closerClaim(ctx context.Context, p *policy, subscription, rg string) (tenant, pattern string, err error) {
+	mine, _ := p.rgClaim(rg)
+	var others []*policy
+	if d.index.Synced() {
+		key := claimKey{p.name(), strings.ToLower(subscription), strings.ToLower(rg)}
+		c, ok, gen := d.index.cachedClaim(key)
+		if ok {
+			return c.tenant, c.pattern, nil
+		}
+		defer func() {
+			if err == nil {
+				d.index.storeClaim(key, claim{tenant, pattern}, gen)
+			}
+		}()
+		others = d.index.policiesSnapshot()
+	} else {
+		var tenants tenancyv1alpha1.TenantList
+		if err := d.reader.List(ctx, &tenants); err != nil {
+			return "", "", fmt.Errorf("list tenants: %w", err)
+		}
+		for i := range tenants.Items {
+			others = append(others, compile(&tenants.Items[i]))
+		}
+	}
+	best := mine
+	for _, o := range others {
+		if o.name() == p.name() || !o.allowsSubscription(subscription) {
+			continue
+		}
+		if s, pat := o.rgClaim(rg); s > best {
+			best, tenant, pattern = s, o.name(), pat
+		}
+	}
+	return tenant, pattern, nil
+}
+
 // list is the slow path used until the index has synced.
 func (d *Directory) list(ctx context.Context, namespace string) (*policy, []string, error) {
 	var nsLabels labels.Set

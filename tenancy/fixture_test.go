@@ -28,7 +28,11 @@ func fixture() []client.Object {
 		tenant("team-d", func(s *tenancyv1alpha1.TenantSpec) {
 			s.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"shared": "true"}}
 		}),
+		// Named like a prefix extension of team-a: its groups "team-a-x-*"
+		// also match team-a's "team-a-*".
+		tenant("team-a-x", func(s *tenancyv1alpha1.TenantSpec) { s.Namespaces = []string{"team-a-x"} }),
 		namespace("team-a", nil),
+		namespace("team-a-x", nil),
 		namespace("b-1", map[string]string{"team": "b"}),
 		namespace("b-2", map[string]string{"team": "b"}),
 		namespace("lonely", map[string]string{"team": "z"}),

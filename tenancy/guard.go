@@ -88,6 +88,13 @@ func (g *Guard) Admit(ctx context.Context, obj client.Object, t Target) error {
 		return denied(RuleResourceGroups, "resource group %q is not allowed for tenant %q (allowed: %s)",
 			id.ResourceGroup, tenant, allowedList(spec.ResourceGroups, false))
 	}
+	if other, pat, err := g.dir.closerClaim(ctx, p, id.SubscriptionID, id.ResourceGroup); err != nil {
+		return err
+	} else if other != "" {
+		_, mine := p.rgClaim(id.ResourceGroup)
+		return denied(RuleResourceGroups, "resource group %q belongs to tenant %q, whose pattern %q is more specific than tenant %q's %q",
+			id.ResourceGroup, other, pat, tenant, mine)
+	}
 	if t.Location != "" && !p.allowsLocation(t.Location) {
 		return denied(RuleLocations, "location %q is not allowed for tenant %q (allowed: %s)",
 			t.Location, tenant, allowedList(spec.Locations, true))

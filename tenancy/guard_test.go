@@ -72,6 +72,11 @@ func TestAdmit(t *testing.T) {
 			wantRule: RuleResourceGroups},
 		{name: "cluster-scoped object", ns: "", target: Target{ARMID: saID(subA, "team-a-db")}, wantRule: RuleNamespaces},
 		{name: "conflicting Tenants", ns: "shared", target: Target{ARMID: saID(subA, "team-c-x")}, conflict: true},
+		{name: "group claimed more specifically by another Tenant", ns: "team-a", target: Target{ARMID: saID(subA, "team-a-x-data"), GroupKind: storage},
+			wantRule: RuleResourceGroups, wantMsg: `resource group "team-a-x-data" belongs to tenant "team-a-x", whose pattern "team-a-x-*" is more specific than tenant "team-a"'s "team-a-*"`},
+		{name: "the more specific Tenant keeps its group", ns: "team-a-x", target: Target{ARMID: saID(subA, "team-a-x-data")}},
+		{name: "a broader Tenant in another subscription claims nothing", ns: "b-1", target: Target{ARMID: saID(subB, "team-a-x-data")}},
+		{name: "near names do not collide", ns: "team-a", target: Target{ARMID: saID(subA, "team-a-xdata"), GroupKind: storage}},
 	}
 	for _, tt := range tests {
 		for path, d := range directories(t, tt.mode) {

@@ -31,6 +31,47 @@ type Index struct {
 
 	syncMu sync.Mutex
 	synced []func() bool
+
+	// claims caches closerClaim's answers, which scan every Tenant; any
+	// Tenant spec change clears it.
+	claimsMu  sync.Mutex
+	claims    map[claimKey]claim
+	claimsGen uint64 // bumped on every clear, so an answer computed before a change is not stored after it
+}
+
+type claimKey struct{ tenant, subscription, rg string }
+
+type claim struct{ tenant, pattern string }
+
+// maxClaims bounds the cache; past it, it starts over.
+const maxClaims = 100_000
+
+// cachedClaim returns the cached answer, or the generation to store a fresh
+// one under.
+func (x *Index) cachedClaim(k claimKey) (c claim, ok bool, gen uint64) {
+	x.claimsMu.Lock()
+	defer x.claimsMu.Unlock()
+	c, ok = x.claims[k]
+	return c, ok, x.claimsGen
+}
+
+func (x *Index) storeClaim(k claimKey, c claim, gen uint64) {
+	x.claimsMu.Lock()
+	defer x.claimsMu.Unlock()
+	if gen != x.claimsGen {
+		return
+	}
+	if x.claims == nil || len(x.claims) >= maxClaims {
+		x.claims = map[claimKey]claim{}
+	}
+	x.claims[k] = c
+}
+
+func (x *Index) clearClaims() {
+	x.claimsMu.Lock()
+	defer x.claimsMu.Unlock()
+	x.claims = nil
+	x.claimsGen++
 }
 
 // NewIndex returns an empty index that reports not synced until Register's
@@ -102,6 +143,7 @@ func (x *Index) SetTenant(t *tenancyv1alpha1.Tenant) {
 	}
 	p := compile(t)
 	x.policies[t.Name] = p
+	x.clearClaims()
 	x.unselectLocked(t.Name)
 	sel := map[string]struct{}{}
 	for ns := range p.names {
@@ -126,6 +168,7 @@ func (x *Index) DeleteTenant(name string) {
 	defer x.mu.Unlock()
 	delete(x.policies, name)
 	x.unselectLocked(name)
+	x.clearClaims()
 }
 
 func (x *Index) unselectLocked(tenant string) {
@@ -194,6 +237,13 @@ func (x *Index) lookup(ns string) (*policy, []string) {
 		return x.policies[m[0]], m
 	}
 	return nil, slices.Clone(m)
+}
+
+// policiesSnapshot returns every Tenant's compiled policy (shared, read-only).
+func (x *Index) policiesSnapshot() []*policy {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return slices.Collect(maps.Values(x.policies))
 }
 
 // group returns the fairness group of a namespace (its Tenant's name) and

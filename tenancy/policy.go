@@ -112,6 +112,30 @@ func (p *policy) allowsResourceGroup(rg string) bool {
 	return false
 }
 
+// rgClaim is how specifically the Tenant claims a resource group: the
+// specificity of its best pattern matching it, -1 when none does.
+func (p *policy) rgClaim(rg string) (specificity int, pattern string) {
+	lower := strings.ToLower(rg)
+	specificity = -1
+	for _, pat := range p.resourceGroups {
+		if ok, _ := path.Match(pat, lower); ok {
+			if s := patternSpecificity(pat); s > specificity {
+				specificity, pattern = s, pat
+			}
+		}
+	}
+	return specificity, pattern
+}
+
+// patternSpecificity ranks patterns: an exact name above any pattern, then
+// the longer literal prefix ("team-a-x-*" above "team-a-*" above "*").
+func patternSpecificity(pat string) int {
+	if i := strings.IndexAny(pat, `*?[\`); i >= 0 {
+		return i
+	}
+	return len(pat) + 1<<16
+}
+
 func (p *policy) allowsLocation(l string) bool {
 	if len(p.locations) == 0 {
 		return true
