@@ -10,6 +10,7 @@ import (
 
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy"
 )
@@ -62,6 +63,27 @@ func TestAttack_DeleteAdoptedResource(t *testing.T) {
 		if strings.Contains(strings.ToLower(e.Path), strings.ToLower(name)) {
 			t.Errorf("DELETE %s was sent", e.Path)
 		}
+	}
+	a.contained(t)
+	a.noWrite(t)
+}
+
+// Namespace "ovl" has resource groups "ovl-*", which also matches the
+// groups of namespace "ovl-x" ("ovl-x-*"). Adopting ovl-x's group from ovl
+// is refused: a group belongs to the Tenant with the most specific pattern.
+func TestAttack_OverlappingTenantPatterns(t *testing.T) {
+	cfg := stacktest.DefaultConfig()
+	cfg.PolicyConstraints = constraints(t, testenv.Get(t).IssuerURL)
+	a := &attack{attacker: "ovl", victim: "ovl-x"}
+	a.Stack = stacktest.NewWith(t, cfg, a.attacker, a.victim)
+	a.ready(t, stacktest.ResourceGroup(a.victim, a.victim+"-data", nil, map[string]string{"owner": "victim"}))
+	a.begin()
+	rg := stacktest.ResourceGroup(a.attacker, "grab", map[string]string{reconcilers.AnnotationAdopt: "true"}, map[string]string{"owner": "attacker"})
+	rg.Spec.AzureName = a.victim + "-data"
+	a.Create(t, rg)
+	a.denied(t, rg, tenancy.ReasonPolicyDenied, `resource group "ovl-x-data" belongs to tenant "ovl-x"`)
+	if tags := a.AzureBody(t, stacktest.RGID(a.victim+"-data"))["tags"].(map[string]any); tags["owner"] != "victim" {
+		t.Errorf("the victim's resource group was changed: tags %v", tags)
 	}
 	a.contained(t)
 	a.noWrite(t)
