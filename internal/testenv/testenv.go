@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -45,6 +46,11 @@ func WithoutCRDs() Option { return func(s *settings) { s.skipCRDs = true } }
 // control plane. On SIGINT or SIGTERM it stops the control plane before exiting;
 // if the test binary dies hard, the child processes die with it.
 func Main(m *testing.M, opts ...Option) {
+	if fuzzOnly() {
+		// A fuzz worker, or a run that only fuzzes, needs no control plane:
+		// starting one per worker would eat the whole fuzz time.
+		os.Exit(m.Run())
+	}
 	var s settings
 	for _, o := range opts {
 		o(&s)
@@ -68,6 +74,19 @@ func Main(m *testing.M, opts ...Option) {
 		env.Stop()
 	}
 	os.Exit(code)
+}
+
+// fuzzOnly reports whether this test binary runs only fuzz targets: a fuzz
+// worker process, or -fuzz with -run '^$'.
+func fuzzOnly() bool {
+	flag.Parse()
+	value := func(name string) string {
+		if f := flag.Lookup(name); f != nil {
+			return f.Value.String()
+		}
+		return ""
+	}
+	return value("test.fuzzworker") == "true" || (value("test.fuzz") != "" && value("test.run") == "^$")
 }
 
 func start(ctx context.Context, s settings) (*Env, error) {

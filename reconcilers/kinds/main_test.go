@@ -1,8 +1,6 @@
 package kinds_test
 
 import (
-	"flag"
-	"os"
 	"testing"
 
 	"github.com/aztenant/aztenant/e2e/emulator"
@@ -11,25 +9,7 @@ import (
 	"github.com/aztenant/aztenant/internal/testenv"
 )
 
-func TestMain(m *testing.M) {
-	// Fuzzing (FuzzDesired) needs no API server: a fuzz worker, or a run that
-	// only fuzzes, does not start one, so each worker process stays small.
-	flag.Parse()
-	if fuzzOnly() {
-		os.Exit(m.Run())
-	}
-	testenv.Main(m)
-}
-
-func fuzzOnly() bool {
-	value := func(name string) string {
-		if f := flag.Lookup(name); f != nil {
-			return f.Value.String()
-		}
-		return ""
-	}
-	return value("test.fuzzworker") == "true" || (value("test.fuzz") != "" && value("test.run") == "^$")
-}
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 const (
 	tenantID         = stacktest.TenantID
