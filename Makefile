@@ -16,7 +16,7 @@ help: ## Show the targets.
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 .PHONY: tools
-tools: ## Build the pinned tools into bin/ (about 12 minutes the first time, seconds after).
+tools: ## Build the pinned tools into bin/ (about 20 minutes on 2 cores the first time: kube-apiserver, Gatekeeper; seconds after).
 	@bash hack/tools/build.sh
 
 .PHONY: generate
@@ -66,7 +66,7 @@ fuzz: tools ## Run each fuzz target for FUZZTIME (default 15s), one at a time.
 	go test -run '^$$' -fuzz '^FuzzARMRequest$$' -fuzztime $(FUZZTIME) ./e2e/emulator
 
 .PHONY: demo
-demo: tools build ## Start the local control plane and show what works today (see README).
+demo: tools build ## The whole story on local processes: onboarding, two teams, refusals, drift (see README); leaves it running.
 	$(BIN)/aztenant demo up
 
 .PHONY: demo-down
