@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"regexp"
 	"strings"
 
@@ -111,6 +112,17 @@ func AsFederationError(err error, s Scope) error {
 	desc := aadsts.FindString(afe.Error())
 	if desc == "" {
 		desc = strings.TrimSpace(afe.Error())
+	}
+	// Entra appends a trace ID, a correlation ID and a timestamp that change
+	// on every attempt; kept in status they would make each refusal a new
+	// status write, and each write a new attempt.
+	if i := strings.Index(desc, " Trace ID:"); i >= 0 {
+		desc = desc[:i]
+	}
+	if afe.RawResponse != nil && (afe.RawResponse.StatusCode >= 500 || afe.RawResponse.StatusCode == http.StatusTooManyRequests) {
+		return errorf(ReasonEntraUnavailable, err,
+			"Entra ID is unavailable (HTTP %d) for ServiceAccount %s/%s, client ID %s: %s; retrying",
+			afe.RawResponse.StatusCode, s.Namespace, s.ServiceAccount, s.ClientID, strings.TrimSpace(desc))
 	}
 	return errorf(ReasonFederationRejected, err,
 		"Entra ID refused the token of ServiceAccount %s/%s for client ID %s in tenant %s: %s",

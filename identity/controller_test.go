@@ -18,6 +18,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
 )
 
@@ -139,6 +140,45 @@ func TestIdentityWithForeignClientIDIsRejected(t *testing.T) {
 	if id.Status.PrincipalID != "" {
 		t.Errorf("principal %q reported for a rejected identity", id.Status.PrincipalID)
 	}
+	// Entra's trace and correlation IDs change on every refusal; the status
+	// keeps none of them, so the retries (every 0.5 s here) write nothing and
+	// do not trigger themselves.
+	if strings.Contains(msg, "Trace ID") || strings.Contains(msg, "Correlation ID") {
+		t.Errorf("message keeps per-attempt IDs: %q", msg)
+	}
+	refusals := func() (n int) {
+		for _, e := range w.emu.Audit(emulator.AuditFilter{Service: "entra", ClientID: clientA}) {
+			if e.ErrorCode == "AADSTS70021" {
+				n++
+			}
+		}
+		return n
+	}
+	start := refusals()
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if n := refusals() - start; n > 12 {
+			t.Fatalf("%d refused exchanges in under 3 s: the controller is retrying in a loop", n)
+		}
+	}
+	if again, err := getIdentity(t, c, "ctl-thief", "default")(); err != nil || again.ResourceVersion != id.ResourceVersion {
+		t.Errorf("the rejected Identity was rewritten (resourceVersion %s -> %s, %v)", id.ResourceVersion, again.ResourceVersion, err)
+	}
+}
+
+// Entra ID down (503) is not a federation problem: the Identity reports
+// EntraUnavailable with Entra's answer, and recovers by itself.
+func TestIdentityWhileEntraIsDown(t *testing.T) {
+	w := newWorld(t, "ctl-down", "ctl-down-b")
+	c := w.env.Client
+	tenantNamespace(t, c, "ctl-down", clientA)
+	w.emu.SetFaults(emulator.Faults{EntraUnavailable: true})
+	startController(t, w, "ctl-down")
+	id := eventually(t, "EntraUnavailable", getIdentity(t, c, "ctl-down", "default"), readyIs(metav1.ConditionFalse, identity.ReasonEntraUnavailable))
+	if msg := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady).Message; !strings.Contains(msg, "HTTP 503") || !strings.Contains(msg, "AADSTS90033") {
+		t.Errorf("message %q does not say Entra answered 503 and why", msg)
+	}
+	w.emu.SetFaults(emulator.Faults{})
+	eventually(t, "Ready after Entra is back", getIdentity(t, c, "ctl-down", "default"), readyIs(metav1.ConditionTrue, identity.ReasonExchanged))
 }
 
 // testWriter sends controller logs to the test's log, shown when it fails.

@@ -2,6 +2,8 @@ package identity
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -115,11 +117,12 @@ func (c *Credentials) entryLocked(res *Resolved) (*credEntry, error) {
 		c.exchanges.Add(1)
 		return c.tokens.Token(ctx, ns, sa, TokenAudience)
 	}
-	cred, err := azidentity.NewClientAssertionCredential(res.TenantID, res.ClientID, assertion,
+	inner, err := azidentity.NewClientAssertionCredential(res.TenantID, res.ClientID, assertion,
 		&azidentity.ClientAssertionCredentialOptions{ClientOptions: c.opts, DisableInstanceDiscovery: true})
 	if err != nil {
 		return nil, err
 	}
+	cred := renewingCredential{inner: inner, forget: func() { c.tokens.Forget(ns, sa) }}
 	e = &credEntry{cred: cred, saUID: res.ServiceAccountUID, arm: map[string]*arm.Client{}}
 	c.creds[key] = e
 	return e, nil
@@ -151,3 +154,26 @@ func (c *Credentials) Len() int {
 
 // Exchanges counts assertions handed to Entra ID so far.
 func (c *Credentials) Exchanges() int64 { return c.exchanges.Load() }
+
+// renewingCredential replaces a ServiceAccount token Entra ID refused as
+// expired (AADSTS700024: its clock and ours disagree, or the token outlived
+// its use) and exchanges once more at once, instead of presenting the refused
+// token until the cache's own refresh point.
+type renewingCredential struct {
+	inner  azcore.TokenCredential
+	forget func()
+}
+
+func (r renewingCredential) GetToken(ctx context.Context, opts policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	tok, err := r.inner.GetToken(ctx, opts)
+	if err != nil && assertionExpired(err) {
+		r.forget()
+		return r.inner.GetToken(ctx, opts)
+	}
+	return tok, err
+}
+
+func assertionExpired(err error) bool {
+	var afe *azidentity.AuthenticationFailedError
+	return errors.As(err, &afe) && strings.Contains(afe.Error(), "AADSTS700024")
+}

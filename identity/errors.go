@@ -14,7 +14,10 @@ const (
 	ReasonMissingClientID          = "MissingClientID"
 	ReasonMissingTenantID          = "MissingTenantID"
 	ReasonFederationRejected       = "FederationRejected"
-	ReasonTokenRequestFailed       = "TokenRequestFailed"
+	// ReasonEntraUnavailable: Entra ID answered 5xx or 429; nothing is wrong
+	// with the federation, the exchange is retried.
+	ReasonEntraUnavailable   = "EntraUnavailable"
+	ReasonTokenRequestFailed = "TokenRequestFailed"
 )
 
 // Error is a resolution or exchange failure with a condition reason and a

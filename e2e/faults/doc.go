@@ -12,7 +12,4 @@
 //	FAULTS_FULL=1        the Entra outage lasts the 2 minutes, and a
 //	                     real 10-minute ServiceAccount token is waited out
 //	FAULTS_SEED=<n>      replays the kill points of a logged seed
-//	FAULTS_KNOWN_GAPS=1  runs the test of a gap the operator still has (a
-//	                     ServiceAccount token Entra refused as expired is
-//	                     presented again)
 package faults

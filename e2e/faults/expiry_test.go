@@ -2,7 +2,6 @@ package faults_test
 
 import (
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -19,15 +18,9 @@ import (
 // exchange is refused with AADSTS700024; the operator must mint a fresh
 // token and exchange again, and nothing stays failed after that.
 //
-// Known gap, so it runs only with FAULTS_KNOWN_GAPS=1: identity.TokenCache
-// keeps presenting the refused token until its own refresh point (8 min),
-// and each refusal changes the Identity's status message (Entra's trace and
-// correlation IDs), which triggers the next exchange at once: about 40
-// refused exchanges per second.
+// The credential drops a token Entra refused as expired and exchanges again
+// at once; the refusal's message is stable, so it causes no status writes.
 func TestExpiredServiceAccountTokenIsReplaced(t *testing.T) {
-	if os.Getenv("FAULTS_KNOWN_GAPS") != "1" {
-		t.Skip("known gap (see the comment); FAULTS_KNOWN_GAPS=1 runs it")
-	}
 	s := getStack(t)
 	ctx := t.Context()
 	const ns = "expiry"
