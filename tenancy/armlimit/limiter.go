@@ -57,6 +57,9 @@ type entry struct {
 type bucketState struct {
 	tokens float64 // may go negative: callers already waiting for refill
 	at     time.Time
+	// paused is when ARM's last Retry-After for this key ends. Callers that
+	// reserved a token before the 429 check it again before sending.
+	paused time.Time
 }
 
 // New returns a Limiter; zero fields of opts take DefaultOptions' values.
@@ -116,11 +119,11 @@ func (l *Limiter) Wait(ctx context.Context, key string, write bool) error {
 	}
 	b.refill(now, cfg)
 	b.tokens--
-	if b.tokens >= 0 {
+	if b.tokens >= 0 && !now.Before(b.paused) {
 		l.mu.Unlock()
 		return nil
 	}
-	wait := time.Duration(-b.tokens / cfg.PerSecond * float64(time.Second))
+	wait := max(time.Duration(-b.tokens/cfg.PerSecond*float64(time.Second)), b.paused.Sub(now))
 	if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
 		b.tokens++
 		l.mu.Unlock()
@@ -128,23 +131,38 @@ func (l *Limiter) Wait(ctx context.Context, key string, write bool) error {
 	}
 	l.mu.Unlock()
 
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		// Give the reservation back so later callers do not wait for it.
+	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			// Give the reservation back so later callers do not wait for it.
+			l.mu.Lock()
+			if e, ok := l.keys[key]; ok {
+				if write {
+					e.write.tokens++
+				} else {
+					e.read.tokens++
+				}
+			}
+			l.mu.Unlock()
+			return ctx.Err()
+		}
+		// A 429 may have come while this caller waited: honour it too.
+		now := l.opts.Now()
 		l.mu.Lock()
+		var paused time.Time
 		if e, ok := l.keys[key]; ok {
+			paused = e.read.paused
 			if write {
-				e.write.tokens++
-			} else {
-				e.read.tokens++
+				paused = e.write.paused
 			}
 		}
 		l.mu.Unlock()
-		return ctx.Err()
+		if wait = paused.Sub(now); wait <= 0 {
+			return nil
+		}
 	}
 }
 
@@ -160,7 +178,7 @@ func (l *Limiter) Allow(key string, write bool) bool {
 		b, cfg = &e.write, l.opts.Write
 	}
 	b.refill(now, cfg)
-	if b.tokens < 1 {
+	if b.tokens < 1 || now.Before(b.paused) {
 		return false
 	}
 	b.tokens--
@@ -182,6 +200,9 @@ func (l *Limiter) Backoff(key string, write bool, d time.Duration) {
 	b.refill(now, cfg)
 	// The next Wait consumes one token and waits -(tokens-1)/rate.
 	b.tokens = math.Min(b.tokens, 1-d.Seconds()*cfg.PerSecond)
+	if until := now.Add(d); until.After(b.paused) {
+		b.paused = until
+	}
 }
 
 // Len returns the number of keys tracked (for tests and metrics).
@@ -216,7 +237,7 @@ func (l *Limiter) entryLocked(key string, now time.Time) *entry {
 func (l *Limiter) sweepLocked(now time.Time) {
 	l.lastSweep = now
 	for k, e := range l.keys {
-		if now.Sub(e.lastUsed) > l.opts.IdleTTL {
+		if now.Sub(e.lastUsed) > l.opts.IdleTTL && !now.Before(e.read.paused) && !now.Before(e.write.paused) {
 			delete(l.keys, k)
 		}
 	}

@@ -124,6 +124,34 @@ func TestBackoffStopsEveryCaller(t *testing.T) {
 	check("p", true, false)
 }
 
+// A caller that reserved its token before ARM answered 429 to another
+// worker still waits out the Retry-After: with many workers on one
+// principal, most are already waiting when the 429 comes.
+func TestBackoffHoldsCallersAlreadyWaiting(t *testing.T) {
+	l := New(Options{Write: Bucket{Burst: 1, PerSecond: 20}}) // real clock: 50 ms per token
+	ctx := context.Background()
+	if err := l.Wait(ctx, "p", true); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan time.Duration)
+	go func() {
+		start := time.Now()
+		if err := l.Wait(ctx, "p", true); err != nil {
+			t.Error(err)
+		}
+		waited <- time.Since(start)
+	}()
+	time.Sleep(10 * time.Millisecond) // the second caller holds a reservation for ~50 ms from now
+	const retryAfter = 300 * time.Millisecond
+	l.Backoff("p", true, retryAfter)
+	if l.Allow("p", true) {
+		t.Error("Allow during the pause = true")
+	}
+	if d := <-waited; d < retryAfter {
+		t.Errorf("a caller waiting before the 429 went ahead after %s, inside the %s Retry-After", d, retryAfter)
+	}
+}
+
 func TestIdleKeysAreEvicted(t *testing.T) {
 	c := &fakeClock{now: time.Unix(1000, 0)}
 	l := New(Options{IdleTTL: time.Minute, Now: c.Now})
