@@ -1,6 +1,9 @@
 // Package e2e holds end-to-end tests that drive the product the way a user
 // does: the binaries as processes (control plane, Azure emulator, operator),
 // kubectl and the example manifests. Its sub-packages are the Azure emulator
-// (emulator) and the emulator's conformance tests against real ServiceAccount
-// tokens (federation).
+// (emulator), its conformance tests against real ServiceAccount tokens
+// (federation), the attack suite (attacks), fault injection with real
+// processes (faults), the real Gatekeeper and generated admission policies on
+// the API server (gatekeeper), and the benchmark runner behind `make bench`
+// (bench).
 package e2e
