@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/aztenant/aztenant/internal/controlplane"
 )
 
 // clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat. It
@@ -187,15 +189,5 @@ func ProcUsage(pid int) (Usage, error) {
 	return u, sc.Err()
 }
 
-// Tail returns the last lines of a file.
-func Tail(file string, lines int) string {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return err.Error()
-	}
-	parts := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
-	if len(parts) > lines {
-		parts = parts[len(parts)-lines:]
-	}
-	return string(bytes.Join(parts, []byte("\n")))
-}
+// Tail returns the last lines of a log file.
+func Tail(file string, lines int) string { return controlplane.Tail(file, lines) }

@@ -65,7 +65,7 @@ func (p *process) start() error {
 func (p *process) exited() error {
 	select {
 	case <-p.done:
-		return fmt.Errorf("%s exited (%v); last log lines:\n%s", p.name, p.err, tail(p.logFile, 20))
+		return fmt.Errorf("%s exited (%v); last log lines:\n%s", p.name, p.err, Tail(p.logFile, 20))
 	default:
 		return nil
 	}
@@ -91,7 +91,8 @@ func (p *process) stop(grace time.Duration) error {
 	return nil
 }
 
-func tail(file string, lines int) string {
+// Tail returns the last lines of a log file (or why it cannot be read).
+func Tail(file string, lines int) string {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return err.Error()
