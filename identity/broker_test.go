@@ -1,6 +1,7 @@
 package identity_test
 
 import (
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
@@ -201,4 +203,39 @@ func TestCachedResolutionFollowsChanges(t *testing.T) {
 		_, err := scopeOf()
 		return identity.ReasonOf(err), nil
 	}, func(r string) bool { return r == identity.ReasonIdentityNotFound })
+}
+
+// The Identity controller's check and the ARM clients ask Entra for the same
+// token, so an identity costs one exchange, not one for each.
+func TestIdentityCheckAndARMShareOneExchange(t *testing.T) {
+	w := newWorld(t, "share", "share-b")
+	tenantNamespace(t, w.env.Client, "share", clientA)
+	b := w.broker()
+	cred, _, err := b.CredentialFor(t.Context(), resource("share", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the Identity controller asks for.
+	if _, err := cred.GetToken(t.Context(), policy.TokenRequestOptions{Scopes: []string{w.cloud.ARMScope()}, EnableCAE: true}); err != nil {
+		t.Fatal(err)
+	}
+	cl, _, err := b.ARMClientFor(t.Context(), resource("share", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := runtime.NewRequest(t.Context(), http.MethodGet, runtime.JoinPaths(cl.Endpoint(), "/subscriptions/"+subID+"/resourcegroups/share-x?api-version=2021-04-01"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cl.Pipeline().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("GET of a missing group: %s", resp.Status)
+	}
+	if n := w.emu.Counters().TokensIssued; n != 1 {
+		t.Errorf("Entra issued %d tokens for one identity's check and ARM call, want 1", n)
+	}
 }

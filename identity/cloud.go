@@ -44,9 +44,13 @@ func KnownCloud(name string) (Cloud, error) {
 	return Cloud{AuthorityHost: c.ActiveDirectoryAuthorityHost, ARMEndpoint: arm.Endpoint, ARMAudience: arm.Audience}, nil
 }
 
-// ARMScope is the OAuth scope of a token for ARM.
+// ARMScope is the OAuth scope of a token for ARM, spelled exactly as the ARM
+// pipeline asks for it (audience + "/.default", so the public cloud's is
+// "https://management.core.windows.net//.default"): azidentity caches tokens
+// by scope string, and the Identity check then shares the ARM clients' token
+// instead of causing a second exchange.
 func (c Cloud) ARMScope() string {
-	return strings.TrimSuffix(c.ARMAudience, "/") + "/.default"
+	return c.ARMAudience + "/.default"
 }
 
 // ClientOptions returns azcore options for this cloud, with one shared HTTP
