@@ -2,6 +2,8 @@ package identity
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -11,9 +13,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
@@ -62,9 +67,22 @@ func (c *Controller) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("identity").
 		WithOptions(controller.Options{MaxConcurrentReconciles: c.Workers}).
-		For(&identityv1alpha1.Identity{}).
+		For(&identityv1alpha1.Identity{}, builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+			return !statusOnly(e.ObjectOld, e.ObjectNew)
+		}})).
 		Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(c.serviceAccountChanged)).
 		Complete(c)
+}
+
+// statusOnly reports an update that changed nothing but status, such as the
+// controller's own status write: reconciling it again would only repeat the
+// check that wrote it (and, were the status to differ each time, loop).
+func statusOnly(old, new client.Object) bool {
+	return old.GetGeneration() == new.GetGeneration() &&
+		old.GetDeletionTimestamp().Equal(new.GetDeletionTimestamp()) &&
+		slices.Equal(old.GetFinalizers(), new.GetFinalizers()) &&
+		maps.Equal(old.GetLabels(), new.GetLabels()) &&
+		maps.Equal(old.GetAnnotations(), new.GetAnnotations())
 }
 
 // serviceAccountChanged forgets what was cached for the ServiceAccount (its
