@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -677,12 +678,10 @@ func (s *pass) deleteObject(ctx context.Context, obj client.Object, id string) (
 		return true, nil // someone took it over: not ours to delete any more
 	}
 	if obj.GetDeletionTimestamp().IsZero() {
-		if err := s.r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr(obj.GetUID())}); err != nil && !apierrors.IsNotFound(err) {
+		if err := s.r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}); err != nil && !apierrors.IsNotFound(err) {
 			return false, err
 		}
 		log.FromContext(ctx).Info("offboarding deleted", "object", id)
 	}
 	return false, nil
 }
-
-func ptr[T any](v T) *T { return &v }
