@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
@@ -27,6 +28,10 @@ type Options struct {
 	Workers int
 	// NewQueue, when set, replaces the default work queue (per-tenant fairness).
 	NewQueue func(controllerName string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request]
+	// AdmissionChanges, when set, subscribes to namespaces whose guard answer
+	// may have changed (a Tenant appeared, changed or went away); their
+	// objects are reconciled again at once rather than at the next requeue.
+	AdmissionChanges func(ctx context.Context) <-chan []string
 }
 
 // The operator's permissions for Azure-backed kinds. Each line says why.
@@ -46,7 +51,8 @@ type Options struct {
 //
 // The controller reacts to spec and annotation changes of its objects (not to
 // its own status writes), to Identities of the namespace (a missing one may
-// appear), and to owners (a child waits for its owner to become Ready).
+// appear), to owners (a child waits for its owner to become Ready), and to
+// Tenant changes through Options.AdmissionChanges.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	if r.PollInterval == 0 {
 		r.PollInterval = 2 * time.Second
@@ -99,7 +105,41 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 			b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner))
 		}
 	}
+	if o.AdmissionChanges != nil {
+		b = b.WatchesRawSource(source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+			changes := o.AdmissionChanges(ctx)
+			go func() {
+				for namespaces := range changes {
+					for _, ns := range namespaces {
+						for _, req := range r.allInNamespace(ctx, ns) {
+							q.Add(req)
+						}
+					}
+				}
+			}()
+			return nil
+		}))
+	}
 	return b.Complete(r)
+}
+
+// allInNamespace lists every object of the kind in namespace ns: a Tenant
+// change can deny what was Ready as well as admit what was denied.
+func (r *Reconciler) allInNamespace(ctx context.Context, ns string) []reconcile.Request {
+	list, err := r.Registry.newList(r.Kind)
+	if err != nil {
+		return nil
+	}
+	if err := r.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing objects after a Tenant change; they are looked at again at their next requeue", "namespace", ns)
+		return nil
+	}
+	var reqs []reconcile.Request
+	_ = meta.EachListItem(list, func(item runtime.Object) error {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(item.(client.Object))})
+		return nil
+	})
+	return reqs
 }
 
 // inNamespace enqueues every object of the kind in the event's namespace that

@@ -3,8 +3,13 @@ package tenancy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 )
@@ -102,10 +107,20 @@ func TestGroupAndWeight(t *testing.T) {
 
 // TestIndexFollowsEvents feeds the index the events an informer would and
 // checks lookups follow: labels moving a namespace, Tenants appearing,
-// changing and going away.
+// changing and going away. Each change is announced to subscribers with the
+// namespaces whose objects must be admitted again, and only those.
 func TestIndexFollowsEvents(t *testing.T) {
 	d := indexed(fakeReader(t), ServeTenants(), fixture()...)
 	x := d.index
+	changes := x.Subscribe(t.Context())
+	notified := func() []string {
+		select {
+		case b := <-changes:
+			return b
+		case <-time.After(200 * time.Millisecond):
+			return nil
+		}
+	}
 	owner := func(ns string) string {
 		p, names := x.lookup(ns)
 		if p != nil {
@@ -117,34 +132,76 @@ func TestIndexFollowsEvents(t *testing.T) {
 		return ""
 	}
 	steps := []struct {
-		name   string
-		do     func()
-		ns     string
-		expect string
+		name     string
+		do       func()
+		ns       string
+		expect   string
+		notified []string
 	}{
-		{"label joins team-b", func() { x.SetNamespace("lonely", map[string]string{"team": "b"}) }, "lonely", "team-b"},
-		{"label leaves team-b", func() { x.SetNamespace("lonely", nil) }, "lonely", ""},
-		{"team-c deleted resolves the conflict", func() { x.DeleteTenant("team-c") }, "shared", "team-d"},
+		{"label joins team-b", func() { x.SetNamespace("lonely", map[string]string{"team": "b"}) }, "lonely", "team-b", []string{"lonely"}},
+		{"label leaves team-b", func() { x.SetNamespace("lonely", nil) }, "lonely", "", []string{"lonely"}},
+		{"label change selecting nothing new", func() { x.SetNamespace("lonely", map[string]string{"team": "y"}) }, "lonely", "", nil},
+		{"team-c deleted resolves the conflict", func() { x.DeleteTenant("team-c") }, "shared", "team-d", []string{"shared"}},
 		{"team-d stops selecting", func() {
 			td := tenant("team-d", nil)
 			td.Generation = 2
 			x.SetTenant(td)
-		}, "shared", ""},
-		{"namespace deleted still selected by name", func() { x.DeleteNamespace("team-a") }, "team-a", "team-a"},
-		{"namespace deleted drops label selection", func() { x.DeleteNamespace("b-1") }, "b-1", ""},
+		}, "shared", "", []string{"shared"}},
+		{"namespace deleted still selected by name", func() { x.DeleteNamespace("team-a") }, "team-a", "team-a", nil},
+		{"namespace deleted drops label selection", func() { x.DeleteNamespace("b-1") }, "b-1", "", []string{"b-1"}},
+		{"team-b's policy changes", func() {
+			tb := tenant("team-b", func(s *tenancyv1alpha1.TenantSpec) {
+				s.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "b"}}
+				s.ResourceGroups = []string{"b-*"}
+			})
+			tb.Generation = 2
+			x.SetTenant(tb)
+		}, "b-2", "team-b", []string{"b-2"}},
 		{"new Tenant by name", func() {
-			x.SetTenant(tenant("team-e", func(s *tenancyv1alpha1.TenantSpec) { s.Namespaces = []string{"lonely"} }))
-		}, "lonely", "team-e"},
+			te := tenant("team-e", func(s *tenancyv1alpha1.TenantSpec) { s.Namespaces = []string{"lonely"} })
+			te.Generation = 1
+			x.SetTenant(te)
+		}, "lonely", "team-e", []string{"lonely"}},
 		{"status-only update keeps selection", func() {
 			te := tenant("team-e", func(s *tenancyv1alpha1.TenantSpec) { s.Namespaces = []string{"lonely"} })
+			te.Generation = 1
 			te.Status.Namespaces = []string{"lonely"}
 			x.SetTenant(te)
-		}, "lonely", "team-e"},
+		}, "lonely", "team-e", nil},
 	}
 	for _, s := range steps {
 		s.do()
 		if got := owner(s.ns); got != s.expect {
 			t.Fatalf("%s: owner of %s = %q, want %q", s.name, s.ns, got, s.expect)
 		}
+		if got := notified(); !slices.Equal(got, s.notified) {
+			t.Fatalf("%s: namespaces announced %q, want %q", s.name, got, s.notified)
+		}
+	}
+}
+
+// TestIndexChangesCoalesce: a subscriber that is not reading never blocks the
+// index (its informer handlers), and gets every namespace once when it reads.
+func TestIndexChangesCoalesce(t *testing.T) {
+	x := indexed(fakeReader(t), ServeTenants()).index
+	changes := x.Subscribe(t.Context())
+	var want []string
+	for i := range 1000 {
+		ns := fmt.Sprintf("ns-%04d", i)
+		want = append(want, ns)
+		x.SetTenant(tenant(ns, func(s *tenancyv1alpha1.TenantSpec) { s.Namespaces = []string{ns} }))
+	}
+	var got []string
+	for len(got) < len(want) {
+		select {
+		case b := <-changes:
+			got = append(got, b...)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("got %d of %d namespaces", len(got), len(want))
+		}
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("announced %d namespaces (%q...), want each of %d once", len(got), got[:3], len(want))
 	}
 }

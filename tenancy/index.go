@@ -32,6 +32,9 @@ type Index struct {
 	syncMu sync.Mutex
 	synced []func() bool
 
+	feedsMu sync.Mutex
+	feeds   []*changeFeed // Subscribe's receivers
+
 	// claims caches closerClaim's answers, which scan every Tenant; any
 	// Tenant spec change clears it.
 	claimsMu  sync.Mutex
@@ -130,6 +133,12 @@ func (x *Index) Synced() bool {
 // SetTenant adds or replaces a Tenant. The index keeps the pointer: the caller
 // must not modify t afterwards (informer objects are never modified).
 func (x *Index) SetTenant(t *tenancyv1alpha1.Tenant) {
+	x.notify(x.setTenant(t))
+}
+
+// setTenant updates the index and returns the namespaces to notify: those
+// selected before or after a spec change.
+func (x *Index) setTenant(t *tenancyv1alpha1.Tenant) []string {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if old, ok := x.policies[t.Name]; ok && old.tenant.UID == t.UID && old.tenant.Generation == t.Generation && t.Generation != 0 {
@@ -139,12 +148,12 @@ func (x *Index) SetTenant(t *tenancyv1alpha1.Tenant) {
 		fresh := *old
 		fresh.tenant = t
 		x.policies[t.Name] = &fresh
-		return
+		return nil
 	}
 	p := compile(t)
 	x.policies[t.Name] = p
 	x.clearClaims()
-	x.unselectLocked(t.Name)
+	changed := x.unselectLocked(t.Name)
 	sel := map[string]struct{}{}
 	for ns := range p.names {
 		sel[ns] = struct{}{}
@@ -159,54 +168,69 @@ func (x *Index) SetTenant(t *tenancyv1alpha1.Tenant) {
 	x.selection[t.Name] = sel
 	for ns := range sel {
 		x.members[ns] = insertSorted(x.members[ns], t.Name)
+		changed = append(changed, ns)
 	}
+	return changed
 }
 
 // DeleteTenant forgets a Tenant.
 func (x *Index) DeleteTenant(name string) {
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	delete(x.policies, name)
-	x.unselectLocked(name)
+	changed := x.unselectLocked(name)
 	x.clearClaims()
+	x.mu.Unlock()
+	x.notify(changed)
 }
 
-func (x *Index) unselectLocked(tenant string) {
+// unselectLocked removes a Tenant's selection and returns its namespaces.
+func (x *Index) unselectLocked(tenant string) []string {
+	var was []string
 	for ns := range x.selection[tenant] {
+		was = append(was, ns)
 		x.members[ns] = removeSorted(x.members[ns], tenant)
 		if len(x.members[ns]) == 0 {
 			delete(x.members, ns)
 		}
 	}
 	delete(x.selection, tenant)
+	return was
 }
 
 // SetNamespace adds a namespace or updates its labels.
 func (x *Index) SetNamespace(name string, nsLabels map[string]string) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	l := labels.Set(maps.Clone(nsLabels))
 	if l == nil {
 		l = labels.Set{}
 	}
+	x.mu.Lock()
 	if old, ok := x.nsLabels[name]; ok && maps.Equal(old, l) {
+		x.mu.Unlock()
 		return
 	}
 	x.nsLabels[name] = l
-	x.rematchLocked(name, l)
+	changed := x.rematchLocked(name, l)
+	x.mu.Unlock()
+	if changed {
+		x.notify([]string{name})
+	}
 }
 
 // DeleteNamespace forgets a namespace. Tenants naming it in spec.namespaces
 // still select it, so a re-created namespace is served at once.
 func (x *Index) DeleteNamespace(name string) {
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	delete(x.nsLabels, name)
-	x.rematchLocked(name, nil)
+	changed := x.rematchLocked(name, nil)
+	x.mu.Unlock()
+	if changed {
+		x.notify([]string{name})
+	}
 }
 
-// rematchLocked recomputes which label-selecting Tenants select namespace ns.
-func (x *Index) rematchLocked(ns string, l labels.Set) {
+// rematchLocked recomputes which label-selecting Tenants select namespace ns
+// and reports whether that changed.
+func (x *Index) rematchLocked(ns string, l labels.Set) (changed bool) {
 	for name, p := range x.policies {
 		if !p.usesLabels() {
 			continue
@@ -217,14 +241,17 @@ func (x *Index) rematchLocked(ns string, l labels.Set) {
 		case want && !have:
 			x.selection[name][ns] = struct{}{}
 			x.members[ns] = insertSorted(x.members[ns], name)
+			changed = true
 		case !want && have:
 			delete(x.selection[name], ns)
 			x.members[ns] = removeSorted(x.members[ns], name)
 			if len(x.members[ns]) == 0 {
 				delete(x.members, ns)
 			}
+			changed = true
 		}
 	}
+	return changed
 }
 
 // lookup returns the policy of the namespace's single Tenant, or the names of

@@ -167,7 +167,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
 			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
 		}
-		if err := r.SetupWithManager(ctx, mgr, reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue}); err != nil {
+		if err := r.SetupWithManager(ctx, mgr, reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe}); err != nil {
 			return nil, err
 		}
 	}

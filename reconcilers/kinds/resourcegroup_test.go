@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/internal/stacktest"
 	"github.com/aztenant/aztenant/reconcilers"
 )
@@ -190,4 +191,45 @@ func TestRefusedBeforeAnyARMCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A Tenant change applies to the namespace's objects at once, not at their
+// next resync (an hour here) or requeue (five minutes): narrowing the Tenant
+// stops a Ready resource group with no ARM call for it, and widening it lets a
+// denied one be created.
+func TestTenantChangesApplyAtOnce(t *testing.T) {
+	const ns = "retenant"
+	s := newStack(t, ns)
+	ctx := t.Context()
+	ready := resourceGroup(ns, "retenant-a", nil, nil)
+	s.Create(t, ready)
+	s.WaitReady(t, ready, metav1.ConditionTrue, "Succeeded")
+	waiting := resourceGroup(ns, "shared-retenant", nil, nil)
+	s.Create(t, waiting)
+	s.WaitReady(t, waiting, metav1.ConditionFalse, "TenantPolicyDenied")
+
+	setGroups := func(groups ...string) {
+		t.Helper()
+		var tn tenancyv1alpha1.Tenant
+		must(t, s.Client.Get(ctx, client.ObjectKey{Name: ns}, &tn))
+		tn.Spec.ResourceGroups = groups
+		must(t, s.Client.Update(ctx, &tn))
+	}
+
+	before := len(s.ARMCalls("/resourceGroups/retenant-a"))
+	setGroups("retenant-b-*")
+	s.WaitReady(t, ready, metav1.ConditionFalse, "TenantPolicyDenied")
+	if msg := stacktest.ReadyMessage(ready); !strings.Contains(msg, `resource group "retenant-a" is not allowed`) {
+		t.Errorf("narrowed Tenant: message %q does not name the group", msg)
+	}
+	if calls := s.ARMCalls("/resourceGroups/retenant-a"); len(calls) != before {
+		t.Errorf("ARM calls for a denied resource group: %s", methods(calls[before:]))
+	}
+	if _, err := s.Emu.Resource(rgID("retenant-a")); err != nil {
+		t.Errorf("narrowing the Tenant touched the existing resource group: %v", err)
+	}
+
+	setGroups("retenant-*", "shared-retenant")
+	s.WaitReady(t, ready, metav1.ConditionTrue, "Succeeded")
+	s.WaitReady(t, waiting, metav1.ConditionTrue, "Succeeded")
 }
