@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -44,6 +45,11 @@ type Controller struct {
 	// (a federated credential in Azure) produces no Kubernetes event.
 	Resync        time.Duration
 	RetryRejected time.Duration
+	// RetryUnavailable (default 10s, plus up to half again of jitter) is the
+	// retry while Entra answers 5xx or 429: nothing needs fixing, and the
+	// namespace's resources wait on this Identity, so recovery should not
+	// wait a full minute; the jitter spreads many Identities' retries.
+	RetryUnavailable time.Duration
 	// Workers is how many Identities are checked at once (default 4): an
 	// exchange against an unreachable Entra takes seconds of retries.
 	Workers int
@@ -60,6 +66,9 @@ func (c *Controller) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if c.RetryRejected == 0 {
 		c.RetryRejected = time.Minute
+	}
+	if c.RetryUnavailable == 0 {
+		c.RetryUnavailable = 10 * time.Second
 	}
 	if c.Workers == 0 {
 		c.Workers = 4
@@ -156,7 +165,11 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			err = errorf(ReasonTokenRequestFailed, err, "could not obtain a token for ServiceAccount %s/%s: %v", res.Namespace, res.ServiceAccount, err)
 		}
 		c.setNotReady(&id, err)
-		return reconcile.Result{RequeueAfter: c.RetryRejected}, c.patchStatus(ctx, before, &id)
+		retry := c.RetryRejected
+		if ReasonOf(err) == ReasonEntraUnavailable {
+			retry = c.RetryUnavailable + rand.N(c.RetryUnavailable/2+1)
+		}
+		return reconcile.Result{RequeueAfter: retry}, c.patchStatus(ctx, before, &id)
 	}
 	// EnableCAE above matches what ARM clients ask for: azidentity caches CAE and
 	// non-CAE tokens apart, and sharing one cache keeps one exchange per lifetime.

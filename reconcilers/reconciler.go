@@ -219,7 +219,7 @@ func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (a
 			reason = identity.ReasonTokenRequestFailed
 		}
 		s := failed(reason, err.Error(), false)
-		return armCalls{}, scope, "", &s, reconcile.Result{RequeueAfter: time.Minute}
+		return armCalls{}, scope, "", &s, reconcile.Result{RequeueAfter: credentialRetry(reason)}
 	}
 	parentID, s := r.parentID(ctx, obj, scope)
 	if s != nil {
@@ -431,7 +431,7 @@ func (r *Reconciler) resume(ctx context.Context, calls armCalls, obj azurev1alph
 func (r *Reconciler) armFailure(err error, scope identity.Scope) (*state, reconcile.Result, error) {
 	if fe := identity.AsFederationError(err, scope); identity.ReasonOf(fe) != "" {
 		s := failed(identity.ReasonOf(fe), fe.Error(), false)
-		return &s, reconcile.Result{RequeueAfter: time.Minute}, nil
+		return &s, reconcile.Result{RequeueAfter: credentialRetry(identity.ReasonOf(fe))}, nil
 	}
 	c := classify(err, scope.ClientID)
 	return &c.state, reconcile.Result{RequeueAfter: c.retryAfter}, nil
@@ -453,6 +453,16 @@ func isReady(obj azurev1alpha1.Resource) bool {
 		}
 	}
 	return false
+}
+
+// credentialRetry is when to try again after no token could be had: soon
+// while Entra is unavailable (nothing needs fixing), in a minute when a fix
+// is needed (the Identity's recovery also re-enqueues the object).
+func credentialRetry(reason string) time.Duration {
+	if reason == identity.ReasonEntraUnavailable {
+		return jitter(15 * time.Second)
+	}
+	return time.Minute
 }
 
 func jitter(d time.Duration) time.Duration {

@@ -99,7 +99,7 @@ func TestEntraOutage(t *testing.T) {
 			t.Errorf("%s: %d token requests in %s: Entra is hammered while down", ns, len(es), back.Sub(start).Round(time.Second))
 		}
 	}
-	// Identities that Entra refused are retried every minute.
+	// Identities are retried every 10-15 s while Entra is unavailable.
 	for _, ns := range []string{"entra-a", "entra-b"} {
 		eventually(t, 2*time.Minute, "Identity of "+ns+" Ready again", func() (bool, string) {
 			c := identityReady(t, ns, "default")
