@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -79,7 +80,19 @@ func (c *Controller) SetupWithManager(mgr ctrl.Manager) error {
 		For(&identityv1alpha1.Identity{}, builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 			return !statusOnly(e.ObjectOld, e.ObjectNew)
 		}})).
-		Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(c.serviceAccountChanged)).
+		Watches(&corev1.ServiceAccount{}, handler.Funcs{
+			CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				c.serviceAccountChanged(ctx, e.Object, q)
+			},
+			UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				if federationChanged(e.ObjectOld, e.ObjectNew) {
+					c.serviceAccountChanged(ctx, e.ObjectNew, q)
+				}
+			},
+			DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+				c.serviceAccountChanged(ctx, e.Object, q)
+			},
+		}).
 		Complete(c)
 }
 
@@ -94,22 +107,31 @@ func statusOnly(old, new client.Object) bool {
 		maps.Equal(old.GetAnnotations(), new.GetAnnotations())
 }
 
-// serviceAccountChanged forgets what was cached for the ServiceAccount (its
-// annotations may name another identity, or it was deleted) and re-checks the
+// federationChanged reports an update to what a ServiceAccount federates as:
+// its workload-identity annotations or the object itself (recreated). Other
+// updates, such as the protection finalizer this controller adds, must keep
+// the cached credential: dropping it costs a new exchange with Entra.
+func federationChanged(old, new client.Object) bool {
+	return old.GetUID() != new.GetUID() ||
+		old.GetAnnotations()[AnnotationClientID] != new.GetAnnotations()[AnnotationClientID] ||
+		old.GetAnnotations()[AnnotationTenantID] != new.GetAnnotations()[AnnotationTenantID]
+}
+
+// serviceAccountChanged forgets what was cached for the ServiceAccount (it
+// names another identity, appeared or was deleted) and re-checks the
 // Identities naming it.
-func (c *Controller) serviceAccountChanged(ctx context.Context, obj client.Object) []reconcile.Request {
+func (c *Controller) serviceAccountChanged(ctx context.Context, obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 	c.Broker.Credentials().Forget(obj.GetNamespace(), obj.GetName())
 	var ids identityv1alpha1.IdentityList
 	if err := c.Client.List(ctx, &ids, client.InNamespace(obj.GetNamespace())); err != nil {
-		return nil
+		ctrl.LoggerFrom(ctx).Error(err, "listing Identities after a ServiceAccount change; they are checked again at their next resync", "serviceAccount", client.ObjectKeyFromObject(obj))
+		return
 	}
-	var reqs []reconcile.Request
 	for _, id := range ids.Items {
 		if id.Spec.ServiceAccountName == obj.GetName() {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&id)})
+			q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&id)})
 		}
 	}
-	return reqs
 }
 
 // The operator's permissions for identities. Each line says why it is needed.

@@ -2,10 +2,12 @@ package identity_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +28,13 @@ import (
 // ends, watching only the test's namespaces (others belong to other tests).
 func startController(t *testing.T, w *world, namespaces ...string) {
 	t.Helper()
+	startControllerWith(t, w, nil, namespaces...)
+}
+
+// startControllerWith is startController with protection (inUse) and returns
+// the controller's credentials.
+func startControllerWith(t *testing.T, w *world, inUse identity.InUseFunc, namespaces ...string) *identity.Credentials {
+	t.Helper()
 	ctrl.SetLogger(zap.New(zap.WriteTo(testWriter{t})))
 	mgr, err := ctrl.NewManager(w.env.Config, ctrl.Options{
 		Scheme: w.env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
@@ -36,12 +45,14 @@ func startController(t *testing.T, w *world, namespaces ...string) {
 		t.Fatal(err)
 	}
 	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: mgr.GetClient()}, time.Hour)
+	creds := identity.NewCredentials(tokens, w.opts)
 	c := &identity.Controller{
 		Client:        mgr.GetClient(),
-		Broker:        identity.NewBroker(mgr.GetClient(), identity.NewCredentials(tokens, w.opts)),
+		Broker:        identity.NewBroker(mgr.GetClient(), creds),
 		Cloud:         w.cloud,
 		Recorder:      mgr.GetEventRecorder("identity"),
 		RetryRejected: 500 * time.Millisecond,
+		InUse:         inUse,
 	}
 	if err := c.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
@@ -55,6 +66,7 @@ func startController(t *testing.T, w *world, namespaces ...string) {
 		}
 	}()
 	t.Cleanup(func() { cancel(); <-done })
+	return creds
 }
 
 // eventually polls get until ok holds, failing with the last seen state.
@@ -195,4 +207,58 @@ func nsConfig(namespaces []string) map[string]cache.Config {
 		m[ns] = cache.Config{}
 	}
 	return m
+}
+
+// The protection finalizer the controller puts on the ServiceAccount, and
+// other changes that do not touch its workload-identity annotations, keep the
+// identity's credential and cached token: one exchange serves every resource
+// of the namespace. Changing the client ID drops them.
+func TestServiceAccountUpdatesKeepTheExchangedToken(t *testing.T) {
+	const ns = "keep-token"
+	w := newWorld(t, ns, "keep-token-b")
+	tenantNamespace(t, w.env.Client, ns, clientA)
+	creds := startControllerWith(t, w, func(context.Context, string) (int, error) { return 1, nil }, ns)
+	ctx := t.Context()
+	eventually(t, "Identity Ready", getIdentity(t, w.env.Client, ns, "default"), func(id *identityv1alpha1.Identity) bool {
+		c := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady)
+		return c != nil && c.Status == metav1.ConditionTrue
+	})
+	getSA := func() (*corev1.ServiceAccount, error) {
+		var sa corev1.ServiceAccount
+		err := w.env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "azure"}, &sa)
+		return &sa, err
+	}
+	eventually(t, "protection finalizer on the ServiceAccount", getSA, func(sa *corev1.ServiceAccount) bool {
+		return slices.Contains(sa.Finalizers, identity.ProtectionFinalizer)
+	})
+	// Let the finalizer's update event reach the controller.
+	time.Sleep(time.Second)
+	if n := creds.Exchanges(); n != 1 {
+		t.Errorf("%d exchanges with Entra for one Identity made Ready", n)
+	}
+	sa, err := getSA()
+	must(t, err)
+	sa.Labels = map[string]string{"team": "a"}
+	must(t, w.env.Client.Update(ctx, sa))
+	time.Sleep(time.Second)
+	id, err := getIdentity(t, w.env.Client, ns, "default")()
+	must(t, err)
+	res, err := identity.ResolveIdentity(ctx, w.env.Client, id)
+	must(t, err)
+	cred, err := creds.For(res)
+	must(t, err)
+	if _, err := cred.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{w.cloud.ARMScope()}, EnableCAE: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := creds.Exchanges(); n != 1 {
+		t.Errorf("%d exchanges with Entra after a label change on the ServiceAccount and a resource's request, want the first 1", n)
+	}
+
+	sa, err = getSA()
+	must(t, err)
+	sa.Annotations[identity.AnnotationClientID] = clientA2
+	must(t, w.env.Client.Update(ctx, sa))
+	eventually(t, "Identity acting as the new client ID", getIdentity(t, w.env.Client, ns, "default"), func(id *identityv1alpha1.Identity) bool {
+		return id.Status.ClientID == clientA2 && id.Status.PrincipalID == w.principal(t, clientA2)
+	})
 }
