@@ -10,7 +10,8 @@ import (
 // a PUT body) and what ARM reports (actual), as a dotted path, or "" when
 // actual already holds everything desired says. Properties ARM adds (defaults,
 // read-only outputs) are not differences; neither are the paths in ignore
-// (write-only properties ARM never returns).
+// (write-only properties ARM never returns). Lists of objects with distinct
+// names are matched by name, whatever order ARM returns them in.
 func drift(desired, actual map[string]any, ignore []string) string {
 	return driftWith(desired, actual, ignore, nil)
 }
@@ -68,6 +69,20 @@ func (d differ) diff(path string, want, got any) string {
 		if !ok || len(g) != len(w) {
 			return orRoot(path)
 		}
+		if byName, named := namedElements(w, g); named {
+			for _, wv := range w {
+				name := lookupFold(wv.(map[string]any), "name").(string)
+				p := fmt.Sprintf("%s[name=%s]", path, name)
+				gv, found := byName[strings.ToLower(name)]
+				if !found {
+					return p
+				}
+				if p := d.diff(p, wv, gv); p != "" {
+					return p
+				}
+			}
+			return ""
+		}
 		for i := range w {
 			if p := d.diff(fmt.Sprintf("%s[%d]", path, i), w[i], g[i]); p != "" {
 				return p
@@ -99,6 +114,34 @@ func (d differ) diff(path string, want, got any) string {
 		}
 		return ""
 	}
+}
+
+// namedElements indexes got by lower-cased name when want and got are lists
+// of objects each with a distinct "name" (agent pools, subnets, rules): such
+// lists are sets keyed by name, which Azure may return in any order. Other
+// lists, where order may mean something or nothing pairs the elements,
+// compare by position.
+func namedElements(want, got []any) (map[string]any, bool) {
+	names := func(l []any) (map[string]any, bool) {
+		m := make(map[string]any, len(l))
+		for _, e := range l {
+			o, _ := e.(map[string]any)
+			n, _ := lookupFold(o, "name").(string)
+			if n == "" {
+				return nil, false
+			}
+			k := strings.ToLower(n) // ARM names are case-insensitive
+			if _, dup := m[k]; dup {
+				return nil, false
+			}
+			m[k] = e
+		}
+		return m, true
+	}
+	if _, ok := names(want); !ok {
+		return nil, false
+	}
+	return names(got)
 }
 
 // lookupFold finds k in m, case-insensitively as ARM treats property names.

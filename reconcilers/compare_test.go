@@ -33,7 +33,7 @@ func TestDrift(t *testing.T) {
 		{"location display name", `{"location":"West Europe"}`, `{"location":"westeurope"}`, nil, ""},
 		{"enum casing", `{"properties":{"publicNetworkAccess":"disabled"}}`, `{"properties":{"publicNetworkAccess":"Disabled"}}`, nil, ""},
 		{"property name casing", `{"properties":{"accessTier":"Hot"}}`, `{"properties":{"AccessTier":"Hot"}}`, nil, ""},
-		{"node count changed out of band", `{"properties":{"agentPoolProfiles":[{"name":"sys","count":1}]}}`, `{"properties":{"agentPoolProfiles":[{"name":"sys","count":5,"vmSize":"x"}]}}`, nil, "properties.agentPoolProfiles[0].count"},
+		{"node count changed out of band", `{"properties":{"agentPoolProfiles":[{"name":"sys","count":1}]}}`, `{"properties":{"agentPoolProfiles":[{"name":"sys","count":5,"vmSize":"x"}]}}`, nil, "properties.agentPoolProfiles[name=sys].count"},
 		{"tag removed in portal", `{"tags":{"team":"a"}}`, `{"tags":{}}`, nil, "tags.team"},
 		{"list length differs", `{"properties":{"ipRules":[{"value":"1.2.3.4"}]}}`, `{"properties":{"ipRules":[]}}`, nil, "properties.ipRules"},
 		{"type differs", `{"properties":{"count":1}}`, `{"properties":{"count":"1"}}`, nil, "properties.count"},
@@ -56,5 +56,59 @@ func TestDrift(t *testing.T) {
 				t.Errorf("drift = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// Lists of named sub-objects (AKS agent pools, subnets, rules) are sets keyed
+// by name: Azure may return them in another order than the spec lists them.
+func TestDriftNamedLists(t *testing.T) {
+	const desired = `{"properties":{"agentPoolProfiles":[{"name":"system","count":1,"mode":"System"},{"name":"user","count":2,"mode":"User"}]}}`
+	cases := []struct {
+		name, actual, want string
+	}{
+		{"same order", `{"properties":{"agentPoolProfiles":[{"name":"system","count":1,"mode":"System"},{"name":"user","count":2,"mode":"User"}]}}`, ""},
+		{"Azure's order differs", `{"properties":{"agentPoolProfiles":[{"name":"user","count":2,"mode":"User","vmSize":"x"},{"name":"system","count":1,"mode":"System"}]}}`, ""},
+		{"name casing", `{"properties":{"agentPoolProfiles":[{"name":"User","count":2,"mode":"User"},{"name":"SYSTEM","count":1,"mode":"System"}]}}`, ""},
+		{"count changed on the second pool, order swapped", `{"properties":{"agentPoolProfiles":[{"name":"user","count":5,"mode":"User"},{"name":"system","count":1,"mode":"System"}]}}`, "properties.agentPoolProfiles[name=user].count"},
+		{"count changed on the second pool", `{"properties":{"agentPoolProfiles":[{"name":"system","count":1,"mode":"System"},{"name":"user","count":5,"mode":"User"}]}}`, "properties.agentPoolProfiles[name=user].count"},
+		{"pool missing", `{"properties":{"agentPoolProfiles":[{"name":"system","count":1,"mode":"System"}]}}`, "properties.agentPoolProfiles"},
+		{"pool replaced by another", `{"properties":{"agentPoolProfiles":[{"name":"system","count":1,"mode":"System"},{"name":"batch","count":2,"mode":"User"}]}}`, "properties.agentPoolProfiles[name=user]"},
+		{"pool added in the portal", `{"properties":{"agentPoolProfiles":[{"name":"system","count":1},{"name":"user","count":2},{"name":"gpu","count":1}]}}`, "properties.agentPoolProfiles"},
+	}
+	var d map[string]any
+	if err := json.Unmarshal([]byte(desired), &d); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var a map[string]any
+			if err := json.Unmarshal([]byte(tc.actual), &a); err != nil {
+				t.Fatal(err)
+			}
+			if got := drift(d, a, nil); got != tc.want {
+				t.Errorf("drift = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// Lists without names keep their order: it may mean something (IP ranges,
+// positional arguments), and there is no key to pair elements by.
+func TestDriftUnnamedListsArePositional(t *testing.T) {
+	for name, tc := range map[string]struct{ desired, actual, want string }{
+		"strings swapped":                {`{"p":{"ranges":["10.0.0.0/8","192.168.0.0/16"]}}`, `{"p":{"ranges":["192.168.0.0/16","10.0.0.0/8"]}}`, "p.ranges[0]"},
+		"objects without names swapped":  {`{"p":{"ipRules":[{"value":"1.1.1.1"},{"value":"2.2.2.2"}]}}`, `{"p":{"ipRules":[{"value":"2.2.2.2"},{"value":"1.1.1.1"}]}}`, "p.ipRules[0].value"},
+		"duplicate names are positional": {`{"p":{"l":[{"name":"a","v":1},{"name":"a","v":2}]}}`, `{"p":{"l":[{"name":"a","v":2},{"name":"a","v":1}]}}`, "p.l[0].v"},
+	} {
+		var d, a map[string]any
+		if err := json.Unmarshal([]byte(tc.desired), &d); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(tc.actual), &a); err != nil {
+			t.Fatal(err)
+		}
+		if got := drift(d, a, nil); got != tc.want {
+			t.Errorf("%s: drift = %q, want %q", name, got, tc.want)
+		}
 	}
 }

@@ -20,7 +20,9 @@ import (
 //
 // Node counts are compared like any property, so a pool scaled in the portal
 // is scaled back at the next sync; pools with enableAutoScaling do not send
-// count (the autoscaler owns it between minCount and maxCount).
+// count (the autoscaler owns it between minCount and maxCount). Pools are
+// paired with Azure's by name, not position: Azure may list them in another
+// order than the spec.
 type ManagedCluster struct{}
 
 var (

@@ -167,3 +167,73 @@ func TestResumeAfterOperatorRestart(t *testing.T) {
 		}
 	}
 }
+
+// poolCounts reads each pool's count by name from the emulator's state, and
+// the names in the order Azure returns them.
+func (s *stack) poolCounts(t *testing.T, id string) (map[string]float64, []string) {
+	t.Helper()
+	counts, order := map[string]float64{}, []string(nil)
+	for _, p := range s.AzureBody(t, id)["properties"].(map[string]any)["agentPoolProfiles"].([]any) {
+		pool := p.(map[string]any)
+		counts[pool["name"].(string)] = pool["count"].(float64)
+		order = append(order, pool["name"].(string))
+	}
+	return counts, order
+}
+
+// Azure does not promise to list agent pools in the order the spec does. A
+// two-pool cluster whose pools Azure returns reversed is not drift: syncs
+// every second write nothing. A pool scaled in the portal is still found by
+// its name and scaled back with one PUT.
+func TestManagedClusterPoolOrder(t *testing.T) {
+	const ns = "aks-order"
+	s := newStack(t, ns)
+	ctx := t.Context()
+	s.Create(t, resourceGroup(ns, "aks-order-rg", nil, nil))
+	mc := managedCluster(ns, "aks-two", "aks-order-rg", map[string]string{reconcilers.AnnotationSyncPeriod: "1s"})
+	mc.Spec.AgentPoolProfiles = append(mc.Spec.AgentPoolProfiles,
+		containerservicev1alpha1.ManagedClusterAgentPoolProfile{Name: "user", Mode: "User", Count: ptr.To[int32](2), VMSize: "Standard_D4s_v5"})
+	s.Create(t, mc)
+	s.WaitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	id, path := managedClusterID("aks-order-rg", "aks-two"), "/managedClusters/aks-two"
+	puts := func() int { return strings.Count(methods(s.ARMCalls(path)), "PUT") }
+	if n := puts(); n != 1 {
+		t.Fatalf("%d PUTs for the create, want 1", n)
+	}
+
+	// Azure now lists the pools the other way round.
+	body := s.AzureBody(t, id)
+	pools := body["properties"].(map[string]any)["agentPoolProfiles"].([]any)
+	reversed := []any{pools[1], pools[0]}
+	patch, _ := json.Marshal(map[string]any{"properties": map[string]any{"agentPoolProfiles": reversed}})
+	_, err := s.Emu.PatchResource(ctx, id, patch)
+	must(t, err)
+	if _, order := s.poolCounts(t, id); strings.Join(order, ",") != "user,system" {
+		t.Fatalf("the emulator lists the pools as %v, want user,system", order)
+	}
+	gets := strings.Count(methods(s.ARMCalls(path)), "GET")
+	until(t, "two syncs of the reversed pools", func() bool { return strings.Count(methods(s.ARMCalls(path)), "GET") >= gets+2 })
+	if n := puts(); n != 1 {
+		t.Fatalf("%d PUTs after syncs that found the pools in another order, want still 1", n)
+	}
+	if _, order := s.poolCounts(t, id); strings.Join(order, ",") != "user,system" {
+		t.Errorf("the pools were rewritten: %v", order)
+	}
+
+	// The second pool of the spec (first in Azure's order) scaled in the portal ...
+	reversed[0].(map[string]any)["count"] = 5
+	patch, _ = json.Marshal(map[string]any{"properties": map[string]any{"agentPoolProfiles": reversed}})
+	_, err = s.Emu.PatchResource(ctx, id, patch)
+	must(t, err)
+	// ... is scaled back, with one corrective PUT, and the system pool kept.
+	until(t, "user pool back to 2", func() bool { c, _ := s.poolCounts(t, id); return c["user"] == 2 })
+	gets = strings.Count(methods(s.ARMCalls(path)), "GET")
+	until(t, "two syncs after the correction", func() bool { return strings.Count(methods(s.ARMCalls(path)), "GET") >= gets+2 })
+	if n := puts(); n != 2 {
+		t.Errorf("%d PUTs after the drift, want exactly one corrective PUT (2 in all)", n)
+	}
+	if c, _ := s.poolCounts(t, id); c["system"] != 1 || c["user"] != 2 || len(c) != 2 {
+		t.Errorf("pools after the correction: %v", c)
+	}
+	s.WaitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+}

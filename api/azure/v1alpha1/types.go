@@ -116,6 +116,14 @@ type ResourceStatus struct {
 	// (aztenant.io/adopt); deleting it then detaches unless told otherwise.
 	// +optional
 	Adopted bool `json:"adopted,omitempty"`
+	// WriteOnlyHash is a digest (SHA-256, salted with the object's UID) of
+	// the write-only properties last written to Azure, such as an
+	// administrator password read from a Secret. ARM never returns them, so
+	// this is how a change (a rotated password) is noticed: when it differs,
+	// the resource is written again. It never holds the values themselves.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	WriteOnlyHash string `json:"writeOnlyHash,omitempty"`
 }
 
 // Resource is what the generic reconciler needs from every Azure-backed kind.
