@@ -199,6 +199,17 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 		}
 	}
 	switch req.kind {
+	case kindResource, kindAction:
+		err = checkAPIVersion(req.rbacType, apiVersion)
+	case kindList:
+		err = checkAPIVersion(req.listType, apiVersion)
+	default:
+		err = checkAPIVersion("", apiVersion)
+	}
+	if err != nil {
+		return err
+	}
+	switch req.kind {
 	case kindOperation:
 		e.serveOperation(w, r, req.target.name, strings.HasSuffix(req.target.typeKey(), "operationresults"))
 		return nil

@@ -253,7 +253,7 @@ func TestARMErrors(t *testing.T) {
 			return err
 		}, 400, "MissingApiVersionParameter", "api-version"},
 		{"unknown subscription", func() error {
-			_, err := otherSub.GetByID(ctxT(t), "/subscriptions/0c0c0c0c-0c0c-4c0c-8c0c-0c0c0c0c0c0c/resourceGroups/x", "2024-01-01", nil)
+			_, err := otherSub.GetByID(ctxT(t), "/subscriptions/0c0c0c0c-0c0c-4c0c-8c0c-0c0c0c0c0c0c/resourceGroups/x", "2021-04-01", nil)
 			return err
 		}, 404, "SubscriptionNotFound", "0c0c0c0c-0c0c-4c0c-8c0c-0c0c0c0c0c0c"},
 		{"missing resource group", func() error {
@@ -353,4 +353,32 @@ func lastSeq(f *fixture) uint64 {
 		return 0
 	}
 	return all[0].Seq
+}
+
+// ARM refuses an api-version its provider does not register, naming the ones
+// it does, and a malformed one; generic types take any well-formed version.
+func TestAPIVersionIsChecked(t *testing.T) {
+	f := newFixture(t)
+	res := f.resources(t, f.platformCred(t))
+	f.createGroup(t, f.platformCred(t), "versions")
+	cases := []struct {
+		id, version, code, msg string
+	}{
+		{rgScope + "versions", "2099-01-01", "InvalidApiVersionParameter", "The supported versions are '2021-04-01,"},
+		{rgScope + "versions/providers/Microsoft.Storage/storageAccounts/stv", "2019-06-01", "NoRegisteredProviderFound", "for API version '2019-06-01' and type 'storageAccounts'"},
+		{rgScope + "versions/providers/Microsoft.Test/widgets/w", "latest", "InvalidApiVersionParameter", "The api-version 'latest' is invalid"},
+	}
+	for _, tc := range cases {
+		_, err := res.GetByID(ctxT(t), tc.id, tc.version, nil)
+		if err == nil {
+			t.Fatalf("GET %s?api-version=%s succeeded", tc.id, tc.version)
+		}
+		if status, code := responseError(t, err); status != 400 || code != tc.code {
+			t.Errorf("api-version %s: got %d %s, want 400 %s", tc.version, status, code, tc.code)
+		}
+		mustContain(t, err.Error(), tc.msg)
+	}
+	if _, err := res.GetByID(ctxT(t), rgScope+"versions", "2021-04-01", nil); err != nil {
+		t.Errorf("a registered version: %v", err)
+	}
 }

@@ -163,7 +163,7 @@ func TestRBACFollowsRoleAssignments(t *testing.T) {
 		mustContain(t, err.Error(), fmt.Sprintf("The client '%s' with object id '%s' does not have authorization to perform action '%s' over scope '%s'", appid, oid, action, scope))
 	}
 
-	_, err := res.GetByID(ctxT(t), groupA, "2024-01-01", nil)
+	_, err := res.GetByID(ctxT(t), groupA, "2021-04-01", nil)
 	expectForbidden(t, err, "Microsoft.Resources/subscriptions/resourceGroups/read", groupA)
 
 	ras := f.assignments(t, platform)
@@ -177,7 +177,7 @@ func TestRBACFollowsRoleAssignments(t *testing.T) {
 		}
 	}
 	assign("1e0e0e0e-0000-4000-8000-000000000001", roleReader, groupA)
-	if _, err := res.GetByID(ctxT(t), groupA, "2024-01-01", nil); err != nil {
+	if _, err := res.GetByID(ctxT(t), groupA, "2021-04-01", nil); err != nil {
 		t.Fatalf("Reader cannot read: %v", err)
 	}
 	_, err = put(t, res, widget, "2024-01-01", armresources.GenericResource{Location: to.Ptr("westeurope")})
@@ -264,7 +264,7 @@ func TestWrongAudienceTokenIsRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.GetByID(ctxT(t), rgScope+"x", "2024-01-01", nil)
+	_, err = c.GetByID(ctxT(t), rgScope+"x", "2021-04-01", nil)
 	if err == nil {
 		t.Fatal("token for another audience accepted")
 	}
