@@ -24,9 +24,11 @@ import (
 )
 
 // TenantReconciler keeps each Tenant's status current: the namespaces it
-// selects (sorted) and a Ready condition that is False with reason
+// selects (sorted), a Ready condition that is False with reason
 // NamespaceConflict when another Tenant selects one of them, InvalidSelector
-// or InvalidPattern when the spec cannot be applied.
+// or InvalidPattern when the spec cannot be applied, and
+// ResourceGroupsExclusive, False when another Tenant's resource-group
+// patterns can match the same groups.
 //
 // It only writes status: what a namespace may do is decided by the Directory
 // and Guard from the spec, so a slow status never widens an allowance.
@@ -94,10 +96,21 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 		cond.Message = fmt.Sprintf("selects %d namespace(s)", len(selected))
 	}
 
+	others := make([]*policy, 0, len(tenants.Items))
+	for i := range tenants.Items {
+		others = append(others, compile(&tenants.Items[i]))
+	}
+	exclusive := metav1.Condition{Type: ConditionResourceGroupsExclusive, ObservedGeneration: t.Generation,
+		Status: metav1.ConditionTrue, Reason: ReasonNoOverlap, Message: "no other Tenant's resource-group patterns can match the same groups"}
+	if overlaps := overlapsOf(p, others); len(overlaps) > 0 {
+		exclusive.Status, exclusive.Reason, exclusive.Message = metav1.ConditionFalse, ReasonResourceGroupsOverlap, strings.Join(overlaps, "; ")
+	}
+
 	base := t.DeepCopy()
 	t.Status.Namespaces = selected
 	t.Status.ObservedGeneration = t.Generation
 	meta.SetStatusCondition(&t.Status.Conditions, cond)
+	meta.SetStatusCondition(&t.Status.Conditions, exclusive)
 	if equality.Semantic.DeepEqual(base.Status, t.Status) {
 		return reconcile.Result{}, nil
 	}
@@ -169,12 +182,13 @@ func (r *TenantReconciler) tenantsOfNamespace(ctx context.Context, obj client.Ob
 }
 
 // overlappingTenants maps a Tenant event to the other Tenants whose recorded
-// namespaces overlap its recorded namespaces. Status is enough: a Tenant's own
+// namespaces overlap its recorded namespaces, or whose resource-group
+// patterns overlap its own. Status is enough for namespaces: a Tenant's own
 // reconcile records its new selection, and that status update is the event
 // that reaches the others (old and new objects are both mapped on update).
 func (r *TenantReconciler) overlappingTenants(ctx context.Context, obj client.Object) []reconcile.Request {
 	t, ok := obj.(*tenancyv1alpha1.Tenant)
-	if !ok || len(t.Status.Namespaces) == 0 {
+	if !ok {
 		return nil
 	}
 	var tenants tenancyv1alpha1.TenantList
@@ -182,13 +196,15 @@ func (r *TenantReconciler) overlappingTenants(ctx context.Context, obj client.Ob
 		log.FromContext(ctx).Error(err, "list tenants for tenant event", "tenant", t.Name)
 		return nil
 	}
+	p := compile(t)
 	var reqs []reconcile.Request
 	for i := range tenants.Items {
 		o := &tenants.Items[i]
 		if o.Name == t.Name {
 			continue
 		}
-		if slices.ContainsFunc(o.Status.Namespaces, func(ns string) bool { return slices.Contains(t.Status.Namespaces, ns) }) {
+		if slices.ContainsFunc(o.Status.Namespaces, func(ns string) bool { return slices.Contains(t.Status.Namespaces, ns) }) ||
+			len(overlapsOf(p, []*policy{compile(o)})) > 0 {
 			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Name: o.Name}})
 		}
 	}

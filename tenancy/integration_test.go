@@ -3,6 +3,7 @@ package tenancy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -160,6 +161,40 @@ func TestTenantControllerOnAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		expectTenant(t, c, "ctl-a", []string{"ctl-a1", "ctl-a2", "ctl-x", "ctl-zz-not-yet"}, metav1.ConditionTrue, ReasonSelected, "")
+	})
+
+	t.Run("overlapping resource-group patterns show on both Tenants and clear", func(t *testing.T) {
+		exclusive := func(name string) (*metav1.Condition, error) {
+			var tn tenancyv1alpha1.Tenant
+			if err := c.Get(ctx, client.ObjectKey{Name: name}, &tn); err != nil {
+				return nil, err
+			}
+			return meta.FindStatusCondition(tn.Status.Conditions, ConditionResourceGroupsExclusive), nil
+		}
+		expect := func(name string, ok func(*metav1.Condition) bool) {
+			t.Helper()
+			eventually(t, name+" "+ConditionResourceGroupsExclusive, func() (bool, string) {
+				cond, err := exclusive(name)
+				if err != nil {
+					return false, err.Error()
+				}
+				return cond != nil && ok(cond), fmt.Sprint(cond)
+			})
+		}
+		// Resource groups "ctl-a-x-*", inside ctl-a's "ctl-a-*".
+		create(t, c, tenant("ctl-a-x", func(s *tenancyv1alpha1.TenantSpec) { s.Namespaces = []string{"ctl-a-x"} }))
+		expect("ctl-a-x", func(cond *metav1.Condition) bool {
+			return cond.Status == metav1.ConditionFalse && cond.Reason == ReasonResourceGroupsOverlap &&
+				strings.Contains(cond.Message, `"ctl-a-x-*" and Tenant "ctl-a"'s "ctl-a-*" can match the same resource groups: they belong to this Tenant`)
+		})
+		expect("ctl-a", func(cond *metav1.Condition) bool {
+			return cond.Status == metav1.ConditionFalse &&
+				strings.Contains(cond.Message, `"ctl-a-*" and Tenant "ctl-a-x"'s "ctl-a-x-*" can match the same resource groups: they belong to Tenant "ctl-a-x"`)
+		})
+		if err := c.Delete(ctx, tenant("ctl-a-x", nil)); err != nil {
+			t.Fatal(err)
+		}
+		expect("ctl-a", func(cond *metav1.Condition) bool { return !strings.Contains(cond.Message, "ctl-a-x") })
 	})
 
 	t.Run("a namespace losing the label leaves", func(t *testing.T) {

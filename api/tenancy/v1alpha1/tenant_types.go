@@ -125,6 +125,9 @@ type TenantStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// Conditions: Ready is False when the spec cannot be applied, for instance a
 	// namespace selected by two Tenants (reason NamespaceConflict).
+	// ResourceGroupsExclusive is False (reason ResourceGroupsOverlap) when
+	// another Tenant's resource-group patterns can match the same groups in a
+	// shared subscription; the message says which Tenant such a group belongs to.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
