@@ -43,7 +43,9 @@ type Located interface {
 }
 
 // CompareIgnorer is implemented by kinds with write-only properties (such as a
-// password) that ARM never returns and so must not count as drift.
+// password) that ARM never returns and so must not count as drift. A digest of
+// their values is kept in status.writeOnlyHash instead: when it changes (the
+// password's Secret was rotated) the resource is written again.
 type CompareIgnorer interface {
 	// IgnoreOnCompare lists dotted paths in the PUT body, such as
 	// "properties.administratorLoginPassword".
@@ -65,6 +67,28 @@ type Resolver interface {
 	// DesiredWith is Desired given Resolve's values. It stays pure.
 	DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error)
 }
+
+// Referencer is implemented by Resolvers that read Secrets or ConfigMaps of
+// the namespace. The controller indexes the names, so a change to one of them
+// reconciles exactly the objects that read it, Ready ones included (a rotated
+// password must be written), and leaves the others alone.
+type Referencer interface {
+	// References names what Resolve reads, including what does not exist yet.
+	References(obj azurev1alpha1.Resource) []Reference
+}
+
+// Reference names a Secret or ConfigMap of the object's namespace.
+type Reference struct {
+	// Kind is ReferenceSecret or ReferenceConfigMap.
+	Kind string
+	Name string
+}
+
+// Kinds of Reference.
+const (
+	ReferenceSecret    = "Secret"
+	ReferenceConfigMap = "ConfigMap"
+)
 
 // Equivalencer is implemented by kinds where ARM reports a string property
 // in a more precise form than the one requested (Redis answers "6.0.20" to

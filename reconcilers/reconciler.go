@@ -162,9 +162,15 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 	if e, ok := r.Kind.(Equivalencer); ok {
 		eq = e.Equivalent
 	}
+	woHash := writeOnlyHash(obj, desired, ignore)
 	diff := "(absent)"
 	if actual != nil {
 		diff = driftWith(desired, actual, ignore, eq)
+		if diff == "" && woHash != "" && woHash != st.WriteOnlyHash {
+			// ARM never returns write-only values: a digest other than the one
+			// last written (a rotated password, or none known) is the drift.
+			diff = writeOnlyPaths(desired, ignore) + " (write-only, not the value last written)"
+		}
 	}
 	if diff != "" {
 		if actual == nil && st.ID == "" {
@@ -184,6 +190,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 		if err != nil {
 			return r.armFailure(err, scope)
 		}
+		// Azure has the values now; recorded with a resume token, the digest
+		// stays true of the operation a restarted operator resumes.
+		st.WriteOnlyHash = woHash
 		body, s, res, done := r.poll(ctx, poller, obj, scope, "Writing "+id)
 		if !done {
 			return s, res, nil
@@ -196,6 +205,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 		}
 	}
 	st.ID = id
+	st.WriteOnlyHash = woHash // unchanged, or "" once the spec has no write-only value
 	if actual != nil {
 		r.Kind.Observe(obj, actual)
 		st.ProvisioningState = provisioningState(actual)
@@ -393,6 +403,7 @@ func (r *Reconciler) poll(ctx context.Context, p *runtime.Poller[json.RawMessage
 		if _, err := p.Poll(ctx); err != nil {
 			s, res, _ := r.armFailure(err, scope)
 			st.ResumeToken = ""
+			st.WriteOnlyHash = "" // whether Azure took the write-only values is unknown: send them again
 			return nil, s, res, false
 		}
 	}
@@ -408,6 +419,7 @@ func (r *Reconciler) poll(ctx context.Context, p *runtime.Poller[json.RawMessage
 	raw, err := p.Result(ctx)
 	if err != nil {
 		s, res, _ := r.armFailure(err, scope)
+		st.WriteOnlyHash = "" // the operation failed: Azure may not have the write-only values
 		return nil, s, res, false
 	}
 	var body map[string]any

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/workqueue"
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -84,7 +86,23 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 		For(obj, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers, NewQueue: o.NewQueue}).
 		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))
-	if _, ok := r.Kind.(Resolver); ok {
+	if refr, ok := r.Kind.(Referencer); ok {
+		// A referenced Secret or ConfigMap that appears lets a waiting object
+		// proceed; one that changes is written to Azure (a rotated password).
+		// The index finds the objects that read it, Ready or not; changes to
+		// other Secrets, or only to metadata, enqueue nothing.
+		if err := mgr.GetFieldIndexer().IndexField(ctx, obj, referencesField, func(o client.Object) []string {
+			var keys []string
+			for _, ref := range refr.References(o.(azurev1alpha1.Resource)) {
+				keys = append(keys, referenceKey(ref.Kind, ref.Name))
+			}
+			return keys
+		}); err != nil {
+			return err
+		}
+		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.referencing(ReferenceSecret)), builder.WithPredicates(dataChanged)).
+			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.referencing(ReferenceConfigMap)), builder.WithPredicates(dataChanged))
+	} else if _, ok := r.Kind.(Resolver); ok {
 		// A referenced Secret or ConfigMap that appears lets a waiting object proceed.
 		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace)).
 			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))
@@ -162,6 +180,47 @@ func (r *Reconciler) inNamespace(ctx context.Context, o client.Object) []reconci
 	})
 	return reqs
 }
+
+// referencesField indexes objects by the Secrets and ConfigMaps they read
+// ("Secret/name", "ConfigMap/name").
+const referencesField = "aztenant.references"
+
+func referenceKey(kind, name string) string { return kind + "/" + name }
+
+// referencing enqueues the objects of the kind that read o, a Secret or a
+// ConfigMap of their namespace.
+func (r *Reconciler) referencing(kind string) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		list, err := r.Registry.newList(r.Kind)
+		if err != nil {
+			return nil
+		}
+		if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()), client.MatchingFields{referencesField: referenceKey(kind, o.GetName())}); err != nil {
+			ctrl.LoggerFrom(ctx).Error(err, "listing the objects that read a changed "+kind+"; they see it at their next sync", "namespace", o.GetNamespace(), "name", o.GetName())
+			return nil
+		}
+		var reqs []reconcile.Request
+		_ = meta.EachListItem(list, func(item runtime.Object) error {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(item.(client.Object))})
+			return nil
+		})
+		return reqs
+	}
+}
+
+// dataChanged passes creations, deletions and updates of a Secret's or
+// ConfigMap's data: a label or an owner reference changing reads nothing new.
+var dataChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	switch o := e.ObjectOld.(type) {
+	case *corev1.Secret:
+		n, ok := e.ObjectNew.(*corev1.Secret)
+		return !ok || !equality.Semantic.DeepEqual(o.Data, n.Data)
+	case *corev1.ConfigMap:
+		n, ok := e.ObjectNew.(*corev1.ConfigMap)
+		return !ok || !equality.Semantic.DeepEqual(o.Data, n.Data) || !equality.Semantic.DeepEqual(o.BinaryData, n.BinaryData)
+	}
+	return true
+}}
 
 // childrenOfOwner enqueues the objects naming o as owner.
 func (r *Reconciler) childrenOfOwner(ctx context.Context, o client.Object) []reconcile.Request {

@@ -17,13 +17,16 @@ import (
 
 // FlexibleServer adapts Microsoft.DBforPostgreSQL/flexibleServers. The
 // administrator password comes from a Secret of the namespace; ARM never
-// returns it, so it is sent with every write and never compared.
+// returns it, so it is sent with every write and never compared: the
+// reconciler keeps a salted digest of it in status.writeOnlyHash and writes
+// again when the Secret's value changes.
 type FlexibleServer struct{}
 
 var (
 	_ reconcilers.Located         = FlexibleServer{}
 	_ reconcilers.CompareIgnorer  = FlexibleServer{}
 	_ reconcilers.Resolver        = FlexibleServer{}
+	_ reconcilers.Referencer      = FlexibleServer{}
 	_ reconcilers.ConfigMapSource = FlexibleServer{}
 )
 
@@ -41,6 +44,15 @@ func (FlexibleServer) Location(obj azurev1alpha1.Resource) string {
 }
 func (FlexibleServer) IgnoreOnCompare() []string {
 	return []string{"properties.administratorLoginPassword"}
+}
+
+// References names the password's Secret, so rotating it writes the new
+// password at once.
+func (FlexibleServer) References(obj azurev1alpha1.Resource) []reconcilers.Reference {
+	if ref := obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Spec.AdministratorLoginPassword; ref != nil {
+		return []reconcilers.Reference{{Kind: reconcilers.ReferenceSecret, Name: ref.Name}}
+	}
+	return nil
 }
 
 // Resolve reads the administrator password from its Secret.
