@@ -49,11 +49,12 @@ type Options struct {
 // Read a namespace's reconcile policy annotation:
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
-// SetupWithManager registers the field index and the controller of r.Kind.
+// SetupWithManager registers the field indexes and the controller of r.Kind.
 //
 // The controller reacts to spec and annotation changes of its objects (not to
 // its own status writes), to Identities of the namespace (a missing one may
-// appear), to owners (a child waits for its owner to become Ready), and to
+// appear), to owners (a child waits for its owner to become Ready), to the
+// data of the Secrets and ConfigMaps its objects read (Referencer), and to
 // Tenant changes through Options.AdmissionChanges.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	if r.PollInterval == 0 {
