@@ -44,7 +44,8 @@ type Located interface {
 
 // CompareIgnorer is implemented by kinds with write-only properties (such as a
 // password) that ARM never returns and so must not count as drift. A digest of
-// their values is kept in status.writeOnlyHash instead: when it changes (the
+// their values (HMAC keyed with the UIDs of the Secrets they come from, see
+// writeOnlyKey) is kept in status.writeOnlyHash instead: when it changes (the
 // password's Secret was rotated) the resource is written again.
 type CompareIgnorer interface {
 	// IgnoreOnCompare lists dotted paths in the PUT body, such as

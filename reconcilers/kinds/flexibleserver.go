@@ -18,7 +18,7 @@ import (
 // FlexibleServer adapts Microsoft.DBforPostgreSQL/flexibleServers. The
 // administrator password comes from a Secret of the namespace; ARM never
 // returns it, so it is sent with every write and never compared: the
-// reconciler keeps a salted digest of it in status.writeOnlyHash and writes
+// reconciler keeps a keyed digest of it in status.writeOnlyHash and writes
 // again when the Secret's value changes.
 type FlexibleServer struct{}
 

@@ -116,7 +116,8 @@ type ResourceStatus struct {
 	// (aztenant.io/adopt); deleting it then detaches unless told otherwise.
 	// +optional
 	Adopted bool `json:"adopted,omitempty"`
-	// WriteOnlyHash is a digest (SHA-256, salted with the object's UID) of
+	// WriteOnlyHash is a digest (HMAC-SHA256 keyed with the UIDs of the
+	// Secrets they come from, which readers of this status need not see) of
 	// the write-only properties last written to Azure, such as an
 	// administrator password read from a Secret. ARM never returns them, so
 	// this is how a change (a rotated password) is noticed: when it differs,
