@@ -142,44 +142,40 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 	return b.Complete(r)
 }
 
-// allInNamespace lists every object of the kind in namespace ns: a Tenant
-// change can deny what was Ready as well as admit what was denied.
-func (r *Reconciler) allInNamespace(ctx context.Context, ns string) []reconcile.Request {
+// requests lists the objects of the kind matching opts (from the cache) and
+// returns those keep accepts (all when keep is nil) as requests. A failed
+// list is logged with what it was for: those objects are looked at again at
+// their next requeue.
+func (r *Reconciler) requests(ctx context.Context, why string, keep func(azurev1alpha1.Resource) bool, opts ...client.ListOption) []reconcile.Request {
 	list, err := r.Registry.newList(r.Kind)
 	if err != nil {
 		return nil
 	}
-	if err := r.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "listing objects after a Tenant change; they are looked at again at their next requeue", "namespace", ns)
+	if err := r.Client.List(ctx, list, opts...); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing objects "+why+"; they are looked at again at their next requeue")
 		return nil
 	}
 	var reqs []reconcile.Request
 	_ = meta.EachListItem(list, func(item runtime.Object) error {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(item.(client.Object))})
-		return nil
-	})
-	return reqs
-}
-
-// inNamespace enqueues every object of the kind in the event's namespace that
-// is not Ready (an Identity appeared or changed).
-func (r *Reconciler) inNamespace(ctx context.Context, o client.Object) []reconcile.Request {
-	list, err := r.Registry.newList(r.Kind)
-	if err != nil {
-		return nil
-	}
-	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace())); err != nil {
-		return nil
-	}
-	var reqs []reconcile.Request
-	_ = meta.EachListItem(list, func(item runtime.Object) error {
-		res := item.(azurev1alpha1.Resource)
-		if !isReady(res) {
+		if res := item.(azurev1alpha1.Resource); keep == nil || keep(res) {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(res)})
 		}
 		return nil
 	})
 	return reqs
+}
+
+// allInNamespace lists every object of the kind in namespace ns: a Tenant
+// change can deny what was Ready as well as admit what was denied.
+func (r *Reconciler) allInNamespace(ctx context.Context, ns string) []reconcile.Request {
+	return r.requests(ctx, "after a Tenant change in namespace "+ns, nil, client.InNamespace(ns))
+}
+
+// inNamespace enqueues every object of the kind in the event's namespace that
+// is not Ready (an Identity appeared or changed).
+func (r *Reconciler) inNamespace(ctx context.Context, o client.Object) []reconcile.Request {
+	return r.requests(ctx, "after a change in namespace "+o.GetNamespace(), func(res azurev1alpha1.Resource) bool { return !isReady(res) },
+		client.InNamespace(o.GetNamespace()))
 }
 
 // referencesField indexes objects by the Secrets and ConfigMaps they read
@@ -192,20 +188,8 @@ func referenceKey(kind, name string) string { return kind + "/" + name }
 // ConfigMap of their namespace.
 func (r *Reconciler) referencing(kind string) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		list, err := r.Registry.newList(r.Kind)
-		if err != nil {
-			return nil
-		}
-		if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()), client.MatchingFields{referencesField: referenceKey(kind, o.GetName())}); err != nil {
-			ctrl.LoggerFrom(ctx).Error(err, "listing the objects that read a changed "+kind+"; they see it at their next sync", "namespace", o.GetNamespace(), "name", o.GetName())
-			return nil
-		}
-		var reqs []reconcile.Request
-		_ = meta.EachListItem(list, func(item runtime.Object) error {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(item.(client.Object))})
-			return nil
-		})
-		return reqs
+		return r.requests(ctx, "that read the changed "+kind+" "+o.GetNamespace()+"/"+o.GetName(), nil,
+			client.InNamespace(o.GetNamespace()), client.MatchingFields{referencesField: referenceKey(kind, o.GetName())})
 	}
 }
 
@@ -225,19 +209,8 @@ var dataChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 
 // childrenOfOwner enqueues the objects naming o as owner.
 func (r *Reconciler) childrenOfOwner(ctx context.Context, o client.Object) []reconcile.Request {
-	list, err := r.Registry.newList(r.Kind)
-	if err != nil {
-		return nil
-	}
-	if err := r.Client.List(ctx, list, client.InNamespace(o.GetNamespace()), client.MatchingFields{ownerNameField: o.GetName()}); err != nil {
-		return nil
-	}
-	var reqs []reconcile.Request
-	_ = meta.EachListItem(list, func(item runtime.Object) error {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(item.(client.Object))})
-		return nil
-	})
-	return reqs
+	return r.requests(ctx, "whose owner "+o.GetNamespace()+"/"+o.GetName()+" changed", nil,
+		client.InNamespace(o.GetNamespace()), client.MatchingFields{ownerNameField: o.GetName()})
 }
 
 func lenOf(list client.ObjectList) int { return meta.LenList(list) }
