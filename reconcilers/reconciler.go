@@ -58,6 +58,11 @@ type Reconciler struct {
 	// PollInterval is how soon an unfinished long-running operation is polled
 	// again when ARM gives no Retry-After.
 	PollInterval time.Duration
+	// APIReader, when set, reads an object from the API server when the cached
+	// copy may predate this reconciler's last write to it (see lastWrites).
+	APIReader client.Reader
+
+	writes lastWrites
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -69,7 +74,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	ctx = withLabels(ctx, kind, req.Namespace)
 	obj := r.Kind.New()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.writes.forget(req.NamespacedName)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if r.APIReader != nil && r.writes.differs(obj) {
+		if err := r.APIReader.Get(ctx, req.NamespacedName, obj); err != nil {
+			if apierrors.IsNotFound(err) {
+				r.writes.forget(req.NamespacedName)
+			}
+			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
+		// Known fresh now: once the cache holds this version, it is read from
+		// the cache again.
+		r.writes.record(obj)
 	}
 	before := obj.DeepCopyObject().(azurev1alpha1.Resource)
 	s, result, err := r.reconcile(ctx, obj, before)
@@ -213,6 +232,12 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 	if actual != nil {
 		r.Kind.Observe(obj, actual)
 		st.ProvisioningState = provisioningState(actual)
+	}
+	if ps := st.ProvisioningState; !terminalState(ps) {
+		// An operation is still running in Azure (ours, seen before its resume
+		// token, or someone else's): the resource is not Ready until it ends.
+		s := inProgress(ReasonReconciling, fmt.Sprintf("Azure reports provisioningState %s for %s: waiting for it to finish", ps, id))
+		return &s, reconcile.Result{RequeueAfter: r.PollInterval}, nil
 	}
 	if s := r.export(ctx, obj, calls, id); s != nil {
 		return s, reconcile.Result{RequeueAfter: jitter(period)}, nil
@@ -365,6 +390,7 @@ func (r *Reconciler) ensureOwnerReference(ctx context.Context, obj, before azure
 	if err := r.Client.Patch(ctx, obj, client.MergeFrom(before)); err != nil {
 		return err
 	}
+	r.writes.record(obj)
 	before.SetOwnerReferences(obj.GetOwnerReferences())
 	before.SetResourceVersion(obj.GetResourceVersion())
 	return nil
@@ -453,6 +479,16 @@ func (r *Reconciler) armFailure(err error, scope identity.Scope) (*state, reconc
 	return &c.state, reconcile.Result{RequeueAfter: c.retryAfter}, nil
 }
 
+// terminalState reports a provisioningState no operation is running under
+// (ARM's terminal states), or none reported.
+func terminalState(ps string) bool {
+	switch strings.ToLower(ps) {
+	case "", "succeeded", "failed", "canceled":
+		return true
+	}
+	return false
+}
+
 func provisioningState(body map[string]any) string {
 	if p, ok := body["properties"].(map[string]any); ok {
 		if s, ok := p["provisioningState"].(string); ok {
@@ -502,6 +538,7 @@ func (r *Reconciler) addFinalizer(ctx context.Context, obj, before azurev1alpha1
 	if err := r.Client.Patch(ctx, obj, client.MergeFrom(before)); err != nil {
 		return err
 	}
+	r.writes.record(obj)
 	before.SetFinalizers(obj.GetFinalizers())
 	before.SetResourceVersion(obj.GetResourceVersion())
 	return nil
@@ -515,6 +552,7 @@ func (r *Reconciler) removeFinalizer(ctx context.Context, obj, before azurev1alp
 	if err := r.Client.Patch(ctx, obj, client.MergeFrom(before)); err != nil {
 		return client.IgnoreNotFound(err)
 	}
+	r.writes.record(obj)
 	before.SetFinalizers(obj.GetFinalizers())
 	before.SetResourceVersion(obj.GetResourceVersion())
 	return nil
@@ -527,6 +565,9 @@ func (r *Reconciler) patchStatus(ctx context.Context, before, after azurev1alpha
 		return nil
 	}
 	err := r.Client.Status().Patch(ctx, after, client.MergeFrom(before))
+	if err == nil {
+		r.writes.record(after)
+	}
 	return client.IgnoreNotFound(err)
 }
 

@@ -162,7 +162,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 			return nil, err
 		}
 		r := &reconcilers.Reconciler{
-			Client: mgr.GetClient(), Kind: k, Registry: registry, Broker: broker,
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker,
 			Guards: guards, Expressions: exprs,
 			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
 			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,

@@ -233,3 +233,32 @@ func TestTenantChangesApplyAtOnce(t *testing.T) {
 	s.WaitReady(t, ready, metav1.ConditionTrue, "Succeeded")
 	s.WaitReady(t, waiting, metav1.ConditionTrue, "Succeeded")
 }
+
+// A resource Azure reports as still provisioning (an operation running, ours
+// seen before its resume token or someone else's) is not Ready, and nothing
+// is written to it; it becomes Ready when Azure's operation ends.
+func TestNotReadyWhileAzureIsProvisioning(t *testing.T) {
+	const ns = "busyrg"
+	s := newStack(t, ns)
+	ctx := t.Context()
+	rg := resourceGroup(ns, "busyrg-a", nil, nil)
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionTrue, "Succeeded")
+	id := rgID("busyrg-a")
+	_, err := s.Emu.PatchResource(ctx, id, []byte(`{"properties":{"provisioningState":"Updating"}}`))
+	must(t, err)
+	puts := func() int { return strings.Count(methods(s.ARMCalls("/resourceGroups/busyrg-a")), "PUT") }
+	before := puts()
+	s.Touch(t, rg, "while-updating")
+	until(t, "Reconciling while Azure reports Updating", func() bool {
+		must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(rg), rg))
+		c := meta.FindStatusCondition(rg.Status.Conditions, "Ready")
+		return c != nil && c.Status == metav1.ConditionUnknown && c.Reason == "Reconciling" && strings.Contains(c.Message, "provisioningState Updating")
+	})
+	_, err = s.Emu.PatchResource(ctx, id, []byte(`{"properties":{"provisioningState":"Succeeded"}}`))
+	must(t, err)
+	s.WaitReady(t, rg, metav1.ConditionTrue, "Succeeded")
+	if n := puts() - before; n != 0 {
+		t.Errorf("%d PUTs while Azure's operation ran", n)
+	}
+}
