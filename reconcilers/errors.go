@@ -24,6 +24,10 @@ type classified struct {
 // classify sorts an ARM error: throttling and server errors are transient and
 // honour Retry-After; 403 names who lacked what where; other 4xx are the
 // spec's fault and stall until it changes.
+// codeConcurrentFICWrites is ARM's code for a federated identity credential
+// written while another one of the same managed identity is being written.
+const codeConcurrentFICWrites = "ConcurrentFederatedIdentityCredentialsWritesForSingleManagedIdentity"
+
 func classify(err error, principal string) classified {
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
@@ -39,6 +43,10 @@ func classify(err error, principal string) classified {
 	case re.StatusCode == http.StatusForbidden || re.StatusCode == http.StatusUnauthorized:
 		return classified{state: failed(ReasonAuthorizationFailed,
 			fmt.Sprintf("identity %s is not allowed to do this: %s", principal, msg), false), retryAfter: 5 * time.Minute}
+	case re.StatusCode == http.StatusConflict && re.ErrorCode == codeConcurrentFICWrites:
+		// Azure refuses a credential write while another of the same identity
+		// is in flight: nothing is wrong, the next try a moment later succeeds.
+		return classified{state: failed(ReasonAzureUnavailable, msg, false), retryAfter: jitter(2 * time.Second)}
 	case re.StatusCode == http.StatusConflict:
 		// Conflicts are often another operation in progress: retry, without hammering.
 		return classified{state: failed(ReasonAzureRejected, msg, false), retryAfter: time.Minute}

@@ -232,6 +232,18 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 	case http.MethodGet, http.MethodHead:
 		return e.getResource(w, r, req)
 	case http.MethodPut, http.MethodPatch:
+		took, ferr := e.ficWriteInFlight(req)
+		if ferr != nil {
+			return ferr
+		}
+		if took > 0 {
+			t := time.NewTimer(took)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+			}
+		}
 		return e.writeResource(w, r, req, opFail, apiVersion)
 	case http.MethodDelete:
 		return e.deleteResource(w, r, req, opFail, apiVersion)

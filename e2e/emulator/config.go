@@ -58,6 +58,12 @@ type Config struct {
 	// PollRetryAfter is the Retry-After sent with long-running-operation responses; zero
 	// makes clients use their own poll frequency (fast tests).
 	PollRetryAfter Duration `json:"pollRetryAfter,omitempty"`
+	// FICWriteSettle is how long after a federated identity credential is written
+	// that another credential of the same managed identity cannot be written: Azure
+	// refuses concurrent credential writes under one identity with 409
+	// ConcurrentFederatedIdentityCredentialsWritesForSingleManagedIdentity. 100ms when
+	// zero; negative turns the check off.
+	FICWriteSettle Duration `json:"ficWriteSettle,omitempty"`
 	// TokenLifetime of issued access tokens; one hour when zero.
 	TokenLifetime Duration `json:"tokenLifetime,omitempty"`
 	// LRO overrides the long-running-operation style per resource type (case-insensitive

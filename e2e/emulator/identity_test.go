@@ -340,3 +340,49 @@ func checkAllowed(t *testing.T, what string, err error, want bool) {
 		t.Errorf("%s: %d %s, want 403 AuthorizationFailed", what, status, code)
 	}
 }
+
+// Azure refuses concurrent federated credential writes under one identity;
+// written one after the other they all succeed, and other identities are not
+// held up.
+func TestConcurrentFederatedCredentialWritesAreRefused(t *testing.T) {
+	f := newFixture(t, func(c *emulator.Config) { c.FICWriteSettle = emulator.Duration(300 * time.Millisecond) })
+	platform := f.platformCred(t)
+	f.createGroup(t, platform, "team-a")
+	ids, fics := f.identities(t, platform)
+	for _, name := range []string{"busy", "other"} {
+		if _, err := ids.CreateOrUpdate(ctxT(t), "team-a", name, armmsi.Identity{Location: to.Ptr("westeurope")}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fic := func(i int) armmsi.FederatedIdentityCredential {
+		return armmsi.FederatedIdentityCredential{Properties: &armmsi.FederatedIdentityCredentialProperties{
+			Issuer: to.Ptr(testIssuer), Subject: to.Ptr(fmt.Sprintf("system:serviceaccount:ns-%d:azure", i)), Audiences: []*string{to.Ptr(tokenExchangeAudience)},
+		}}
+	}
+	errs := make(chan error, 3)
+	for i, identity := range []string{"busy", "busy", "other"} {
+		go func() {
+			if i == 1 {
+				time.Sleep(100 * time.Millisecond) // while the first is in flight
+			}
+			_, err := fics.CreateOrUpdate(ctxT(t), "team-a", identity, fmt.Sprintf("fic-%d", i), fic(i), nil)
+			errs <- err
+		}()
+	}
+	var refused int
+	for range 3 {
+		if err := <-errs; err != nil {
+			status, code := responseError(t, err)
+			if status != 409 || code != "ConcurrentFederatedIdentityCredentialsWritesForSingleManagedIdentity" {
+				t.Fatalf("got %d %s, want 409 ConcurrentFederatedIdentityCredentialsWritesForSingleManagedIdentity", status, code)
+			}
+			refused++
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d writes refused, want the one sent while another of the same identity was in flight", refused)
+	}
+	if _, err := fics.CreateOrUpdate(ctxT(t), "team-a", "busy", "fic-1", fic(1), nil); err != nil {
+		t.Errorf("written after the first finished: %v", err)
+	}
+}

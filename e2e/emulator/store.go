@@ -21,6 +21,9 @@ type resource struct {
 	children  map[string]*resource
 	op        *operation // in-flight long-running operation
 	updated   time.Time
+	// ficBusyUntil: a managed identity refuses another federated credential
+	// write until then (Config.FICWriteSettle). Not persisted.
+	ficBusyUntil time.Time
 }
 
 func (r *resource) typeKey() string { return strings.ToLower(r.typ) }

@@ -3,6 +3,7 @@ package emulator
 import (
 	"net/http"
 	"strings"
+	"time"
 )
 
 const (
@@ -90,4 +91,32 @@ func ficFromBody(body map[string]any) FederatedCredential {
 		}
 	}
 	return f
+}
+
+// ficWriteInFlight emulates a federated credential write taking
+// Config.FICWriteSettle: while one is in flight, another write of a credential
+// under the same identity is refused, as Azure refuses concurrent ones; a
+// client writing one after the other never sees the refusal. It returns how
+// long the accepted write must take.
+func (e *Emulator) ficWriteInFlight(req *armRequest) (time.Duration, *apiError) {
+	settle := time.Duration(e.cfg.FICWriteSettle)
+	if settle == 0 {
+		settle = 100 * time.Millisecond
+	}
+	if settle < 0 || req.target.typeKey() != typeFederatedCredential {
+		return 0, nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	identity := e.resources[req.path.parent().key()]
+	if identity == nil {
+		return 0, nil // the write answers 404
+	}
+	now := time.Now()
+	if now.Before(identity.ficBusyUntil) {
+		return 0, armErr(http.StatusConflict, "ConcurrentFederatedIdentityCredentialsWritesForSingleManagedIdentity",
+			"Too many Federated Identity Credentials are written concurrently for the managed identity '%s'. Concurrent Federated Identity Credentials writes under the same managed identity are not supported.", identity.id)
+	}
+	identity.ficBusyUntil = now.Add(settle)
+	return settle, nil
 }
