@@ -113,7 +113,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 		if err != nil {
 			return err
 		}
-		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner))
+		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner), builder.WithPredicates(ownerStateChanged))
 	}
 	if ok, has := r.Kind.(OwnerKinder); has {
 		for _, gk := range ok.OwnerKinds() {
@@ -121,7 +121,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 			if gk == r.Kind.OwnerKind() || err != nil {
 				continue // watched above, or not served by this operator
 			}
-			b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner))
+			b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner), builder.WithPredicates(ownerStateChanged))
 		}
 	}
 	if o.AdmissionChanges != nil {
@@ -192,6 +192,21 @@ func (r *Reconciler) referencing(kind string) handler.MapFunc {
 			client.InNamespace(o.GetNamespace()), client.MatchingFields{referencesField: referenceKey(kind, o.GetName())})
 	}
 }
+
+// ownerStateChanged passes the owner updates a child acts on: becoming Ready
+// or not, its ARM ID, its deletion. Other writes (its own status progress, a
+// finalizer, a resync that changed nothing) would reconcile every child, one
+// ARM GET each, for nothing.
+var ownerStateChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	o, okOld := e.ObjectOld.(azurev1alpha1.Resource)
+	n, okNew := e.ObjectNew.(azurev1alpha1.Resource)
+	if !okOld || !okNew {
+		return true
+	}
+	return isReady(o) != isReady(n) ||
+		o.AzureStatus().ID != n.AzureStatus().ID ||
+		!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp())
+}}
 
 // dataChanged passes creations, deletions and updates of a Secret's or
 // ConfigMap's data: a label or an owner reference changing reads nothing new.
