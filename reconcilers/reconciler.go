@@ -181,11 +181,14 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 	if e, ok := r.Kind.(Equivalencer); ok {
 		eq = e.Equivalent
 	}
-	var refs []Reference
-	if rf, ok := r.Kind.(Referencer); ok {
-		refs = rf.References(obj)
+	var woHash string
+	if len(ignore) > 0 { // only kinds with write-only values read the key's Secrets
+		var refs []Reference
+		if rf, ok := r.Kind.(Referencer); ok {
+			refs = rf.References(obj)
+		}
+		woHash = writeOnlyHash(writeOnlyKey(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj, refs), desired, ignore)
 	}
-	woHash := writeOnlyHash(writeOnlyKey(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj, refs), desired, ignore)
 	diff := "(absent)"
 	if actual != nil {
 		diff = driftWith(desired, actual, ignore, eq)

@@ -86,20 +86,22 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	}
 	slices.Sort(selected)
 
+	// Every Tenant compiled once: both conditions compare this one with the others.
+	others := make([]*policy, 0, len(tenants.Items))
+	for i := range tenants.Items {
+		others = append(others, compile(&tenants.Items[i]))
+	}
+
 	cond := metav1.Condition{Type: ConditionReady, ObservedGeneration: t.Generation}
 	if reason, msg := p.validationError(); reason != "" {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reason, msg
-	} else if conflicts := conflictsOf(t.Name, selected, nsLabels, tenants.Items); len(conflicts) > 0 {
+	} else if conflicts := conflictsOf(t.Name, selected, nsLabels, others); len(conflicts) > 0 {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, ReasonNamespaceConflict, strings.Join(conflicts, "; ")
 	} else {
 		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonSelected
 		cond.Message = fmt.Sprintf("selects %d namespace(s)", len(selected))
 	}
 
-	others := make([]*policy, 0, len(tenants.Items))
-	for i := range tenants.Items {
-		others = append(others, compile(&tenants.Items[i]))
-	}
 	exclusive := metav1.Condition{Type: ConditionResourceGroupsExclusive, ObservedGeneration: t.Generation,
 		Status: metav1.ConditionTrue, Reason: ReasonNoOverlap, Message: "no other Tenant's resource-group patterns can match the same groups"}
 	if overlaps := overlapsOf(p, others); len(overlaps) > 0 {
@@ -130,17 +132,15 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 }
 
 // conflictsOf describes, per selected namespace, the other Tenants selecting it.
-func conflictsOf(self string, selected []string, nsLabels map[string]labels.Set, all []tenancyv1alpha1.Tenant) []string {
+func conflictsOf(self string, selected []string, nsLabels map[string]labels.Set, all []*policy) []string {
 	others := map[string][]string{}
-	for i := range all {
-		o := &all[i]
-		if o.Name == self || o.DeletionTimestamp != nil {
+	for _, q := range all {
+		if q.name() == self || q.tenant.DeletionTimestamp != nil {
 			continue
 		}
-		q := compile(o)
 		for _, ns := range selected {
 			if q.selects(ns, nsLabels[ns]) {
-				others[ns] = append(others[ns], o.Name)
+				others[ns] = append(others[ns], q.name())
 			}
 		}
 	}
