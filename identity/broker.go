@@ -31,7 +31,21 @@ type Broker struct {
 	reader   client.Reader
 	creds    *Credentials
 	resolved *resolvedCache // nil: resolve on every call
+	// allowUnreserved lets Identities name any ServiceAccount (see
+	// CheckReserved); off unless the operator is told otherwise.
+	allowUnreserved bool
 }
+
+// AllowUnreservedServiceAccounts lets the broker exchange ServiceAccounts
+// that admission does not reserve for the operator. Anyone able to create a
+// pod or a token in such a namespace can then act as its identity directly.
+func (b *Broker) AllowUnreservedServiceAccounts(allow bool) *Broker {
+	b.allowUnreserved = allow
+	return b
+}
+
+// UnreservedAllowed reports the setting of AllowUnreservedServiceAccounts.
+func (b *Broker) UnreservedAllowed() bool { return b.allowUnreserved }
 
 // NewBroker resolves Identities through r (the manager's cache in the operator).
 func NewBroker(r client.Reader, creds *Credentials) *Broker {
@@ -68,7 +82,7 @@ func (b *Broker) ARMClientFor(ctx context.Context, obj client.Object) (*arm.Clie
 
 func (b *Broker) resolve(ctx context.Context, obj client.Object) (*Resolved, error) {
 	if b.resolved == nil {
-		return Resolve(ctx, b.reader, obj)
+		return Resolve(ctx, b.reader, obj, b.allowUnreserved)
 	}
 	name, err := IdentityNameFor(obj)
 	if err != nil {
@@ -81,7 +95,7 @@ func (b *Broker) resolve(ctx context.Context, obj client.Object) (*Resolved, err
 	}
 	// Failures are not remembered: the fix (creating the Identity) is an event
 	// that would drop the entry anyway, and errors are the rare path.
-	res, err = Resolve(ctx, b.reader, obj)
+	res, err = Resolve(ctx, b.reader, obj, b.allowUnreserved)
 	if err == nil {
 		b.resolved.put(ns, name, res, epoch)
 	}

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -58,6 +59,10 @@ type Controller struct {
 	// ServiceAccount keep a finalizer while resources of the namespace may
 	// still need them.
 	InUse InUseFunc
+	// Platform is the platform team's Identity (in the operator's namespace),
+	// which federates with the operator's own ServiceAccount rather than a
+	// reserved provisioner account; it serves onboarding only.
+	Platform types.NamespacedName
 }
 
 // SetupWithManager registers the controller.
@@ -163,7 +168,14 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		requeue = res
 	}
 	before := id.DeepCopy()
-	res, err := ResolveIdentity(ctx, c.Client, &id)
+	var res *Resolved
+	err := error(nil)
+	if req.NamespacedName != c.Platform {
+		err = CheckReserved(&id, c.Broker.UnreservedAllowed())
+	}
+	if err == nil {
+		res, err = ResolveIdentity(ctx, c.Client, &id)
+	}
 	if err != nil {
 		if ReasonOf(err) == "" {
 			return reconcile.Result{}, err // the API server failed us: retry with backoff

@@ -11,6 +11,9 @@ const (
 	ReasonIdentityNotFound         = "IdentityNotFound"
 	ReasonInvalidIdentityReference = "InvalidIdentityReference"
 	ReasonServiceAccountNotFound   = "ServiceAccountNotFound"
+	// ReasonServiceAccountNotReserved: the Identity names a ServiceAccount
+	// other than the reserved provisioner account (see CheckReserved).
+	ReasonServiceAccountNotReserved = "ServiceAccountNotReserved"
 	ReasonMissingClientID          = "MissingClientID"
 	ReasonMissingTenantID          = "MissingTenantID"
 	ReasonFederationRejected       = "FederationRejected"
@@ -36,7 +39,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // something (create the Identity, fix an annotation). Missing objects are not
 // terminal: they may be created any moment, and a watch will notice.
 func (e *Error) Terminal() bool {
-	return e.Reason == ReasonInvalidIdentityReference
+	return e.Reason == ReasonInvalidIdentityReference || e.Reason == ReasonServiceAccountNotReserved
 }
 
 func errorf(reason string, err error, format string, args ...any) *Error {

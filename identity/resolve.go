@@ -25,7 +25,29 @@ const (
 	AnnotationTenantID = "azure.workload.identity/tenant-id"
 	// TokenAudience is the audience Entra ID expects on federated assertions.
 	TokenAudience = "api://AzureADTokenExchange"
+	// ProvisionerServiceAccount is the one ServiceAccount of a namespace that
+	// the operator exchanges for the namespace's Azure identity. Admission
+	// (package reservation) reserves it for the operator: nobody else may get
+	// a token for it, run a pod as it or change its workload-identity
+	// annotations, so the namespace's provisioning identity is reachable only
+	// through the operator, its Tenant bounds and its policy.
+	ProvisionerServiceAccount = "aztenant-provisioner"
 )
+
+// CheckReserved refuses an Identity whose ServiceAccount is not the reserved
+// provisioner account: any namespace editor can mint a token for another
+// account (TokenRequest, a pod, a token Secret) and so act as the identity
+// around the operator. allowUnreserved (the operator's
+// --insecure-allow-unreserved-service-accounts) lifts the rule.
+func CheckReserved(id *identityv1alpha1.Identity, allowUnreserved bool) error {
+	if allowUnreserved || id.Spec.ServiceAccountName == ProvisionerServiceAccount {
+		return nil
+	}
+	return errorf(ReasonServiceAccountNotReserved, nil,
+		"Identity %s/%s names ServiceAccount %q, which anyone who may create pods or tokens in namespace %q can use to act as the Azure identity around aztenant; "+
+			"aztenant exchanges only ServiceAccount %q, which admission reserves for the operator: set spec.serviceAccountName to it and federate the Azure identity with system:serviceaccount:%s:%s",
+		id.Namespace, id.Name, id.Spec.ServiceAccountName, id.Namespace, ProvisionerServiceAccount, id.Namespace, ProvisionerServiceAccount)
+}
 
 // Resolved is everything needed to act as an Identity.
 type Resolved struct {
@@ -58,8 +80,10 @@ func IdentityNameFor(obj client.Object) (string, error) {
 
 // Resolve finds the Identity serving obj and its ServiceAccount, both in obj's
 // namespace, and fills in client and tenant IDs from the ServiceAccount's
-// workload-identity annotations where the Identity leaves them empty.
-func Resolve(ctx context.Context, r client.Reader, obj client.Object) (*Resolved, error) {
+// workload-identity annotations where the Identity leaves them empty. An
+// Identity naming another ServiceAccount than the reserved one is refused
+// (CheckReserved) unless allowUnreserved.
+func Resolve(ctx context.Context, r client.Reader, obj client.Object, allowUnreserved bool) (*Resolved, error) {
 	name, err := IdentityNameFor(obj)
 	if err != nil {
 		return nil, err
@@ -72,6 +96,9 @@ func Resolve(ctx context.Context, r client.Reader, obj client.Object) (*Resolved
 				"no Identity %q in namespace %q: a platform admin grants the namespace an Azure identity by creating it (aztenant never falls back to the operator's own identity)", name, ns)
 		}
 		return nil, fmt.Errorf("read Identity %s/%s: %w", ns, name, err)
+	}
+	if err := CheckReserved(&id, allowUnreserved); err != nil {
+		return nil, err
 	}
 	return ResolveIdentity(ctx, r, &id)
 }

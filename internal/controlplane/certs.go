@@ -24,7 +24,9 @@ type pki struct {
 	servingKey    string
 	adminCertPEM  []byte
 	adminKeyPEM   []byte
-	saPublicFile  string
+	// operatorCertPEM and operatorKeyPEM authenticate OperatorUser.
+	operatorCertPEM, operatorKeyPEM []byte
+	saPublicFile                    string
 	saPrivateFile string
 }
 
@@ -89,6 +91,13 @@ func newPKI(dir string) (*pki, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The operator's own user, so admission can tell it from the admin (the
+	// provisioner accounts' tokens are reserved for it). system:masters: the
+	// tests' operator runs without the chart's RBAC.
+	p.operatorCertPEM, p.operatorKeyPEM, err = issue(4, pkix.Name{CommonName: OperatorUser, Organization: []string{"system:masters"}}, x509.ExtKeyUsageClientAuth, false)
+	if err != nil {
+		return nil, err
+	}
 	saKey, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return nil, err
@@ -107,6 +116,8 @@ func newPKI(dir string) (*pki, error) {
 		"sa.pub":        pemBlock("PUBLIC KEY", saPub),
 		"admin.crt":     p.adminCertPEM,
 		"admin.key":     p.adminKeyPEM,
+		"operator.crt":  p.operatorCertPEM,
+		"operator.key":  p.operatorKeyPEM,
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {

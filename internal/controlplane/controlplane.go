@@ -40,7 +40,18 @@ type Options struct {
 	Detach bool
 	// StartTimeout bounds how long Start waits for readiness (default 90s).
 	StartTimeout time.Duration
+	// Controllers, when not empty, starts kube-controller-manager (from
+	// BinDir) with these of its controllers, for example ControllersLifecycle.
+	// It costs a few seconds of start-up and a process: only packages whose
+	// tests need the cluster's own controllers ask for it.
+	Controllers []string
 }
+
+// ControllersLifecycle are the kube-controller-manager controllers that run a
+// cluster's object lifecycle: garbage collection by owner references,
+// namespace deletion, ClusterRole aggregation (Kubernetes' admin, edit and
+// view roles) and the legacy service-account token Secrets.
+var ControllersLifecycle = []string{"garbagecollector", "namespace", "clusterrole-aggregation", "serviceaccount-token"}
 
 // ControlPlane is a running etcd + kube-apiserver pair.
 type ControlPlane struct {
@@ -50,13 +61,18 @@ type ControlPlane struct {
 	Dir string
 	// KubeconfigPath is an admin kubeconfig usable by kubectl and helm.
 	KubeconfigPath string
+	// OperatorConfig and OperatorKubeconfigPath authenticate as OperatorUser
+	// (also in system:masters), for the operator under test: admission tells
+	// it from the admin.
+	OperatorConfig         *rest.Config
+	OperatorKubeconfigPath string
 	// IssuerURL is the service-account token issuer; its discovery document and
 	// JWKS are served by the API server, readable without credentials.
 	IssuerURL string
 	// CAPEM is the CA of the API server's serving certificate.
 	CAPEM []byte
 
-	etcd, apiserver *process
+	etcd, apiserver, controllers *process
 	ownsDir         bool
 	apiserverPort   int
 }
@@ -146,6 +162,8 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 		},
 		QPS: 1000, Burst: 2000,
 	}
+	cp.OperatorConfig = rest.CopyConfig(cp.Config)
+	cp.OperatorConfig.CertData, cp.OperatorConfig.KeyData = pki.operatorCertPEM, pki.operatorKeyPEM
 	timeout := opts.StartTimeout
 	if timeout == 0 {
 		timeout = 90 * time.Second
@@ -172,7 +190,59 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 	if err := cp.writeKubeconfig(pki); err != nil {
 		return nil, err
 	}
+	if len(opts.Controllers) > 0 {
+		if err := cp.startControllers(wctx, bin, pki, opts); err != nil {
+			return nil, err
+		}
+	}
 	return cp, nil
+}
+
+// startControllers runs kube-controller-manager with the admin kubeconfig
+// and waits until it serves /healthz.
+func (cp *ControlPlane) startControllers(ctx context.Context, bin string, p *pki, opts Options) error {
+	ports, err := freePorts(1)
+	if err != nil {
+		return err
+	}
+	cp.controllers = &process{
+		name: "kube-controller-manager", path: filepath.Join(bin, "kube-controller-manager"),
+		logFile: filepath.Join(cp.Dir, "kube-controller-manager.log"), detach: opts.Detach,
+		args: []string{
+			"--kubeconfig=" + cp.KubeconfigPath, "--authentication-kubeconfig=" + cp.KubeconfigPath,
+			"--authorization-kubeconfig=" + cp.KubeconfigPath,
+			"--controllers=" + strings.Join(opts.Controllers, ","), "--leader-elect=false",
+			"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(ports[0]),
+			// The token controller signs legacy token Secrets as the API server
+			// verifies them and puts the cluster's CA in them.
+			"--service-account-private-key-file=" + p.saPrivateFile, "--root-ca-file=" + p.caFile,
+			// Quick garbage collection and namespace cleanup, for tests.
+			"--concurrent-gc-syncs=5", "--namespace-sync-period=10s",
+		},
+	}
+	if _, err := os.Stat(cp.controllers.path); err != nil {
+		return fmt.Errorf("kube-controller-manager not found in %s: run `make tools` first", bin)
+	}
+	if err := cp.controllers.start(); err != nil {
+		return err
+	}
+	healthz := fmt.Sprintf("https://127.0.0.1:%d/healthz", ports[0])
+	insecure := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // its self-signed serving certificate, on loopback
+	return waitFor(ctx, "kube-controller-manager", func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, healthz, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := insecure.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s: %s", healthz, resp.Status)
+		}
+		return nil
+	}, cp.controllers, cp.apiserver)
 }
 
 // publishIssuer lets anonymous clients read the issuer's discovery document and
@@ -193,14 +263,24 @@ func (cp *ControlPlane) publishIssuer(ctx context.Context, cs kubernetes.Interfa
 	}, cp.apiserver)
 }
 
+// OperatorUser is the user name of OperatorConfig.
+const OperatorUser = "aztenant-operator"
+
 func (cp *ControlPlane) writeKubeconfig(p *pki) error {
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["aztenant"] = &clientcmdapi.Cluster{Server: cp.Config.Host, CertificateAuthorityData: p.caPEM}
-	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: p.adminCertPEM, ClientKeyData: p.adminKeyPEM}
-	cfg.Contexts["aztenant"] = &clientcmdapi.Context{Cluster: "aztenant", AuthInfo: "admin"}
-	cfg.CurrentContext = "aztenant"
+	write := func(path string, cert, key []byte) error {
+		cfg := clientcmdapi.NewConfig()
+		cfg.Clusters["aztenant"] = &clientcmdapi.Cluster{Server: cp.Config.Host, CertificateAuthorityData: p.caPEM}
+		cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key}
+		cfg.Contexts["aztenant"] = &clientcmdapi.Context{Cluster: "aztenant", AuthInfo: "admin"}
+		cfg.CurrentContext = "aztenant"
+		return clientcmd.WriteToFile(*cfg, path)
+	}
 	cp.KubeconfigPath = filepath.Join(cp.Dir, "kubeconfig")
-	return clientcmd.WriteToFile(*cfg, cp.KubeconfigPath)
+	cp.OperatorKubeconfigPath = filepath.Join(cp.Dir, "operator.kubeconfig")
+	if err := write(cp.KubeconfigPath, p.adminCertPEM, p.adminKeyPEM); err != nil {
+		return err
+	}
+	return write(cp.OperatorKubeconfigPath, p.operatorCertPEM, p.operatorKeyPEM)
 }
 
 // HTTPClient trusts the API server's CA and presents no credentials: it sees the
@@ -263,6 +343,9 @@ func (cp *ControlPlane) Stop() error {
 	if cp == nil {
 		return nil
 	}
+	if cp.controllers != nil {
+		cp.controllers.stop(10 * time.Second)
+	}
 	if cp.apiserver != nil {
 		cp.apiserver.stop(10 * time.Second)
 	}
@@ -282,7 +365,7 @@ func StopDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	last := map[string]int{"etcd.pid": 2, "kube-apiserver.pid": 1}
+	last := map[string]int{"etcd.pid": 3, "kube-apiserver.pid": 2, "kube-controller-manager.pid": 1}
 	sort.SliceStable(pidFiles, func(i, j int) bool { return last[filepath.Base(pidFiles[i])] < last[filepath.Base(pidFiles[j])] })
 	var errs []error
 	for _, file := range pidFiles {

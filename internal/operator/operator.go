@@ -49,6 +49,10 @@ type Config struct {
 	// OIDCIssuerURL is the cluster's service-account issuer for onboarding's
 	// federated credentials; empty reads it from the API server's discovery.
 	OIDCIssuerURL string
+	// AllowUnreservedServiceAccounts lets Identities name ServiceAccounts
+	// other than the reserved provisioner account, which anyone who may
+	// create pods or tokens in their namespace can use around the operator.
+	AllowUnreservedServiceAccounts bool
 }
 
 // Parts are the wired components, for tests to inspect.
@@ -94,7 +98,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	creds := identity.NewCredentials(tokens, azOpts).
 		WithARMPolicies(reconcilers.ARMPolicy()).
 		WithPerIdentityARMPolicy(limits.Policy)
-	broker := identity.NewBroker(mgr.GetClient(), creds)
+	broker := identity.NewBroker(mgr.GetClient(), creds).AllowUnreservedServiceAccounts(cfg.AllowUnreservedServiceAccounts)
 	if err := broker.CacheResolutions(ctx, mgr.GetCache()); err != nil {
 		return nil, err
 	}
@@ -105,7 +109,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	if err := (&identity.Controller{
 		Client: mgr.GetClient(), Broker: broker, Cloud: cfg.Cloud,
 		Recorder: mgr.GetEventRecorder("aztenant-identity"), Resync: cfg.IdentityResync,
-		InUse: registry.InUse(mgr.GetClient()),
+		InUse: registry.InUse(mgr.GetClient()), Platform: cfg.PlatformIdentity,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

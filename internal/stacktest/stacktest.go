@@ -68,7 +68,7 @@ func DefaultConfig() operator.Config {
 }
 
 // New onboards each namespace (an app registration federated with its
-// ServiceAccount "azure", Contributor on the subscription, an Identity
+// reserved provisioner ServiceAccount, Contributor on the subscription, an Identity
 // "default") under a Tenant allowing resource groups named like the namespace
 // followed by "-*", in westeurope, and starts the operator for those
 // namespaces. Namespaces must be unique within the test package: they share
@@ -95,7 +95,7 @@ func NewWith(t testing.TB, cfg operator.Config, namespaces ...string) *Stack {
 		s.ClientID[ns] = cid
 		seed.Principals = append(seed.Principals, emulator.Principal{
 			ClientID: cid, TenantID: TenantID, DisplayName: ns,
-			FederatedCredentials: []emulator.FederatedCredential{{Name: "k8s", Issuer: env.IssuerURL, Subject: "system:serviceaccount:" + ns + ":azure", Audiences: []string{identity.TokenAudience}}},
+			FederatedCredentials: []emulator.FederatedCredential{{Name: "k8s", Issuer: env.IssuerURL, Subject: "system:serviceaccount:" + ns + ":" + identity.ProvisionerServiceAccount, Audiences: []string{identity.TokenAudience}}},
 			Roles:                []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + SubscriptionID}},
 		})
 	}
@@ -110,14 +110,23 @@ func NewWith(t testing.TB, cfg operator.Config, namespaces ...string) *Stack {
 	s.Emu = emu
 	s.Cloud = identity.Cloud{AuthorityHost: emu.URL() + "/", ARMEndpoint: emu.URL(), ARMAudience: "https://management.core.windows.net/", CABundle: emu.CAPEM()}
 
+	// Only the operator may set the provisioner account's workload-identity
+	// annotations (admission): onboarding would, so the operator's user does.
+	asOperator, err := client.New(env.OperatorConfig, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, ns := range namespaces {
 		s.Principal[ns], _ = emu.PrincipalID(s.ClientID[ns])
 		s.Create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-		s.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: ns, Annotations: map[string]string{
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: identity.ProvisionerServiceAccount, Namespace: ns, Annotations: map[string]string{
 			identity.AnnotationClientID: s.ClientID[ns], identity.AnnotationTenantID: TenantID,
-		}}})
+		}}}
+		if err := asOperator.Create(t.Context(), sa); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("create ServiceAccount %s/%s: %v", ns, sa.Name, err)
+		}
 		s.Create(t, &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
-			Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", SubscriptionID: SubscriptionID}})
+			Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: identity.ProvisionerServiceAccount, SubscriptionID: SubscriptionID}})
 		s.Create(t, &tenancyv1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: ns},
 			Spec: tenancyv1alpha1.TenantSpec{Namespaces: []string{ns}, Subscriptions: []string{SubscriptionID},
 				ResourceGroups: []string{ns + "-*"}, Locations: []string{Location}}})
@@ -149,7 +158,7 @@ func (s *Stack) StartManager(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := ctrl.NewManager(s.Env.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(s.Env.OperatorConfig, ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}, // one manager per test
 		Cache:      operator.CacheOptions(s.served),

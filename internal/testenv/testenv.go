@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/aztenant/aztenant/api"
+	"github.com/aztenant/aztenant/identity/reservation"
 	"github.com/aztenant/aztenant/internal/controlplane"
 )
 
@@ -33,10 +34,22 @@ var (
 	startErr error
 )
 
+// OperatorNamespace holds the reservation policies' parameters, as the
+// chart's release namespace does.
+const OperatorNamespace = "aztenant-system"
+
 // Option changes what Main sets up.
 type Option func(*settings)
 
-type settings struct{ skipCRDs bool }
+type settings struct {
+	skipCRDs    bool
+	controllers bool
+}
+
+// WithControllerManager also runs kube-controller-manager's lifecycle
+// controllers (controlplane.ControllersLifecycle): garbage collection,
+// namespace deletion, ClusterRole aggregation, token Secrets.
+func WithControllerManager() Option { return func(s *settings) { s.controllers = true } }
 
 // WithoutCRDs leaves the CRDs out, for tests that install them themselves
 // (the Helm chart's).
@@ -95,7 +108,11 @@ func start(ctx context.Context, s settings) (*Env, error) {
 	var cp *controlplane.ControlPlane
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
-		if cp, err = controlplane.Start(ctx, controlplane.Options{}); err == nil {
+		var opts controlplane.Options
+		if s.controllers {
+			opts.Controllers = controlplane.ControllersLifecycle
+		}
+		if cp, err = controlplane.Start(ctx, opts); err == nil {
 			break
 		}
 	}
@@ -122,6 +139,16 @@ func start(ctx context.Context, s settings) (*Env, error) {
 	}
 	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
 	if err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	// As the chart does: only the operator (OperatorConfig) may act as a
+	// namespace's provisioner account.
+	if err := reservation.Install(ctx, c, OperatorNamespace, []string{controlplane.OperatorUser}); err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	if err := reservation.WaitEnforced(ctx, c, "default"); err != nil {
 		cp.Stop()
 		return nil, err
 	}

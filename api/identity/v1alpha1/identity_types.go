@@ -11,11 +11,17 @@ type IdentitySpec struct {
 	// ServiceAccountName names a ServiceAccount in this Identity's own namespace.
 	// The operator requests short-lived tokens for it (audience
 	// api://AzureADTokenExchange) and exchanges them with Entra ID. A ServiceAccount
-	// of another namespace cannot be named.
+	// of another namespace cannot be named. The operator exchanges only
+	// aztenant-provisioner, the account admission reserves for it (nobody else
+	// may get a token for it or run a pod as it); an Identity naming another
+	// account is refused with ServiceAccountNotReserved unless the operator runs
+	// with --insecure-allow-unreserved-service-accounts.
+	// +optional
+	// +kubebuilder:default=aztenant-provisioner
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
-	ServiceAccountName string `json:"serviceAccountName"`
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 
 	// ClientID is the Azure identity's client (application) ID. When empty, it is
 	// read from the ServiceAccount's azure.workload.identity/client-id annotation.
