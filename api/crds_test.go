@@ -226,7 +226,7 @@ func TestCreate(t *testing.T) {
 		{"RoleAssignment at a subscription by armId with a role ID", named("ra-sub", with(roleAssignment(), func(o *authorizationv1alpha1.RoleAssignment) {
 			o.Spec.AzureName = guid2
 			o.Spec.Owner = &authorizationv1alpha1.RoleAssignmentOwner{ARMID: "/subscriptions/00000000-0000-0000-0000-000000000001"}
-			o.Spec.RoleDefinitionReference = authorizationv1alpha1.RoleDefinitionReference{ARMID: "/subscriptions/00000000-0000-0000-0000-000000000001/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3c2f-4223-9b18-0faad56c6cf9"}
+			o.Spec.RoleDefinitionReference = authorizationv1alpha1.RoleDefinitionReference{ARMID: "/subscriptions/00000000-0000-0000-0000-000000000001/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}
 		})), ""},
 		{"RoleAssignment on a StorageAccount from a ConfigMap", named("ra-sa", with(roleAssignment(), func(o *authorizationv1alpha1.RoleAssignment) {
 			o.Spec.Owner = &authorizationv1alpha1.RoleAssignmentOwner{Name: "teamadata", Group: "storage.aztenant.io", Kind: "StorageAccount"}

@@ -4,32 +4,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/aztenant/aztenant/api/authorization/roles"
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 )
 
 // WellKnownRoleDefinitions maps the built-in role names that
 // roleDefinitionReference.wellKnownName accepts to their role definition IDs,
-// which are the same in every Azure subscription. The reconciler turns a name
-// into /subscriptions/<subscription>/providers/Microsoft.Authorization/roleDefinitions/<id>.
-var WellKnownRoleDefinitions = map[string]string{
-	"Owner":                     "8e3af657-a8ff-443c-a75c-2fe8c4bcb635",
-	"Contributor":               "b24988ac-6180-42a0-ab88-20f7382dd24c",
-	"Reader":                    "acdd72a7-3c2f-4223-9b18-0faad56c6cf9",
-	"User Access Administrator": "18d7d88d-d35e-4fb5-a5c3-7773c20a72d9",
-	"Role Based Access Control Administrator":     "f58310d9-a9f6-439a-9e8d-f62e7b41a168",
-	"Storage Blob Data Reader":                    "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1",
-	"Storage Blob Data Contributor":               "ba92f5b4-2d11-453d-a403-e96b0029c9fe",
-	"Storage Blob Data Owner":                     "b7e6dc6d-f1e8-4753-8033-0f276bb0955b",
-	"AcrPull":                                     "7f951dda-4ed3-4680-a7ca-43fe172d538d",
-	"Key Vault Secrets User":                      "4633458b-17de-408a-b874-0445c86b69e6",
-	"Managed Identity Operator":                   "f1a07417-d97a-45cb-824c-7a7467783830",
-	"Azure Kubernetes Service Cluster User Role":  "4abbcc35-e782-43d8-92c5-2d3f1bd2253f",
-	"Azure Kubernetes Service RBAC Reader":        "7f6c6a51-bcf8-42ba-9220-52d62157d7db",
-	"Azure Kubernetes Service RBAC Writer":        "a7ffa36f-339b-4b5c-8bdf-e2c188b2c0eb",
-	"Azure Kubernetes Service RBAC Admin":         "3498e952-d568-435e-9b2c-8d77e338d7f7",
-	"Azure Kubernetes Service RBAC Cluster Admin": "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b",
-}
+// which are the same in every Azure subscription: every role of the table in
+// package roles, which checks each GUID against Microsoft's published list.
+// The reconciler turns a name into
+// /subscriptions/<subscription>/providers/Microsoft.Authorization/roleDefinitions/<id>.
+var WellKnownRoleDefinitions = roles.NameToID()
 
 // RoleAssignmentSpec is the desired state of an Azure role assignment: which
 // principal gets which role at which scope (the owner).
@@ -161,17 +147,24 @@ func (o *RoleAssignmentOwner) GroupKind() schema.GroupKind {
 type RoleDefinitionReference struct {
 	// ARMID of the role definition, such as
 	// /subscriptions/<id>/providers/Microsoft.Authorization/roleDefinitions/<guid>
-	// (the subscription part may be omitted for built-in roles).
+	// (the subscription part may be omitted for built-in roles). A role that
+	// is not built in (a custom role) is read from ARM with the namespace's
+	// own identity before the assignment is written, and refused
+	// (PolicyDenied) when its actions are privileged.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:Pattern=`^(?i)(/subscriptions/[^/]+)?/providers/Microsoft\.Authorization/roleDefinitions/[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$`
 	ARMID string `json:"armId,omitempty"`
 
-	// WellKnownName is a built-in role by name. Guards and the policy library
-	// refuse privileged roles (Owner, User Access Administrator, Role Based
-	// Access Control Administrator) unless the tenant allows them.
+	// WellKnownName is a built-in role by name. The policy library refuses,
+	// unless the constraint allows them, the roles that package
+	// api/authorization/roles marks privileged by their actions (those that
+	// can assign roles or act as other principals: Owner, User Access
+	// Administrator, Role Based Access Control Administrator, Managed Identity
+	// Operator, Key Vault Administrator, the AKS cluster admin roles, Virtual
+	// Machine Contributor ...), and Contributor at subscription scope.
 	// +optional
-	// +kubebuilder:validation:Enum=Owner;Contributor;Reader;"User Access Administrator";"Role Based Access Control Administrator";"Storage Blob Data Reader";"Storage Blob Data Contributor";"Storage Blob Data Owner";AcrPull;"Key Vault Secrets User";"Managed Identity Operator";"Azure Kubernetes Service Cluster User Role";"Azure Kubernetes Service RBAC Reader";"Azure Kubernetes Service RBAC Writer";"Azure Kubernetes Service RBAC Admin";"Azure Kubernetes Service RBAC Cluster Admin"
+	// +kubebuilder:validation:Enum=Owner;Contributor;"Role Based Access Control Administrator";"User Access Administrator";Reader;"Managed Identity Contributor";"Managed Identity Operator";"Key Vault Administrator";"Key Vault Contributor";"Key Vault Data Access Administrator";"Key Vault Secrets Officer";"Key Vault Secrets User";AcrPull;"Azure Kubernetes Service Cluster Admin Role";"Azure Kubernetes Service Cluster User Role";"Azure Kubernetes Service Contributor Role";"Azure Kubernetes Service RBAC Admin";"Azure Kubernetes Service RBAC Cluster Admin";"Azure Kubernetes Service RBAC Reader";"Azure Kubernetes Service RBAC Writer";"Virtual Machine Contributor";"Storage Account Contributor";"Storage Blob Data Contributor";"Storage Blob Data Owner";"Storage Blob Data Reader";"Network Contributor"
 	WellKnownName string `json:"wellKnownName,omitempty"`
 }
 
