@@ -2,12 +2,11 @@ package onboarding
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/google/uuid"
 
-	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
+	azroles "github.com/aztenant/aztenant/api/authorization/roles"
 )
 
 // Defaults of spec.onboarding, also used by `aztenant onboard --print`.
@@ -27,9 +26,21 @@ const (
 	TokenAudience = "api://AzureADTokenExchange"
 )
 
-// PrivilegedRoles can grant access to others; a namespace holding one could
-// widen its own allowance, so onboarding never assigns them.
-var PrivilegedRoles = []string{"Owner", "User Access Administrator", "Role Based Access Control Administrator"}
+// PrivilegedRoles are the built-in roles onboarding never assigns: those the
+// role table marks privileged by their actions (they can assign roles, or act
+// as other principals). A namespace holding one could widen its own
+// allowance.
+var PrivilegedRoles = privilegedRoles()
+
+func privilegedRoles() []string {
+	var out []string
+	for _, d := range azroles.BuiltIn() {
+		if p, _ := azroles.Privileged(d); p {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
 
 // IdentityName is the user-assigned managed identity of a namespace.
 func IdentityName(namespace string) string { return "aztenant-" + namespace }
@@ -56,18 +67,28 @@ func RoleAssignmentName(scope, principalID, roleDefinitionID string) string {
 }
 
 // CheckRole returns the role definition GUID of a built-in role onboarding
-// may assign, or a *StepError with reason RoleNotAllowed.
+// may assign, or a *StepError with reason RoleNotAllowed: the role must be in
+// the role table and not privileged by its actions (azroles.Privileged).
+//
+// Contributor, the default, is not privileged but Broad: its "*" (less every
+// Microsoft.Authorization write) also writes federated credentials, assigns
+// managed identities and runs commands on VMs and AKS clusters, over the
+// resources of its scope. Onboarding grants it only on the Tenant's resource
+// groups, never at subscription scope, and never on a group holding managed
+// identities (checkSpec refuses every onboarding Tenant's identity resource
+// group), so those powers reach only what the namespace itself creates there,
+// never another team's identities or the platform's.
 func CheckRole(role string) (string, error) {
-	if slices.Contains(PrivilegedRoles, role) {
-		return "", &StepError{Reason: ReasonRoleNotAllowed, Message: fmt.Sprintf(
-			"role %q can grant access and is never assigned to an onboarded namespace", role)}
-	}
-	guid, ok := authorizationv1alpha1.WellKnownRoleDefinitions[role]
+	d, ok := azroles.ByName(role)
 	if !ok {
 		return "", &StepError{Reason: ReasonRoleNotAllowed, Message: fmt.Sprintf(
 			"role %q is not a built-in role aztenant knows", role)}
 	}
-	return guid, nil
+	if p, why := azroles.Privileged(d); p {
+		return "", &StepError{Reason: ReasonRoleNotAllowed, Message: fmt.Sprintf(
+			"role %q is never assigned to an onboarded namespace: %s", role, why)}
+	}
+	return d.ID, nil
 }
 
 // RoleDefinitionID is the full ID of a built-in role in a subscription, in the
