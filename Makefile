@@ -25,6 +25,7 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	$(BIN)/controller-gen object paths=./api/...
 	$(BIN)/controller-gen crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=api/crds
 	rm -f charts/aztenant/crds-src/*.yaml && cp api/crds/*.yaml charts/aztenant/crds-src/
+	cp identity/reservation/policies.yaml charts/aztenant/files/reservation-policies.yaml
 	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... paths=./reconcilers/... output:rbac:artifacts:config=charts/aztenant/files
 
 .PHONY: verify-generate

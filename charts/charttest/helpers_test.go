@@ -25,7 +25,7 @@ import (
 	"github.com/aztenant/aztenant/internal/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m, testenv.WithoutCRDs()) }
+func TestMain(m *testing.M) { testenv.Main(m, testenv.WithoutCRDs(), testenv.WithoutReservation()) }
 
 const (
 	// kubeVersion is what `helm template` assumes: the chart's kubeVersion
@@ -157,6 +157,17 @@ func (m manifest) ofKind(kind string) manifest {
 }
 
 // one returns the only object of kind, converted into out.
+// named is the objects of m with that name.
+func (m manifest) named(name string) manifest {
+	var out manifest
+	for _, o := range m {
+		if o.GetName() == name {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 func (m manifest) one(t testing.TB, kind string, out any) {
 	t.Helper()
 	objs := m.ofKind(kind)

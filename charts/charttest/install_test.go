@@ -8,6 +8,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -27,7 +28,7 @@ import (
 )
 
 // installValues: the emulator's cloud with its CA from a ConfigMap, a platform
-// identity, and tokens restricted to ServiceAccounts named "azure".
+// identity, and tokens restricted to the reserved provisioner accounts.
 func installValues() map[string]any {
 	return map[string]any{
 		"azure": map[string]any{
@@ -36,7 +37,7 @@ func installValues() map[string]any {
 		},
 		"platformIdentity": map[string]any{"enabled": true, "clientID": "11111111-2222-3333-4444-555555555555",
 			"tenantID": "72f988bf-86f1-41af-91ab-2d7cd011db47", "subscriptionID": "00000000-0000-0000-0000-0000000000cc"},
-		"rbac": map[string]any{"serviceAccountTokenNames": []string{"azure"}},
+		"rbac": map[string]any{"serviceAccountTokenNames": []string{"aztenant-provisioner"}},
 	}
 }
 
@@ -83,7 +84,7 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 	if strings.Contains(errOut, "PodSecurity") {
 		t.Errorf("the API server warned about Pod Security:\n%s", errOut)
 	}
-	for _, want := range []string{"STATUS: deployed", "Onboard a team namespace", "kind: Identity", "ServiceAccounts named: azure"} {
+	for _, want := range []string{"STATUS: deployed", "Onboard a team namespace", "kind: Identity", "ServiceAccounts named: aztenant-provisioner"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("helm install output lacks %q:\n%s", want, out)
 		}
@@ -116,6 +117,26 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 		}
 	})
 
+	t.Run("the provisioner accounts are reserved for the chart's operator", func(t *testing.T) {
+		mustCreate(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "reserved"}})
+		mustCreate(t, c, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "aztenant-provisioner", Namespace: "reserved"}})
+		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{Audiences: []string{"api://AzureADTokenExchange"}}}
+		// The API server loads the chart's policies through an informer.
+		var err error
+		_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err = kubernetes.NewForConfigOrDie(env.Config).CoreV1().ServiceAccounts("reserved").CreateToken(ctx, "aztenant-provisioner", tr, metav1.CreateOptions{})
+			return err != nil, nil
+		})
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "reserved for the aztenant operator") {
+			t.Fatalf("a cluster admin's token request for the provisioner account: want the chart's refusal, got %v", err)
+		}
+		asOperator := rest.CopyConfig(env.Config)
+		asOperator.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + namespace + ":" + fullname}
+		if _, err := kubernetes.NewForConfigOrDie(asOperator).CoreV1().ServiceAccounts("reserved").CreateToken(ctx, "aztenant-provisioner", tr, metav1.CreateOptions{}); err != nil {
+			t.Errorf("the chart's operator ServiceAccount (its ClusterRole and the policies' parameter) cannot request the token: %v", err)
+		}
+	})
+
 	t.Run("installed CRDs validate users' objects", func(t *testing.T) {
 		mustCreate(t, c, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}})
 		mustCreate(t, c, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: "team-a", Annotations: map[string]string{
@@ -143,7 +164,7 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 			attrs authorizationv1.ResourceAttributes
 			want  bool
 		}{
-			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "create", Resource: "serviceaccounts", Subresource: "token", Name: "azure"}, true},
+			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "create", Resource: "serviceaccounts", Subresource: "token", Name: "aztenant-provisioner"}, true},
 			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "create", Resource: "serviceaccounts", Subresource: "token", Name: "default"}, false},
 			{authorizationv1.ResourceAttributes{Namespace: "kube-system", Verb: "create", Resource: "serviceaccounts", Subresource: "token", Name: "admin"}, false},
 			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "list", Group: "identity.aztenant.io", Resource: "identities"}, true},

@@ -31,7 +31,7 @@ func TestPolicyConstraints(t *testing.T) {
 		t.Error("the constraints are not mounted read-only at /etc/aztenant/policy")
 	}
 	var cm corev1.ConfigMap
-	m.one(t, "ConfigMap", &cm)
+	m.named(fullname+"-policy").one(t, "ConfigMap", &cm)
 	objs, err := policy.DecodeManifests("constraints.yaml", []byte(cm.Data["constraints.yaml"]))
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,10 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/aztenant/aztenant/api"
+	"github.com/aztenant/aztenant/identity/reservation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"reflect"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // The chart cannot read api/crds (Helm reads only files inside the chart), so
@@ -117,6 +121,8 @@ func TestTemplateDefaults(t *testing.T) {
 	wantKinds := map[string]int{
 		"CustomResourceDefinition": 13, "ServiceAccount": 1, "ClusterRole": 3, "ClusterRoleBinding": 1,
 		"Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1,
+		// The provisioner accounts' reservation: its parameter and 4 policies.
+		"ConfigMap": 1, "ValidatingAdmissionPolicy": 4, "ValidatingAdmissionPolicyBinding": 4,
 	}
 	if !equality.Semantic.DeepEqual(kinds, wantKinds) {
 		t.Errorf("rendered kinds %v, want %v", kinds, wantKinds)
@@ -223,12 +229,19 @@ func TestTemplateDefaults(t *testing.T) {
 		t.Errorf("ServiceAccount %s/%s annotations %v", sa.Namespace, sa.Name, sa.Annotations)
 	}
 
-	// The ClusterRole is files/role.yaml under the chart's name, bound to the ServiceAccount.
+	// The ClusterRole is files/role.yaml under the chart's name, bound to the
+	// ServiceAccount, with tokens only for the reserved provisioner accounts.
 	role := m.clusterRole(t)
 	if role.Name != fullname {
 		t.Errorf("ClusterRole name %q", role.Name)
 	}
-	if !equality.Semantic.DeepEqual(role.Rules, generatedRole(t).Rules) {
+	want := generatedRole(t).Rules
+	for i := range want {
+		if slices.Equal(want[i].Resources, []string{"serviceaccounts/token"}) {
+			want[i].ResourceNames = []string{"aztenant-provisioner"}
+		}
+	}
+	if !equality.Semantic.DeepEqual(role.Rules, want) {
 		t.Errorf("ClusterRole rules differ from files/role.yaml:\n%+v", role.Rules)
 	}
 	var crb rbacv1.ClusterRoleBinding
@@ -602,5 +615,37 @@ func TestTemplateUserRoles(t *testing.T) {
 	}
 	if none := render(t, map[string]any{"rbac": map[string]any{"aggregateToDefaultRoles": false}}); len(none.ofKind("ClusterRole")) != 1 {
 		t.Errorf("aggregateToDefaultRoles=false still renders %d ClusterRoles", len(none.ofKind("ClusterRole")))
+	}
+}
+
+// The chart's reservation of the provisioner accounts is the one the demo and
+// the tests install (identity/reservation), for the chart's own
+// ServiceAccount: the same policies, bindings and parameter.
+func TestTemplateReservation(t *testing.T) {
+	m := render(t, nil)
+	want, err := reservation.Objects(namespace, []string{"system:serviceaccount:" + namespace + ":" + fullname})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		kind := reflect.TypeOf(w).Elem().Name()
+		got := m.ofKind(kind).named(w.GetName())
+		if len(got) != 1 {
+			t.Errorf("the chart renders %d %s %s, want 1", len(got), kind, w.GetName())
+			continue
+		}
+		g := reflect.New(reflect.TypeOf(w).Elem()).Interface().(client.Object)
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(got[0].Object, g, true); err != nil {
+			t.Fatalf("%s %s: %v", kind, w.GetName(), err)
+		}
+		if g.GetNamespace() != w.GetNamespace() {
+			t.Errorf("%s %s in namespace %q, want %q", kind, w.GetName(), g.GetNamespace(), w.GetNamespace())
+		}
+		gv, wv := reflect.ValueOf(g).Elem(), reflect.ValueOf(w).Elem()
+		for _, field := range []string{"Spec", "Data"} {
+			if f := wv.FieldByName(field); f.IsValid() && !equality.Semantic.DeepEqual(gv.FieldByName(field).Interface(), f.Interface()) {
+				t.Errorf("%s %s: the chart's %s differs from identity/reservation's:\n got %+v\nwant %+v", kind, w.GetName(), field, gv.FieldByName(field).Interface(), f.Interface())
+			}
+		}
 	}
 }

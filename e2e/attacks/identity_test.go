@@ -1,6 +1,7 @@
 package attacks_test
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/stacktest"
 )
@@ -19,7 +21,7 @@ import (
 func TestAttack_ForeignClientIDInIdentity(t *testing.T) {
 	a := newAttack(t, "fcid")
 	stolen := &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Namespace: a.attacker, Name: "stolen"},
-		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", ClientID: a.ClientID[a.victim], SubscriptionID: subID}}
+		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: identity.ProvisionerServiceAccount, ClientID: a.ClientID[a.victim], SubscriptionID: subID}}
 	a.Create(t, stolen)
 	rg := stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", map[string]string{identity.AnnotationIdentity: "stolen"}, nil)
 	a.Create(t, rg)
@@ -39,22 +41,60 @@ func TestAttack_ForeignClientIDInIdentity(t *testing.T) {
 	a.noCall(t, "/resourceGroups/"+rg.Name)
 }
 
-// The attacker points its own ServiceAccount's workload-identity annotation at
-// the victim's client ID, so the default Identity would act as the victim.
+// The attacker points its provisioner account's workload-identity annotation
+// at the victim's client ID, so the default Identity would act as the victim.
+// Admission refuses the change (only the operator may make it); were it made
+// anyway, Entra would refuse the exchange, since no federated credential of
+// the victim trusts the attacker's account.
 func TestAttack_ForeignClientIDOnServiceAccount(t *testing.T) {
 	a := newAttack(t, "fsa")
+	dev := newDeveloper(t, a, a.attacker)
 	var sa corev1.ServiceAccount
-	if err := a.Client.Get(t.Context(), client.ObjectKey{Namespace: a.attacker, Name: "azure"}, &sa); err != nil {
+	if err := dev.c.Get(t.Context(), client.ObjectKey{Namespace: a.attacker, Name: identity.ProvisionerServiceAccount}, &sa); err != nil {
 		t.Fatal(err)
 	}
 	sa.Annotations[identity.AnnotationClientID] = a.ClientID[a.victim]
-	if err := a.Client.Update(t.Context(), &sa); err != nil {
+	refused(t, "a developer pointing the account at the victim's client ID", dev.c.Update(t.Context(), &sa))
+
+	asOperator, err := client.New(a.Env.OperatorConfig, client.Options{Scheme: a.Env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := asOperator.Update(t.Context(), &sa); err != nil {
 		t.Fatal(err)
 	}
 	rg := stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", nil, nil)
 	a.Create(t, rg)
+	a.denied(t, rg, identity.ReasonFederationRejected, a.ClientID[a.victim], "system:serviceaccount:"+a.attacker+":"+identity.ProvisionerServiceAccount)
+	a.contained(t)
+	a.noCall(t, "/resourceGroups/"+rg.Name)
+}
 
-	a.denied(t, rg, identity.ReasonFederationRejected, a.ClientID[a.victim], "system:serviceaccount:"+a.attacker+":azure")
+// An Identity naming an ordinary ServiceAccount, one any namespace editor can
+// mint tokens for, is not exchanged: the namespace's identity would be usable
+// around the operator.
+func TestAttack_IdentityNamesUnreservedServiceAccount(t *testing.T) {
+	a := newAttack(t, "unres")
+	a.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: a.attacker,
+		Annotations: map[string]string{identity.AnnotationClientID: a.ClientID[a.attacker], identity.AnnotationTenantID: stacktest.TenantID}}})
+	open := &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Namespace: a.attacker, Name: "open"},
+		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", SubscriptionID: subID}}
+	a.Create(t, open)
+	rg := stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", map[string]string{identity.AnnotationIdentity: "open"}, nil)
+	a.Create(t, rg)
+	a.denied(t, rg, identity.ReasonServiceAccountNotReserved, `"azure"`, identity.ProvisionerServiceAccount)
+	stacktest.Until(t, "Identity open refused", func() bool {
+		if err := a.Client.Get(t.Context(), client.ObjectKeyFromObject(open), open); err != nil {
+			t.Fatal(err)
+		}
+		c := meta.FindStatusCondition(open.Status.Conditions, identity.ConditionReady)
+		return c != nil && c.Reason == identity.ReasonServiceAccountNotReserved
+	})
+	for _, e := range a.Emu.Audit(emulator.AuditFilter{Since: a.since, Service: "entra"}) {
+		if strings.HasSuffix(e.Subject, ":azure") {
+			t.Errorf("the operator exchanged a token of the unreserved account: %+v", e)
+		}
+	}
 	a.contained(t)
 	a.noCall(t, "/resourceGroups/"+rg.Name)
 }

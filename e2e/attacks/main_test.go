@@ -15,7 +15,9 @@ import (
 	"github.com/aztenant/aztenant/policy"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+// The cluster's own controllers run: the attacks use Kubernetes' aggregated
+// edit role, which kube-controller-manager fills.
+func TestMain(m *testing.M) { testenv.Main(m, testenv.WithControllerManager()) }
 
 const subID = stacktest.SubscriptionID
 

@@ -99,7 +99,7 @@ func TestAttack_IdentityInAnotherSubscription(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Create(t, &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Namespace: a.attacker, Name: "elsewhere"},
-		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", SubscriptionID: other}})
+		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: identity.ProvisionerServiceAccount, SubscriptionID: other}})
 	rg := stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", map[string]string{identity.AnnotationIdentity: "elsewhere"}, nil)
 	a.Create(t, rg)
 	a.denied(t, rg, tenancy.ReasonPolicyDenied, `subscription "`+other+`" is not allowed`)

@@ -42,9 +42,14 @@ const OperatorNamespace = "aztenant-system"
 type Option func(*settings)
 
 type settings struct {
-	skipCRDs    bool
-	controllers bool
+	skipCRDs, skipReservation bool
+	controllers               bool
 }
+
+// WithoutReservation leaves out the admission policies that reserve the
+// provisioner accounts for the operator, for tests that install them
+// themselves (the Helm chart's).
+func WithoutReservation() Option { return func(s *settings) { s.skipReservation = true } }
 
 // WithControllerManager also runs kube-controller-manager's lifecycle
 // controllers (controlplane.ControllersLifecycle): garbage collection,
@@ -144,13 +149,15 @@ func start(ctx context.Context, s settings) (*Env, error) {
 	}
 	// As the chart does: only the operator (OperatorConfig) may act as a
 	// namespace's provisioner account.
-	if err := reservation.Install(ctx, c, OperatorNamespace, []string{controlplane.OperatorUser}); err != nil {
-		cp.Stop()
-		return nil, err
-	}
-	if err := reservation.WaitEnforced(ctx, c, "default"); err != nil {
-		cp.Stop()
-		return nil, err
+	if !s.skipReservation {
+		if err := reservation.Install(ctx, c, OperatorNamespace, []string{controlplane.OperatorUser}); err != nil {
+			cp.Stop()
+			return nil, err
+		}
+		if err := reservation.WaitEnforced(ctx, c, "default"); err != nil {
+			cp.Stop()
+			return nil, err
+		}
 	}
 	return &Env{ControlPlane: cp, Scheme: scheme, Client: c}, nil
 }
