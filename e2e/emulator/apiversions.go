@@ -20,6 +20,7 @@ var apiVersions = map[string][]string{
 	"microsoft.managedidentity/userassignedidentities":                              {"2018-11-30", "2023-01-31", "2024-11-30"},
 	"microsoft.managedidentity/userassignedidentities/federatedidentitycredentials": {"2022-01-31-preview", "2023-01-31", "2024-11-30"},
 	"microsoft.authorization/roleassignments":                                       {"2020-04-01-preview", "2022-04-01"},
+	"microsoft.authorization/roledefinitions":                                       {"2015-07-01", "2022-04-01"},
 	"microsoft.storage/storageaccounts":                                             {"2023-01-01", "2023-04-01", "2023-05-01", "2024-01-01", "2025-01-01"},
 	"microsoft.cache/redis":                                                         {"2023-08-01", "2024-03-01", "2024-11-01"},
 	"microsoft.dbforpostgresql/flexibleservers":                                     {"2022-12-01", "2023-06-01-preview", "2024-08-01"},

@@ -203,6 +203,8 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 		err = checkAPIVersion(req.rbacType, apiVersion)
 	case kindList:
 		err = checkAPIVersion(req.listType, apiVersion)
+	case kindRoleDefinition, kindRoleDefinitionList:
+		err = checkAPIVersion("Microsoft.Authorization/roleDefinitions", apiVersion)
 	default:
 		err = checkAPIVersion("", apiVersion)
 	}
@@ -222,7 +224,7 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 		writeJSON(w, http.StatusOK, map[string]any{"value": []any{}})
 		return nil
 	case kindRoleDefinition, kindRoleDefinitionList:
-		return e.serveRoleDefinitions(w, r, req)
+		return e.serveRoleDefinitions(w, r, req, c)
 	case kindList:
 		return e.listResources(w, r, req)
 	case kindAction:
@@ -260,6 +262,8 @@ func allowedMethod(k reqKind, m string) *apiError {
 		ok = m == http.MethodPost
 	case kindProvider:
 		ok = m == http.MethodGet || m == http.MethodPost
+	case kindRoleDefinition:
+		ok = m == http.MethodGet || m == http.MethodPut || m == http.MethodDelete
 	default:
 		ok = m == http.MethodGet
 	}
@@ -653,33 +657,4 @@ func providerBody(sub, ns string) map[string]any {
 		"id": "/subscriptions/" + sub + "/providers/" + ns, "namespace": ns,
 		"registrationState": "Registered", "registrationPolicy": "RegistrationRequired", "resourceTypes": []any{},
 	}
-}
-
-func (e *Emulator) serveRoleDefinitions(w http.ResponseWriter, r *http.Request, req *armRequest) *apiError {
-	scopeID := "/"
-	if req.kind == kindRoleDefinition {
-		if p := req.path.parent(); p.id != "" {
-			scopeID = p.id
-		}
-		rd := findRole(req.target.name)
-		if rd == nil || !isGUID(req.target.name) {
-			return armErr(http.StatusNotFound, "RoleDefinitionDoesNotExist", "The specified role definition with ID '%s' does not exist.", req.target.name)
-		}
-		writeJSON(w, http.StatusOK, roleDefinitionBody(scopeID, rd))
-		return nil
-	}
-	if l := req.path.last(); l.id != "" {
-		scopeID = l.id
-	}
-	filter := strings.ToLower(r.URL.Query().Get("$filter"))
-	var out []any
-	for i := range builtinRoles {
-		rd := &builtinRoles[i]
-		if strings.Contains(filter, "rolename eq") && !strings.Contains(filter, "'"+strings.ToLower(rd.name)+"'") {
-			continue
-		}
-		out = append(out, roleDefinitionBody(scopeID, rd))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"value": out})
-	return nil
 }

@@ -30,7 +30,7 @@ func FuzzARMRequest(f *testing.F) {
 		{1, "resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/sa1/blobServices/default/containers/c1", `{"properties":{"metadata":{"k":"v"}}}`},
 		{4, "resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/sa1/listKeys", ``},
 		{1, "resourceGroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id/federatedIdentityCredentials/f", `{"properties":{"issuer":"https://i.example","subject":"s","audiences":["api://AzureADTokenExchange"]}}`},
-		{1, "resourceGroups/rg/providers/Microsoft.Authorization/roleAssignments/0b1c2d3e-0000-4000-8000-000000000001", `{"properties":{"roleDefinitionId":"/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3c2f-4223-9b18-0faad56c6cf9","principalId":"00000000-0000-0000-0000-000000000000"}}`},
+		{1, "resourceGroups/rg/providers/Microsoft.Authorization/roleAssignments/0b1c2d3e-0000-4000-8000-000000000001", `{"properties":{"roleDefinitionId":"/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7","principalId":"00000000-0000-0000-0000-000000000000"}}`},
 		{1, "resourceGroups/rg/providers/Microsoft.Cache/redis/r", `{"location":"westeurope","properties":{"sku":{"name":"Basic","family":"C","capacity":0}}}`},
 		{1, "resourceGroups/rg/providers/Microsoft.DBforPostgreSQL/flexibleServers/pg/firewallRules/r", `{"properties":{"startIpAddress":"10.0.0.300","endIpAddress":"1.2.3.4"}}`},
 		{1, "resourceGroups/rg/providers/Microsoft.ContainerService/managedClusters/aks", `{"location":"westeurope","properties":{"agentPoolProfiles":[{"count":-1}]}}`},

@@ -17,7 +17,7 @@ import (
 )
 
 const (
-	roleReader      = "acdd72a7-3c2f-4223-9b18-0faad56c6cf9"
+	roleReader      = "acdd72a7-3385-48ef-bd42-f606fba81ae7"
 	roleContributor = "b24988ac-6180-42a0-ab88-20f7382dd24c"
 	roleOwner       = "8e3af657-a8ff-443c-a75c-2fe8c4bcb635"
 )

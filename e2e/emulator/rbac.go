@@ -4,101 +4,94 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/aztenant/aztenant/api/authorization/roles"
 )
 
-// roleDefinition is a built-in Azure role. Custom roles are not emulated.
-type roleDefinition struct {
-	id          string // GUID
-	name        string
-	description string
-	actions     []string
-	notActions  []string
-}
+// Built-in roles are aztenant's role table (package roles): the real GUIDs, so clients can
+// hard-code them as they do against Azure, and the real actions, which decide every request
+// (roles.Definition.Allows), so what a role may do is tested by behaviour, not by name.
+// Custom roles are role definitions written through ARM (type_roledefinition.go).
 
-// builtinRoles carries the real GUIDs so clients can hard-code them as they do against Azure.
-// Permissions are the control-plane parts of the real definitions that matter for ARM calls.
-var builtinRoles = []roleDefinition{
-	{id: "8e3af657-a8ff-443c-a75c-2fe8c4bcb635", name: "Owner",
-		description: "Grants full access to manage all resources, including the ability to assign roles in Azure RBAC.",
-		actions:     []string{"*"}},
-	{id: "b24988ac-6180-42a0-ab88-20f7382dd24c", name: "Contributor",
-		description: "Grants full access to manage all resources, but does not allow you to assign roles in Azure RBAC.",
-		actions:     []string{"*"},
-		notActions: []string{"Microsoft.Authorization/*/Delete", "Microsoft.Authorization/*/Write",
-			"Microsoft.Authorization/elevateAccess/Action", "Microsoft.Blueprint/blueprintAssignments/write",
-			"Microsoft.Blueprint/blueprintAssignments/delete", "Microsoft.Compute/galleries/share/action"}},
-	{id: "acdd72a7-3c2f-4223-9b18-0faad56c6cf9", name: "Reader",
-		description: "View all resources, but does not allow you to make any changes.",
-		actions:     []string{"*/read"}},
-	{id: "18d7d88d-d35e-4fb5-a5c3-7773c20a72d9", name: "User Access Administrator",
-		description: "Lets you manage user access to Azure resources.",
-		actions:     []string{"*/read", "Microsoft.Authorization/*", "Microsoft.Support/*"}},
-	{id: "f58310d9-a9f6-439a-9e8d-f62e7b41a168", name: "Role Based Access Control Administrator",
-		description: "Manage access to Azure resources by assigning roles using Azure RBAC.",
-		actions: []string{"Microsoft.Authorization/roleAssignments/write", "Microsoft.Authorization/roleAssignments/delete",
-			"*/read", "Microsoft.Support/*"}},
-}
+// builtinByGUID indexes the table by lower-case GUID.
+var builtinByGUID = func() map[string]*roles.Definition {
+	m := map[string]*roles.Definition{}
+	for _, d := range roles.BuiltIn() {
+		m[d.ID] = &d
+	}
+	return m
+}()
 
-// findRole accepts a GUID, a role definition ID ending in the GUID, or a role name.
-func findRole(ref string) *roleDefinition {
-	g := lastName(ref)
-	for i := range builtinRoles {
-		if strings.EqualFold(builtinRoles[i].id, g) || strings.EqualFold(builtinRoles[i].name, ref) {
-			return &builtinRoles[i]
+// builtinRole finds a built-in role by GUID, role definition ID or name (any casing).
+func builtinRole(ref string) *roles.Definition {
+	if d := builtinByGUID[strings.ToLower(lastName(ref))]; d != nil {
+		return d
+	}
+	for _, d := range builtinByGUID {
+		if strings.EqualFold(d.Name, ref) {
+			return d
 		}
 	}
 	return nil
 }
 
-func (rd *roleDefinition) allows(action string) bool {
-	granted := false
-	for _, a := range rd.actions {
-		if wildcardMatch(a, action) {
-			granted = true
-			break
-		}
-	}
-	if !granted {
-		return false
-	}
-	for _, n := range rd.notActions {
-		if wildcardMatch(n, action) {
-			return false
-		}
-	}
-	return true
+// roleRef is the role a role assignment names: a built-in one, or a custom role definition
+// stored in the tree, by key. A custom role is looked up whenever it is used, so a change to
+// its permissions applies to its assignments at once, as in Azure.
+type roleRef struct {
+	builtin *roles.Definition
+	key     string // lower-cased ID of the custom role definition resource
+	guid    string // lower-cased GUID, which identifies the role either way
 }
 
-// wildcardMatch matches an RBAC action pattern where "*" stands for any run of characters,
-// case-insensitively as Azure does.
-func wildcardMatch(pattern, s string) bool {
-	star := strings.IndexByte(pattern, '*')
-	if star < 0 {
-		return strings.EqualFold(pattern, s)
+// roleRefFor resolves a role definition ID, GUID or built-in role name to a built-in role,
+// or to where a custom role of that GUID lives: under the subscription the ID names, or
+// subscription when it names none. It does not check that a custom role exists.
+func roleRefFor(ref, subscription string) roleRef {
+	g := strings.ToLower(lastName(ref))
+	if d := builtinRole(ref); d != nil {
+		return roleRef{builtin: d, guid: d.ID}
 	}
-	if len(s) < star || !strings.EqualFold(pattern[:star], s[:star]) {
-		return false
+	if ap := parseARMPath(ref); ap.subscription() != "" {
+		subscription = ap.subscription()
 	}
-	pattern, s = pattern[star+1:], s[star:]
-	if pattern == "" {
-		return true
+	return roleRef{key: customRoleKey(subscription, g), guid: g}
+}
+
+func customRoleKey(subscription, guid string) string {
+	return strings.ToLower("/subscriptions/" + subscription + "/providers/" + typeRoleDefinition + "/" + guid)
+}
+
+// definitionLocked returns the role's definition: the table's, or the stored custom role's.
+func (e *Emulator) definitionLocked(r roleRef) (roles.Definition, bool) {
+	if r.builtin != nil {
+		return *r.builtin, true
 	}
-	// Try every position for the rest of the pattern (patterns are short).
-	for i := 0; i <= len(s); i++ {
-		if wildcardMatch(pattern, s[i:]) {
-			return true
-		}
+	res := e.resources[r.key]
+	if res == nil || r.key == "" {
+		return roles.Definition{}, false
 	}
-	return false
+	d, err := roles.FromARM(res.body)
+	return d, err == nil
+}
+
+// findRoleLocked is roleRefFor for a role that must exist.
+func (e *Emulator) findRoleLocked(ref, subscription string) (roleRef, bool) {
+	r := roleRefFor(ref, subscription)
+	if r.builtin != nil {
+		return r, true
+	}
+	_, ok := e.definitionLocked(r)
+	return r, ok && isGUID(r.guid)
 }
 
 // grant is one role assignment in the authorization index.
 type grant struct {
 	scopeKey string // lower-cased scope
-	role     *roleDefinition
+	role     roleRef
 }
 
-func (e *Emulator) addGrantLocked(principalID, raKey, scope string, role *roleDefinition) {
+func (e *Emulator) addGrantLocked(principalID, raKey, scope string, role roleRef) {
 	pk := strings.ToLower(principalID)
 	if e.grants[pk] == nil {
 		e.grants[pk] = map[string]grant{}
@@ -114,14 +107,26 @@ func (e *Emulator) removeGrantLocked(principalID, raKey string) {
 	}
 }
 
-// authorizeLocked checks that a role assignment at scopeKey or above grants action to the
+// allowedLocked reports whether a role assignment at scopeKey or above grants action to the
 // caller. Caller holds e.mu (read is enough).
-func (e *Emulator) authorizeLocked(c *caller, action, scopeID string) *apiError {
+func (e *Emulator) allowedLocked(c *caller, action, scopeID string) bool {
 	scopeKey := strings.ToLower(scopeID)
 	for _, g := range e.grants[strings.ToLower(c.oid)] {
-		if withinScope(scopeKey, g.scopeKey) && g.role.allows(action) {
-			return nil
+		if !withinScope(scopeKey, g.scopeKey) {
+			continue
 		}
+		if d, ok := e.definitionLocked(g.role); ok && d.Allows(action) {
+			return true
+		}
+	}
+	return false
+}
+
+// authorizeLocked checks that a role assignment at scopeKey or above grants action to the
+// caller, and answers as ARM does when none does. Caller holds e.mu (read is enough).
+func (e *Emulator) authorizeLocked(c *caller, action, scopeID string) *apiError {
+	if e.allowedLocked(c, action, scopeID) {
+		return nil
 	}
 	return armErr(http.StatusForbidden, "AuthorizationFailed",
 		"The client '%s' with object id '%s' does not have authorization to perform action '%s' over scope '%s' or the scope is invalid. If access was recently granted, please refresh your credentials.",
@@ -151,10 +156,6 @@ func actionFor(fullType, method, postAction string) string {
 
 // assignRoleLocked creates a role assignment resource from a seed entry.
 func (e *Emulator) assignRoleLocked(ra RoleAssignment) error {
-	role := findRole(ra.Role)
-	if role == nil {
-		return fmt.Errorf("seed: unknown role %q (built-in roles only)", ra.Role)
-	}
 	if ra.PrincipalID == "" {
 		return fmt.Errorf("seed: role assignment of %s at %s has no principalId", ra.Role, ra.Scope)
 	}
@@ -163,14 +164,18 @@ func (e *Emulator) assignRoleLocked(ra RoleAssignment) error {
 	if parent == nil {
 		return fmt.Errorf("seed: role assignment scope %s does not exist", scope)
 	}
+	role, ok := e.findRoleLocked(ra.Role, parseARMPath(scope).subscription())
+	if !ok {
+		return fmt.Errorf("seed: unknown role %q (a built-in role's name or GUID, or the GUID of a custom role of the scope's subscription)", ra.Role)
+	}
 	name := ra.Name
 	if name == "" {
-		name = stableGUID(strings.ToLower(scope + "|" + ra.PrincipalID + "|" + role.id))
+		name = stableGUID(strings.ToLower(scope + "|" + ra.PrincipalID + "|" + role.guid))
 	}
 	id := parent.id + "/providers/Microsoft.Authorization/roleAssignments/" + name
 	body := map[string]any{
 		"properties": map[string]any{
-			"roleDefinitionId": roleDefinitionID(parent.id, role.id),
+			"roleDefinitionId": roleDefinitionID(parent.id, role.guid),
 			"principalId":      ra.PrincipalID,
 			"principalType":    "ServicePrincipal",
 		},
@@ -190,18 +195,24 @@ func roleDefinitionID(scopeID, guid string) string {
 	return sub + "/providers/Microsoft.Authorization/roleDefinitions/" + guid
 }
 
-func roleDefinitionBody(scopeID string, rd *roleDefinition) map[string]any {
+// builtinRoleBody renders a built-in role as ARM returns it, with an ID under scopeID's
+// subscription (or tenant-level).
+func builtinRoleBody(scopeID string, d *roles.Definition) map[string]any {
+	perms := make([]map[string]any, len(d.Permissions))
+	for i, p := range d.Permissions {
+		perms[i] = map[string]any{
+			"actions": nonNil(p.Actions), "notActions": nonNil(p.NotActions),
+			"dataActions": nonNil(p.DataActions), "notDataActions": nonNil(p.NotDataActions),
+		}
+	}
 	return map[string]any{
-		"id":   roleDefinitionID(scopeID, rd.id),
-		"name": rd.id,
+		"id":   roleDefinitionID(scopeID, d.ID),
+		"name": d.ID,
 		"type": "Microsoft.Authorization/roleDefinitions",
 		"properties": map[string]any{
-			"roleName": rd.name, "type": "BuiltInRole", "description": rd.description,
+			"roleName": d.Name, "type": roles.TypeBuiltIn, "description": d.Description,
 			"assignableScopes": []string{"/"},
-			"permissions": []map[string]any{{
-				"actions": rd.actions, "notActions": nonNil(rd.notActions),
-				"dataActions": []string{}, "notDataActions": []string{},
-			}},
+			"permissions":      perms,
 		},
 	}
 }

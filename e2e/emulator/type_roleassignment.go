@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// roleAssignmentBehaviour validates assignments like Azure (GUID names, known built-in role,
-// existing principal, no duplicates, immutable principal and role) and keeps the
-// authorization index in step.
+// roleAssignmentBehaviour validates assignments like Azure (GUID names, an existing built-in
+// or custom role, existing principal, no duplicates, immutable principal and role) and keeps
+// the authorization index in step.
 func roleAssignmentBehaviour() *typeBehaviour {
 	return &typeBehaviour{
 		fullType: "Microsoft.Authorization/roleAssignments",
@@ -17,8 +17,8 @@ func roleAssignmentBehaviour() *typeBehaviour {
 				return badRequest("InvalidRoleAssignmentId", "The role assignment ID '%s' is not valid. The role assignment ID must be a GUID.", w.target.name)
 			}
 			rdID, pid := str(w.props, "roleDefinitionId"), str(w.props, "principalId")
-			role := findRole(rdID)
-			if rdID == "" || role == nil {
+			role, ok := w.e.findRoleLocked(rdID, w.subscriptionID)
+			if rdID == "" || !ok {
 				return badRequest("RoleDefinitionDoesNotExist", "The specified role definition with ID '%s' does not exist.", lastName(rdID))
 			}
 			if pid == "" {
@@ -29,13 +29,13 @@ func roleAssignmentBehaviour() *typeBehaviour {
 			}
 			if w.existing != nil {
 				op := w.existing.props()
-				if !strings.EqualFold(str(op, "principalId"), pid) || findRole(str(op, "roleDefinitionId")) != role {
+				if !strings.EqualFold(str(op, "principalId"), pid) || roleRefFor(str(op, "roleDefinitionId"), w.subscriptionID).guid != role.guid {
 					return badRequest("RoleAssignmentUpdateNotPermitted", "Tenant ID, application ID, principal ID, and scope are not allowed to be updated.")
 				}
 			}
 			for _, s := range collectLocked(w.target.parent, typeRoleAssignment, false, nil) {
 				sp := s.props()
-				if !strings.EqualFold(s.id, w.target.id) && strings.EqualFold(str(sp, "principalId"), pid) && findRole(str(sp, "roleDefinitionId")) == role {
+				if !strings.EqualFold(s.id, w.target.id) && strings.EqualFold(str(sp, "principalId"), pid) && roleRefFor(str(sp, "roleDefinitionId"), w.subscriptionID).guid == role.guid {
 					return armErr(http.StatusConflict, "RoleAssignmentExists", "The role assignment already exists. The ID of the existing role assignment is %s.", s.body["name"])
 				}
 			}
@@ -47,9 +47,11 @@ func roleAssignmentBehaviour() *typeBehaviour {
 		},
 		stored: func(e *Emulator, r *resource) {
 			e.dropGrantLocked(r.key)
+			// A custom role is resolved when the grant is used: on restore it may come
+			// back after its assignments.
 			p := r.props()
-			if role := findRole(str(p, "roleDefinitionId")); role != nil {
-				e.addGrantLocked(str(p, "principalId"), r.key, r.parentKey, role)
+			if rd := str(p, "roleDefinitionId"); rd != "" {
+				e.addGrantLocked(str(p, "principalId"), r.key, r.parentKey, roleRefFor(rd, parseARMPath(r.id).subscription()))
 			}
 		},
 		removed: func(e *Emulator, r *resource) { e.dropGrantLocked(r.key) },

@@ -30,6 +30,7 @@ func builtinBehaviours() []*typeBehaviour {
 		userAssignedIdentityBehaviour(),
 		federatedCredentialBehaviour(),
 		roleAssignmentBehaviour(),
+		roleDefinitionBehaviour(),
 		storageAccountBehaviour(),
 		redisBehaviour(),
 		postgresServerBehaviour(),
