@@ -137,6 +137,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 	if s != nil {
 		return s, res, nil
 	}
+	if s, res := r.verify(ctx, calls, obj, id, scope); s != nil {
+		return s, res, nil
+	}
 	if err := r.ensureOwnerReference(ctx, obj, before); err != nil {
 		return nil, reconcile.Result{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/aztenant/aztenant/api/authorization/roles"
 	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	cachev1alpha1 "github.com/aztenant/aztenant/api/cache/v1alpha1"
@@ -31,12 +32,19 @@ import (
 // Its PUT body needs two things the spec does not hold, read by Resolve from
 // the object's own namespace: the principal ID when it comes from a ConfigMap,
 // and the subscription a role definition ID is qualified with.
+//
+// Built-in roles are named from the role table (package roles); whether a
+// privileged one may be granted is the policy library's call. A role the
+// table does not hold is a custom role: Verify reads its definition from ARM
+// and refuses it, before anything is written, when its actions are
+// privileged.
 type RoleAssignment struct{}
 
 var (
 	_ reconcilers.Identifier  = RoleAssignment{}
 	_ reconcilers.Resolver    = RoleAssignment{}
 	_ reconcilers.OwnerKinder = RoleAssignment{}
+	_ reconcilers.Verifier    = RoleAssignment{}
 )
 
 // roleAssignmentNamespace is the UUIDv5 namespace of derived assignment names.
@@ -161,11 +169,11 @@ func (RoleAssignment) DesiredWith(obj azurev1alpha1.Resource, resolved map[strin
 func roleDefinitionID(ref authorizationv1alpha1.RoleDefinitionReference, subscription string) (string, error) {
 	id := ref.ARMID
 	if ref.WellKnownName != "" {
-		guid, ok := authorizationv1alpha1.WellKnownRoleDefinitions[ref.WellKnownName]
+		d, ok := roles.ByName(ref.WellKnownName)
 		if !ok {
 			return "", fmt.Errorf("roleDefinitionReference.wellKnownName %q is not a built-in role aztenant knows", ref.WellKnownName)
 		}
-		id = "/providers/Microsoft.Authorization/roleDefinitions/" + guid
+		id = "/providers/Microsoft.Authorization/roleDefinitions/" + d.ID
 	}
 	if id == "" {
 		return "", fmt.Errorf("set roleDefinitionReference.armId or roleDefinitionReference.wellKnownName")
@@ -174,6 +182,86 @@ func roleDefinitionID(ref authorizationv1alpha1.RoleDefinitionReference, subscri
 		id = "/subscriptions/" + subscription + id
 	}
 	return id, nil
+}
+
+// roleDefinitionsAPIVersion is the api-version Verify reads role definitions
+// with.
+const roleDefinitionsAPIVersion = "2022-04-01"
+
+// Verify reads the definition of a role the table does not know (a custom
+// role) with the namespace's own identity and refuses it when
+// roles.Privileged says so, or when it is Broad (Contributor's shape) and the
+// assignment's scope is a whole subscription, as the policy library treats
+// Contributor. Built-in roles are not read: the table knows them. A custom
+// role is read at every reconcile, so one widened after its assignment was
+// made is reported too.
+func (RoleAssignment) Verify(ctx context.Context, get reconcilers.ARMGetter, obj azurev1alpha1.Resource, armID string) error {
+	ra := obj.(*authorizationv1alpha1.RoleAssignment)
+	ref := ra.Spec.RoleDefinitionReference
+	if ref.WellKnownName != "" || ref.ARMID == "" {
+		return nil
+	}
+	if _, builtIn := roles.ByID(ref.ARMID); builtIn {
+		return nil
+	}
+	rd, err := roleDefinitionID(ref, subscriptionOf(armID))
+	if err != nil {
+		return err
+	}
+	body, err := get(ctx, rd, roleDefinitionsAPIVersion)
+	if err != nil {
+		return err
+	}
+	if body == nil {
+		return &RoleCheckError{RoleDefinitionID: rd, reason: reconcilers.ReasonReferenceNotFound,
+			Why: "it does not exist, or the namespace's identity cannot see it; a custom role is checked before it is assigned"}
+	}
+	def, err := roles.FromARM(body)
+	if err != nil {
+		return &RoleCheckError{RoleDefinitionID: rd, reason: reconcilers.ReasonGuardFailed,
+			Why: "its definition could not be read (" + err.Error() + "), so its actions cannot be checked"}
+	}
+	if p, why := roles.Privileged(def); p {
+		return &RoleCheckError{RoleDefinitionID: rd, reason: ReasonPolicyDenied, Why: why}
+	}
+	if b, why := roles.Broad(def); b && subscriptionScope(armID) {
+		return &RoleCheckError{RoleDefinitionID: rd, reason: ReasonPolicyDenied, Why: why + "; at subscription scope that is every team's resources: scope it to a resource group"}
+	}
+	return nil
+}
+
+// ReasonPolicyDenied is the reason of an assignment refused because its
+// custom role is privileged: the reason the policy library's denials carry
+// (policy.ReasonPolicyDenied).
+const ReasonPolicyDenied = "PolicyDenied"
+
+// RoleCheckError stops a RoleAssignment whose custom role is privileged, or
+// could not be checked, before anything is written.
+type RoleCheckError struct {
+	RoleDefinitionID string
+	Why              string
+	reason           string
+}
+
+func (e *RoleCheckError) Error() string {
+	if e.reason == ReasonPolicyDenied {
+		return fmt.Sprintf("roleDefinitionReference.armId %s is privileged, and aztenant does not assign privileged roles: %s", e.RoleDefinitionID, e.Why)
+	}
+	return fmt.Sprintf("roleDefinitionReference.armId %s: %s", e.RoleDefinitionID, e.Why)
+}
+
+// Reason is the Ready condition's reason.
+func (e *RoleCheckError) Reason() string { return e.reason }
+
+// subscriptionScope reports whether a role assignment's ID puts it at a
+// subscription (or wider) rather than a resource group or resource.
+func subscriptionScope(assignmentID string) bool {
+	scope := assignmentID
+	if i := strings.Index(strings.ToLower(scope), "/providers/microsoft.authorization/roleassignments/"); i >= 0 {
+		scope = scope[:i]
+	}
+	segs := strings.Split(strings.Trim(scope, "/"), "/")
+	return len(segs) <= 2
 }
 
 // subscriptionOf is the subscription ID of an ARM ID, "" when it has none.

@@ -17,7 +17,7 @@ import (
 	"github.com/aztenant/aztenant/reconcilers/kinds"
 )
 
-const readerRole = "acdd72a7-3c2f-4223-9b18-0faad56c6cf9"
+const readerRole = "acdd72a7-3385-48ef-bd42-f606fba81ae7"
 
 func roleAssignment(ns, name string, owner authorizationv1alpha1.RoleAssignmentOwner, role authorizationv1alpha1.RoleDefinitionReference) *authorizationv1alpha1.RoleAssignment {
 	return &authorizationv1alpha1.RoleAssignment{
