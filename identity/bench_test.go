@@ -15,7 +15,7 @@ import (
 // Aim: under 10 µs.
 func BenchmarkCredentialForCached(b *testing.B) {
 	w := newWorld(b, "bench", "bench-b")
-	tenantNamespace(b, w.env.Client, "bench", clientA)
+	tenantNamespace(b, w.c, "bench", clientA)
 	c, err := cache.New(w.env.Config, cache.Options{Scheme: w.env.Scheme, DefaultNamespaces: map[string]cache.Config{"bench": {}}, DefaultTransform: cache.TransformStripManagedFields()})
 	if err != nil {
 		b.Fatal(err)
@@ -25,7 +25,7 @@ func BenchmarkCredentialForCached(b *testing.B) {
 	if !c.WaitForCacheSync(ctx) {
 		b.Fatal("cache did not sync")
 	}
-	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: w.env.Client}, time.Hour)
+	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: w.c}, time.Hour)
 	broker := identity.NewBroker(c, identity.NewCredentials(tokens, w.opts))
 	if err := broker.CacheResolutions(ctx, c); err != nil {
 		b.Fatal(err)

@@ -23,8 +23,8 @@ import (
 // the emulator's audit log names the principal of each write.
 func TestEachNamespaceActsAsItsOwnIdentity(t *testing.T) {
 	w := newWorld(t, "iso-a", "iso-b")
-	tenantNamespace(t, w.env.Client, "iso-a", clientA)
-	tenantNamespace(t, w.env.Client, "iso-b", clientB)
+	tenantNamespace(t, w.c, "iso-a", clientA)
+	tenantNamespace(t, w.c, "iso-b", clientB)
 	b := w.broker()
 	ctx := t.Context()
 
@@ -60,7 +60,7 @@ func TestEachNamespaceActsAsItsOwnIdentity(t *testing.T) {
 // reaches ARM.
 func TestForeignClientIDIsRejectedByFederation(t *testing.T) {
 	w := newWorld(t, "thief-victim", "thief")
-	tenantNamespace(t, w.env.Client, "thief", clientA) // clientA trusts thief-victim only
+	tenantNamespace(t, w.c, "thief", clientA) // clientA trusts thief-victim only
 	cred, scope, err := w.broker().CredentialFor(t.Context(), resource("thief", nil))
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestForeignClientIDIsRejectedByFederation(t *testing.T) {
 	if identity.ReasonOf(err) != identity.ReasonFederationRejected {
 		t.Fatalf("reason %q, want FederationRejected: %v", identity.ReasonOf(err), err)
 	}
-	for _, want := range []string{"AADSTS70021", "system:serviceaccount:thief:azure", clientA} {
+	for _, want := range []string{"AADSTS70021", "system:serviceaccount:thief:" + identity.ProvisionerServiceAccount, clientA} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message lacks %q: %v", want, err)
 		}
@@ -87,7 +87,7 @@ func TestForeignClientIDIsRejectedByFederation(t *testing.T) {
 // reason the user can act on, before any call to Entra or ARM.
 func TestResolutionFailuresAreClearAndCallNothing(t *testing.T) {
 	w := newWorld(t, "res-ok", "res-other")
-	c := w.env.Client
+	c := w.c
 	tenantNamespace(t, c, "res-ok", clientA)
 	tenantNamespace(t, c, "res-other", clientB)
 	tenantNamespace(t, c, "res-noclient", "")
@@ -96,6 +96,11 @@ func TestResolutionFailuresAreClearAndCallNothing(t *testing.T) {
 		Spec:       identityv1alpha1.IdentitySpec{ServiceAccountName: "missing", SubscriptionID: subID},
 	}))
 	tenantNamespaceWithoutIdentity(t, c, "res-empty")
+	must(t, c.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1ObjectMeta("", "res-nosa")}))
+	must(t, c.Create(t.Context(), &identityv1alpha1.Identity{
+		ObjectMeta: metav1ObjectMeta("res-nosa", "default"),
+		Spec:       identityv1alpha1.IdentitySpec{ServiceAccountName: identity.ProvisionerServiceAccount, SubscriptionID: subID},
+	}))
 
 	cases := []struct {
 		name        string
@@ -107,7 +112,8 @@ func TestResolutionFailuresAreClearAndCallNothing(t *testing.T) {
 		{"annotation is a path", resource("res-ok", map[string]string{identity.AnnotationIdentity: "../res-other"}), identity.ReasonInvalidIdentityReference, "res-other"},
 		{"annotation names an Identity that exists only elsewhere", resource("res-empty", map[string]string{identity.AnnotationIdentity: "default"}), identity.ReasonIdentityNotFound, `no Identity "default" in namespace "res-empty"`},
 		{"no default Identity", resource("res-empty", nil), identity.ReasonIdentityNotFound, "never falls back"},
-		{"ServiceAccount missing", resource("res-ok", map[string]string{identity.AnnotationIdentity: "ghost"}), identity.ReasonServiceAccountNotFound, `ServiceAccount "missing"`},
+		{"ServiceAccount not the reserved one", resource("res-ok", map[string]string{identity.AnnotationIdentity: "ghost"}), identity.ReasonServiceAccountNotReserved, `ServiceAccount "missing"`},
+		{"ServiceAccount missing", resource("res-nosa", nil), identity.ReasonServiceAccountNotFound, `ServiceAccount "` + identity.ProvisionerServiceAccount + `"`},
 		{"no client ID anywhere", resource("res-noclient", nil), identity.ReasonMissingClientID, identity.AnnotationClientID},
 	}
 	b := w.broker()
@@ -134,10 +140,10 @@ func TestResolutionFailuresAreClearAndCallNothing(t *testing.T) {
 // exchange per token lifetime, even when they all ask at once.
 func TestOneExchangePerIdentityPerTokenLifetime(t *testing.T) {
 	w := newWorld(t, "many", "many-b")
-	tenantNamespace(t, w.env.Client, "many", clientA)
-	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: w.env.Client}, 3600e9)
+	tenantNamespace(t, w.c, "many", clientA)
+	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: w.c}, 3600e9)
 	creds := identity.NewCredentials(tokens, w.opts)
-	b := identity.NewBroker(w.env.Client, creds)
+	b := identity.NewBroker(w.c, creds)
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
@@ -174,7 +180,7 @@ func TestOneExchangePerIdentityPerTokenLifetime(t *testing.T) {
 // still seen by the next lookup once the informer delivers it.
 func TestCachedResolutionFollowsChanges(t *testing.T) {
 	w := newWorld(t, "cached", "cached-b")
-	c := w.env.Client
+	c := w.c
 	tenantNamespace(t, c, "cached", clientA)
 	informers, err := cache.New(w.env.Config, cache.Options{Scheme: w.env.Scheme, DefaultNamespaces: map[string]cache.Config{"cached": {}}})
 	if err != nil {
@@ -193,7 +199,7 @@ func TestCachedResolutionFollowsChanges(t *testing.T) {
 	eventually(t, "first resolution", scopeOf, func(s identity.Scope) bool { return s.ClientID == clientA })
 
 	var sa corev1.ServiceAccount
-	must(t, c.Get(t.Context(), client.ObjectKey{Namespace: "cached", Name: "azure"}, &sa))
+	must(t, c.Get(t.Context(), client.ObjectKey{Namespace: "cached", Name: identity.ProvisionerServiceAccount}, &sa))
 	sa.Annotations[identity.AnnotationClientID] = clientA2
 	must(t, c.Update(t.Context(), &sa))
 	eventually(t, "client ID follows the annotation", scopeOf, func(s identity.Scope) bool { return s.ClientID == clientA2 })
@@ -209,7 +215,7 @@ func TestCachedResolutionFollowsChanges(t *testing.T) {
 // token, so an identity costs one exchange, not one for each.
 func TestIdentityCheckAndARMShareOneExchange(t *testing.T) {
 	w := newWorld(t, "share", "share-b")
-	tenantNamespace(t, w.env.Client, "share", clientA)
+	tenantNamespace(t, w.c, "share", clientA)
 	b := w.broker()
 	cred, _, err := b.CredentialFor(t.Context(), resource("share", nil))
 	if err != nil {

@@ -36,7 +36,7 @@ func startController(t *testing.T, w *world, namespaces ...string) {
 func startControllerWith(t *testing.T, w *world, inUse identity.InUseFunc, namespaces ...string) *identity.Credentials {
 	t.Helper()
 	ctrl.SetLogger(zap.New(zap.WriteTo(testWriter{t})))
-	mgr, err := ctrl.NewManager(w.env.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(w.env.OperatorConfig, ctrl.Options{
 		Scheme: w.env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}, // one manager per test
 		Cache:      cache.Options{DefaultNamespaces: nsConfig(namespaces)},
@@ -102,7 +102,7 @@ func readyIs(status metav1.ConditionStatus, reason string) func(*identityv1alpha
 // as whom, and follows changes of the ServiceAccount.
 func TestIdentityStatusFollowsServiceAccount(t *testing.T) {
 	w := newWorld(t, "ctl-a", "ctl-b")
-	c := w.env.Client
+	c := w.c
 	tenantNamespace(t, c, "ctl-a", clientA)
 	startController(t, w, "ctl-a")
 
@@ -116,7 +116,7 @@ func TestIdentityStatusFollowsServiceAccount(t *testing.T) {
 
 	// The platform team points the ServiceAccount at another identity.
 	var sa corev1.ServiceAccount
-	must(t, c.Get(t.Context(), client.ObjectKey{Namespace: "ctl-a", Name: "azure"}, &sa))
+	must(t, c.Get(t.Context(), client.ObjectKey{Namespace: "ctl-a", Name: identity.ProvisionerServiceAccount}, &sa))
 	sa.Annotations[identity.AnnotationClientID] = clientA2
 	must(t, c.Update(t.Context(), &sa))
 	eventually(t, "principal follows the client-id annotation", getIdentity(t, c, "ctl-a", "default"), func(id *identityv1alpha1.Identity) bool {
@@ -125,7 +125,7 @@ func TestIdentityStatusFollowsServiceAccount(t *testing.T) {
 
 	must(t, c.Delete(t.Context(), &sa))
 	id = eventually(t, "ServiceAccountNotFound", getIdentity(t, c, "ctl-a", "default"), readyIs(metav1.ConditionFalse, identity.ReasonServiceAccountNotFound))
-	if msg := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady).Message; !strings.Contains(msg, `ServiceAccount "azure"`) {
+	if msg := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady).Message; !strings.Contains(msg, `ServiceAccount "`+identity.ProvisionerServiceAccount+`"`) {
 		t.Errorf("message %q does not name the ServiceAccount", msg)
 	}
 }
@@ -134,17 +134,17 @@ func TestIdentityStatusFollowsServiceAccount(t *testing.T) {
 // with Entra's explanation.
 func TestIdentityWithForeignClientIDIsRejected(t *testing.T) {
 	w := newWorld(t, "ctl-victim", "ctl-other")
-	c := w.env.Client
+	c := w.c
 	tenantNamespaceWithoutIdentity(t, c, "ctl-thief")
 	must(t, c.Create(t.Context(), &identityv1alpha1.Identity{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ctl-thief", Name: "default"},
-		Spec:       identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", ClientID: clientA, TenantID: tenantID, SubscriptionID: subID},
+		Spec:       identityv1alpha1.IdentitySpec{ServiceAccountName: identity.ProvisionerServiceAccount, ClientID: clientA, TenantID: tenantID, SubscriptionID: subID},
 	}))
 	startController(t, w, "ctl-thief")
 
 	id := eventually(t, "FederationRejected", getIdentity(t, c, "ctl-thief", "default"), readyIs(metav1.ConditionFalse, identity.ReasonFederationRejected))
 	msg := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady).Message
-	for _, want := range []string{"AADSTS70021", "system:serviceaccount:ctl-thief:azure"} {
+	for _, want := range []string{"AADSTS70021", "system:serviceaccount:ctl-thief:" + identity.ProvisionerServiceAccount} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
@@ -181,7 +181,7 @@ func TestIdentityWithForeignClientIDIsRejected(t *testing.T) {
 // EntraUnavailable with Entra's answer, and recovers by itself.
 func TestIdentityWhileEntraIsDown(t *testing.T) {
 	w := newWorld(t, "ctl-down", "ctl-down-b")
-	c := w.env.Client
+	c := w.c
 	tenantNamespace(t, c, "ctl-down", clientA)
 	w.emu.SetFaults(emulator.Faults{EntraUnavailable: true})
 	startController(t, w, "ctl-down")
@@ -216,16 +216,16 @@ func nsConfig(namespaces []string) map[string]cache.Config {
 func TestServiceAccountUpdatesKeepTheExchangedToken(t *testing.T) {
 	const ns = "keep-token"
 	w := newWorld(t, ns, "keep-token-b")
-	tenantNamespace(t, w.env.Client, ns, clientA)
+	tenantNamespace(t, w.c, ns, clientA)
 	creds := startControllerWith(t, w, func(context.Context, string) (int, error) { return 1, nil }, ns)
 	ctx := t.Context()
-	eventually(t, "Identity Ready", getIdentity(t, w.env.Client, ns, "default"), func(id *identityv1alpha1.Identity) bool {
+	eventually(t, "Identity Ready", getIdentity(t, w.c, ns, "default"), func(id *identityv1alpha1.Identity) bool {
 		c := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady)
 		return c != nil && c.Status == metav1.ConditionTrue
 	})
 	getSA := func() (*corev1.ServiceAccount, error) {
 		var sa corev1.ServiceAccount
-		err := w.env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "azure"}, &sa)
+		err := w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: identity.ProvisionerServiceAccount}, &sa)
 		return &sa, err
 	}
 	eventually(t, "protection finalizer on the ServiceAccount", getSA, func(sa *corev1.ServiceAccount) bool {
@@ -239,11 +239,11 @@ func TestServiceAccountUpdatesKeepTheExchangedToken(t *testing.T) {
 	sa, err := getSA()
 	must(t, err)
 	sa.Labels = map[string]string{"team": "a"}
-	must(t, w.env.Client.Update(ctx, sa))
+	must(t, w.c.Update(ctx, sa))
 	time.Sleep(time.Second)
-	id, err := getIdentity(t, w.env.Client, ns, "default")()
+	id, err := getIdentity(t, w.c, ns, "default")()
 	must(t, err)
-	res, err := identity.ResolveIdentity(ctx, w.env.Client, id)
+	res, err := identity.ResolveIdentity(ctx, w.c, id)
 	must(t, err)
 	cred, err := creds.For(res)
 	must(t, err)
@@ -257,8 +257,8 @@ func TestServiceAccountUpdatesKeepTheExchangedToken(t *testing.T) {
 	sa, err = getSA()
 	must(t, err)
 	sa.Annotations[identity.AnnotationClientID] = clientA2
-	must(t, w.env.Client.Update(ctx, sa))
-	eventually(t, "Identity acting as the new client ID", getIdentity(t, w.env.Client, ns, "default"), func(id *identityv1alpha1.Identity) bool {
+	must(t, w.c.Update(ctx, sa))
+	eventually(t, "Identity acting as the new client ID", getIdentity(t, w.c, ns, "default"), func(id *identityv1alpha1.Identity) bool {
 		return id.Status.ClientID == clientA2 && id.Status.PrincipalID == w.principal(t, clientA2)
 	})
 }

@@ -14,9 +14,9 @@ const (
 	// ReasonServiceAccountNotReserved: the Identity names a ServiceAccount
 	// other than the reserved provisioner account (see CheckReserved).
 	ReasonServiceAccountNotReserved = "ServiceAccountNotReserved"
-	ReasonMissingClientID          = "MissingClientID"
-	ReasonMissingTenantID          = "MissingTenantID"
-	ReasonFederationRejected       = "FederationRejected"
+	ReasonMissingClientID           = "MissingClientID"
+	ReasonMissingTenantID           = "MissingTenantID"
+	ReasonFederationRejected        = "FederationRejected"
 	// ReasonEntraUnavailable: Entra ID answered 5xx or 429; nothing is wrong
 	// with the federation, the exchange is retried.
 	ReasonEntraUnavailable   = "EntraUnavailable"

@@ -32,20 +32,23 @@ const (
 
 // world is one test's Azure (the emulator) and its tenant namespaces.
 type world struct {
-	env   *testenv.Env
+	env *testenv.Env
+	// c acts as the operator's user: admission lets only it mint tokens
+	// for, and annotate, the reserved provisioner accounts.
+	c     client.Client
 	emu   *emulator.Emulator
 	cloud identity.Cloud
 	opts  azcore.ClientOptions
 }
 
 // newWorld starts an emulator trusting the API server's issuer, with app
-// registrations federated to ServiceAccount "azure" of the given namespaces:
+// registrations federated to the provisioner ServiceAccount of the given namespaces:
 // clientA and clientA2 to nsA, clientB to nsB, each Contributor on the subscription.
 func newWorld(t testing.TB, nsA, nsB string) *world {
 	t.Helper()
 	env := testenv.Get(t)
 	fic := func(ns string) []emulator.FederatedCredential {
-		return []emulator.FederatedCredential{{Name: "k8s", Issuer: env.IssuerURL, Subject: "system:serviceaccount:" + ns + ":azure", Audiences: []string{identity.TokenAudience}}}
+		return []emulator.FederatedCredential{{Name: "k8s", Issuer: env.IssuerURL, Subject: "system:serviceaccount:" + ns + ":" + identity.ProvisionerServiceAccount, Audiences: []string{identity.TokenAudience}}}
 	}
 	contributor := []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + subID}}
 	emu, err := emulator.New(emulator.Config{Seed: emulator.Seed{
@@ -70,12 +73,16 @@ func newWorld(t testing.TB, nsA, nsB string) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &world{env: env, emu: emu, cloud: cloud, opts: opts}
+	c, err := client.New(env.OperatorConfig, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &world{env: env, c: c, emu: emu, cloud: cloud, opts: opts}
 }
 
 func (w *world) broker() *identity.Broker {
-	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: w.env.Client}, time.Hour)
-	return identity.NewBroker(w.env.Client, identity.NewCredentials(tokens, w.opts))
+	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: w.c}, time.Hour)
+	return identity.NewBroker(w.c, identity.NewCredentials(tokens, w.opts))
 }
 
 func (w *world) principal(t testing.TB, clientID string) string {
@@ -97,13 +104,13 @@ func (w *world) createRG(ctx context.Context, cred azcore.TokenCredential, name 
 	return err
 }
 
-// tenantNamespace creates a namespace with ServiceAccount "azure" annotated
+// tenantNamespace creates a namespace with the provisioner ServiceAccount annotated
 // with clientID (if not empty), and an Identity named "default" for it.
 func tenantNamespace(t testing.TB, c client.Client, ns, clientID string) {
 	t.Helper()
 	ctx := t.Context()
 	must(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: ns, Annotations: map[string]string{
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: identity.ProvisionerServiceAccount, Namespace: ns, Annotations: map[string]string{
 		identity.AnnotationTenantID: tenantID,
 	}}}
 	if clientID != "" {
@@ -112,7 +119,7 @@ func tenantNamespace(t testing.TB, c client.Client, ns, clientID string) {
 	must(t, c.Create(ctx, sa))
 	must(t, c.Create(ctx, &identityv1alpha1.Identity{
 		ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
-		Spec:       identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", SubscriptionID: subID},
+		Spec:       identityv1alpha1.IdentitySpec{ServiceAccountName: identity.ProvisionerServiceAccount, SubscriptionID: subID},
 	}))
 }
 
@@ -138,5 +145,5 @@ func metav1ObjectMeta(ns, name string) metav1.ObjectMeta {
 func tenantNamespaceWithoutIdentity(t testing.TB, c client.Client, ns string) {
 	t.Helper()
 	must(t, c.Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	must(t, c.Create(t.Context(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: ns}}))
+	must(t, c.Create(t.Context(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: identity.ProvisionerServiceAccount, Namespace: ns}}))
 }

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	"github.com/aztenant/aztenant/identity/reservation"
 )
 
 // Conventions shared with azure-workload-identity and with users' manifests.
@@ -31,7 +32,7 @@ const (
 	// a token for it, run a pod as it or change its workload-identity
 	// annotations, so the namespace's provisioning identity is reachable only
 	// through the operator, its Tenant bounds and its policy.
-	ProvisionerServiceAccount = "aztenant-provisioner"
+	ProvisionerServiceAccount = reservation.ServiceAccountName
 )
 
 // CheckReserved refuses an Identity whose ServiceAccount is not the reserved

@@ -26,7 +26,7 @@ import (
 func startManager(t *testing.T, setup func(ctrl.Manager, *Directory) error) (*testenv.Env, *Directory) {
 	t.Helper()
 	env := testenv.Get(t)
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(env.OperatorConfig, ctrl.Options{
 		Scheme:                 env.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

@@ -8,13 +8,14 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 
 type onboardOptions struct {
-	namespace, subscription, tenantID, issuer, location, identityGroup, serviceAccount string
-	resourceGroups, roles                                                              []string
-	print                                                                              bool
+	namespace, subscription, tenantID, issuer, location, identityGroup string
+	resourceGroups, roles                                              []string
+	print                                                              bool
 }
 
 func newOnboardCommand() *cobra.Command {
@@ -24,9 +25,10 @@ func newOnboardCommand() *cobra.Command {
 		Short: "Print the az CLI commands and manifests that give a namespace its own Azure identity",
 		Long: `onboard prints what a platform team runs to onboard a namespace by hand: a
 user-assigned managed identity, its federated credential trusting the namespace's
-ServiceAccount at the cluster's issuer, the resource groups and a Contributor role
-assignment on each (and nothing wider), then the ServiceAccount, Identity and Tenant
-manifests. Names and roles are those the operator uses when it onboards a Tenant's
+provisioner ServiceAccount (aztenant-provisioner, which the chart's admission
+policies reserve for the operator) at the cluster's issuer, the resource groups and a Contributor role
+assignment on each (and nothing wider), then kubectl applying the ServiceAccount, Identity
+and Tenant. The output is a shell script: run it, or read it and run it step by step. Names and roles are those the operator uses when it onboards a Tenant's
 namespaces itself (spec.onboarding, with the operator flag --platform-identity);
 this command is for clusters without a platform identity, so --print is required.`,
 		Args: cobra.ExactArgs(1),
@@ -44,7 +46,6 @@ this command is for clusters without a platform identity, so --print is required
 	cmd.Flags().StringVar(&o.issuer, "issuer", "", "the cluster's service-account issuer URL (required; AKS: az aks show --query oidcIssuerProfile.issuerUrl)")
 	cmd.Flags().StringVar(&o.location, "location", "westeurope", "Azure region of the identity and resource groups")
 	cmd.Flags().StringVar(&o.identityGroup, "identity-resource-group", onboarding.DefaultIdentityResourceGroup, "resource group holding the teams' managed identities (managed by the platform team; the namespace gets no role on it)")
-	cmd.Flags().StringVar(&o.serviceAccount, "service-account", onboarding.DefaultServiceAccount, "ServiceAccount of the namespace to federate")
 	cmd.Flags().StringSliceVar(&o.roles, "role", []string{onboarding.DefaultRole}, "built-in roles granted on each resource group (never Owner, User Access Administrator or Role Based Access Control Administrator)")
 	cmd.Flags().StringSliceVar(&o.resourceGroups, "resource-group", nil, "resource groups the namespace may use (default: <namespace>-app)")
 	return cmd
@@ -82,7 +83,7 @@ func printOnboarding(out io.Writer, o onboardOptions) error {
 			return fmt.Errorf("--resource-group %s is the identity resource group: the namespace must get no role on its own identity", rg)
 		}
 	}
-	subject := onboarding.Subject(o.namespace, o.serviceAccount)
+	subject := onboarding.Subject(o.namespace, identity.ProvisionerServiceAccount)
 	identityName := onboarding.IdentityName(o.namespace)
 	fmt.Fprintf(out, `# 1. In Azure (az CLI): identity %[1]s for namespace %[7]s, trusting only %[2]s
 az account set --subscription %[3]s
@@ -103,7 +104,10 @@ az identity federated-credential create -g %[4]s --identity-name %[1]s -n %[8]s 
 		}
 	}
 	fmt.Fprintf(out, `
-# 2. In the cluster (kubectl apply -f -), with $CLIENT_ID from above:
+# 2. In the cluster: the shell fills in $CLIENT_ID from above. The Identity
+# carries the client ID: admission lets only the operator set the reserved
+# account's workload-identity annotations.
+kubectl apply -f - <<EOF
 apiVersion: v1
 kind: Namespace
 metadata:
@@ -114,9 +118,6 @@ kind: ServiceAccount
 metadata:
   name: %[2]s
   namespace: %[1]s
-  annotations:
-    azure.workload.identity/client-id: ${CLIENT_ID}
-    azure.workload.identity/tenant-id: %[3]s
 ---
 apiVersion: identity.aztenant.io/v1alpha1
 kind: Identity
@@ -125,6 +126,8 @@ metadata:
   namespace: %[1]s
 spec:
   serviceAccountName: %[2]s
+  clientID: ${CLIENT_ID}
+  tenantID: %[3]s
   subscriptionID: %[4]s
 ---
 apiVersion: tenancy.aztenant.io/v1alpha1
@@ -136,7 +139,8 @@ spec:
   subscriptions: [%[4]s]
   resourceGroups: [%[5]s]
   locations: [%[6]s]
-`, o.namespace, o.serviceAccount, o.tenantID, o.subscription, strings.Join(quoteAll(o.resourceGroups), ", "), o.location)
+EOF
+`, o.namespace, identity.ProvisionerServiceAccount, o.tenantID, o.subscription, strings.Join(quoteAll(o.resourceGroups), ", "), o.location)
 	fmt.Fprintf(out, "\n# 3. Check: aztenant whoami -n %s\n", o.namespace)
 	return nil
 }

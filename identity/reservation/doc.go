@@ -1,5 +1,5 @@
 // Package reservation owns the admission rules that reserve each namespace's
-// provisioner ServiceAccount (identity.ProvisionerServiceAccount) for the
+// provisioner ServiceAccount (ServiceAccountName, aztenant-provisioner) for the
 // operator: no TokenRequest for it by anyone else, no pod or pod template
 // running as it, no service-account-token Secret for it, and no change to its
 // workload-identity annotations by anyone but the operator. The namespace's

@@ -17,13 +17,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/aztenant/aztenant/identity"
 )
 
 // PoliciesYAML is the ValidatingAdmissionPolicies, as the chart ships them.
 //
 //go:embed policies.yaml
 var PoliciesYAML []byte
+
+// ServiceAccountName is the reserved provisioner account of every namespace
+// (ServiceAccountName); policies.yaml spells it out.
+const ServiceAccountName = "aztenant-provisioner"
+
+// annotationClientID is azure-workload-identity's client-id annotation.
+const annotationClientID = "azure.workload.identity/client-id"
 
 // ParamsName is the ConfigMap (in the operator's namespace) whose
 // data.usernames lists, comma separated, the users that act as the operator.
@@ -132,11 +138,11 @@ func Install(ctx context.Context, c client.Client, namespace string, operators [
 func WaitEnforced(ctx context.Context, c client.Client, namespace string) error {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "aztenant-reservation-probe", Namespace: namespace},
-		Spec: corev1.PodSpec{ServiceAccountName: identity.ProvisionerServiceAccount,
+		Spec: corev1.PodSpec{ServiceAccountName: ServiceAccountName,
 			Containers: []corev1.Container{{Name: "probe", Image: "probe"}}},
 	}
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: identity.ProvisionerServiceAccount, Namespace: namespace,
-		Annotations: map[string]string{identity.AnnotationClientID: "00000000-0000-0000-0000-000000000000"}}}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: ServiceAccountName, Namespace: namespace,
+		Annotations: map[string]string{annotationClientID: "00000000-0000-0000-0000-000000000000"}}}
 	refused := func(o client.Object) bool {
 		err := c.Create(ctx, o.DeepCopyObject().(client.Object), client.DryRunAll)
 		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "reserved for the aztenant operator")

@@ -464,11 +464,13 @@ func identityGroupOf(ob *tenancyv1alpha1.TenantOnboarding) string {
 	return DefaultIdentityResourceGroup
 }
 
-func serviceAccountOf(ob *tenancyv1alpha1.TenantOnboarding) string {
-	if ob.ServiceAccountName != "" {
-		return ob.ServiceAccountName
-	}
-	return DefaultServiceAccount
+// serviceAccountOf is the account onboarding federates: always the reserved
+// provisioner account. spec.onboarding.serviceAccountName is deprecated; a
+// Tenant still naming another account (the old default "azure") migrates:
+// the federated credential moves to the reserved account, the Identity
+// follows, and the old account onboarding created is deleted.
+func serviceAccountOf(*tenancyv1alpha1.TenantOnboarding) string {
+	return identity.ProvisionerServiceAccount
 }
 
 // resourceGroups runs the shared step: the tenant's groups and the identity
@@ -507,6 +509,11 @@ func (s *pass) onboard(ctx context.Context, ns, issuer string, scopes []string) 
 	a, err := s.azureFor(sub)
 	if err != nil {
 		return err
+	}
+	if old := ob.ServiceAccountName; old != "" && old != saName {
+		s.event(corev1.EventTypeWarning, "ServiceAccountNameIgnored",
+			"spec.onboarding.serviceAccountName %q is no longer used: namespaces provision as ServiceAccount %s, which admission reserves for the operator; %q is no longer federated (remove the field)",
+			old, saName, old)
 	}
 	order := []string{tenancyv1alpha1.StepManagedIdentity, tenancyv1alpha1.StepFederatedCredential,
 		tenancyv1alpha1.StepRoleAssignments, tenancyv1alpha1.StepServiceAccount, tenancyv1alpha1.StepIdentity}
@@ -662,6 +669,26 @@ func (s *pass) remove(ctx context.Context, c tenancyv1alpha1.CreatedResource) (b
 	return true, nil
 }
 
+// releaseUnnamed drops the Identity controller's protection finalizer from a
+// ServiceAccount that no Identity of its namespace names.
+func (s *pass) releaseUnnamed(ctx context.Context, sa *corev1.ServiceAccount) error {
+	if !controllerutil.ContainsFinalizer(sa, identity.ProtectionFinalizer) {
+		return nil
+	}
+	var ids identityv1alpha1.IdentityList
+	if err := s.r.APIReader.List(ctx, &ids, client.InNamespace(sa.Namespace)); err != nil {
+		return err
+	}
+	for _, id := range ids.Items {
+		if id.Spec.ServiceAccountName == sa.Name {
+			return nil
+		}
+	}
+	base := sa.DeepCopy()
+	controllerutil.RemoveFinalizer(sa, identity.ProtectionFinalizer)
+	return client.IgnoreNotFound(s.r.Client.Patch(ctx, sa, client.MergeFrom(base)))
+}
+
 // deleteObject deletes a ServiceAccount or Identity onboarding created (the
 // label must still say so) and reports whether it is gone; the Identity
 // controller's protection finalizer holds both while resources of the
@@ -676,6 +703,14 @@ func (s *pass) deleteObject(ctx context.Context, obj client.Object, id string) (
 	}
 	if obj.GetLabels()[LabelOnboardedBy] != s.t.Name {
 		return true, nil // someone took it over: not ours to delete any more
+	}
+	if sa, ok := obj.(*corev1.ServiceAccount); ok {
+		// An account no Identity names any more (the one a migration left
+		// behind) needs no protection: the Identity controller only tends
+		// the accounts Identities name.
+		if err := s.releaseUnnamed(ctx, sa); err != nil {
+			return false, err
+		}
 	}
 	if obj.GetDeletionTimestamp().IsZero() {
 		if err := s.r.Client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())}); err != nil && !apierrors.IsNotFound(err) {

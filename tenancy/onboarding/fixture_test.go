@@ -141,7 +141,7 @@ func (w *world) startOperator(tenants ...string) {
 		t.Fatal(err)
 	}
 	served := tenancy.ServeTenants()
-	mgr, err := ctrl.NewManager(w.env.Config, ctrl.Options{
+	mgr, err := ctrl.NewManager(w.env.OperatorConfig, ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Cache: operator.CacheOptions(served), Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
@@ -328,8 +328,13 @@ func findStep(tn *tenancyv1alpha1.Tenant, ns, name string) *tenancyv1alpha1.Onbo
 // the namespace: its default Identity's credential.
 func (w *world) namespaceCredential(ns string) azcore.TokenCredential {
 	w.t.Helper()
-	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: w.c}, time.Hour)
-	broker := identity.NewBroker(w.c, identity.NewCredentials(tokens, w.opts))
+	// As the operator would: only its user may mint the provisioner's tokens.
+	asOperator, err := client.New(w.env.OperatorConfig, client.Options{Scheme: w.env.Scheme})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: asOperator}, time.Hour)
+	broker := identity.NewBroker(asOperator, identity.NewCredentials(tokens, w.opts))
 	cred, _, err := broker.CredentialFor(w.t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: ns}})
 	if err != nil {
 		w.t.Fatal(err)

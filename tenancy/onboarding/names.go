@@ -11,7 +11,6 @@ import (
 
 // Defaults of spec.onboarding, also used by `aztenant onboard --print`.
 const (
-	DefaultServiceAccount        = "azure"
 	DefaultIdentityResourceGroup = "platform-identities"
 	DefaultRole                  = "Contributor"
 	// TagOnboardedBy on a resource group or managed identity names the Tenant

@@ -99,7 +99,7 @@ func TestOnboardTwoNamespacesThenOffboard(t *testing.T) {
 				t.Errorf("%s acts as principal %q, want its own managed identity", ns, id.Status.PrincipalID)
 			}
 			var sa corev1.ServiceAccount
-			if err := w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "azure"}, &sa); err != nil {
+			if err := w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: identity.ProvisionerServiceAccount}, &sa); err != nil {
 				t.Fatal(err)
 			}
 			if sa.Annotations[identity.AnnotationTenantID] != tenantID || sa.Annotations[identity.AnnotationClientID] != id.Status.ClientID {
@@ -243,7 +243,7 @@ func TestOnboardTwoNamespacesThenOffboard(t *testing.T) {
 		}
 		for _, ns := range []string{"ob-a", "ob-b"} {
 			for _, o := range []client.Object{&corev1.ServiceAccount{}, &identityv1alpha1.Identity{}} {
-				name := "azure"
+				name := identity.ProvisionerServiceAccount
 				if _, ok := o.(*identityv1alpha1.Identity); ok {
 					name = "default"
 				}
@@ -274,7 +274,7 @@ func TestPlatformIdentityMissing(t *testing.T) {
 	if n := len(w.emu.Audit(emulator.AuditFilter{Service: "arm"})); n != 0 {
 		t.Errorf("%d ARM calls without a platform identity", n)
 	}
-	if err := w.c.Get(t.Context(), client.ObjectKey{Namespace: "pm-a", Name: "azure"}, &corev1.ServiceAccount{}); !apierrors.IsNotFound(err) {
+	if err := w.c.Get(t.Context(), client.ObjectKey{Namespace: "pm-a", Name: identity.ProvisionerServiceAccount}, &corev1.ServiceAccount{}); !apierrors.IsNotFound(err) {
 		t.Errorf("ServiceAccount pm-a/azure: %v, want none", err)
 	}
 
@@ -340,7 +340,7 @@ func TestPlatformWithoutUserAccessAdministrator(t *testing.T) {
 	if len(recorded) != 3 {
 		t.Errorf("recorded %v, want the two groups and the identity", recorded)
 	}
-	if err := w.c.Get(t.Context(), client.ObjectKey{Namespace: "nu-a", Name: "azure"}, &corev1.ServiceAccount{}); !apierrors.IsNotFound(err) {
+	if err := w.c.Get(t.Context(), client.ObjectKey{Namespace: "nu-a", Name: identity.ProvisionerServiceAccount}, &corev1.ServiceAccount{}); !apierrors.IsNotFound(err) {
 		t.Errorf("ServiceAccount created although its identity has no roles: %v", err)
 	}
 

@@ -111,9 +111,13 @@ type TenantOnboarding struct {
 	// +kubebuilder:validation:XValidation:rule="!self.exists(r, r in ['Owner', 'User Access Administrator', 'Role Based Access Control Administrator'])",message="Owner, User Access Administrator and Role Based Access Control Administrator can grant access and are not allowed for onboarded namespaces"
 	Roles []string `json:"roles,omitempty"`
 
-	// ServiceAccountName is the ServiceAccount federated in each namespace.
+	// ServiceAccountName is deprecated and ignored: onboarding always federates
+	// each namespace's aztenant-provisioner ServiceAccount, which admission
+	// reserves for the operator (no one else may get its tokens or run pods as
+	// it). A Tenant naming another account (the former default "azure")
+	// migrates to it, with an event, and the old account onboarding created is
+	// deleted.
 	// +optional
-	// +kubebuilder:default=azure
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
