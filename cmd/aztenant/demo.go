@@ -25,6 +25,7 @@ import (
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/identity/reservation"
 	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/operator"
 )
@@ -148,7 +149,9 @@ Stop it with:
 
 func (d *demo) startControlPlane(ctx context.Context) error {
 	d.step("starting etcd and kube-apiserver (state in %s)", d.dir)
-	cp, err := controlplane.Start(ctx, controlplane.Options{Dir: d.dir, Detach: true})
+	// With kube-controller-manager's lifecycle controllers, as a real cluster
+	// runs: garbage collection, namespace deletion, role aggregation.
+	cp, err := controlplane.Start(ctx, controlplane.Options{Dir: d.dir, Detach: true, Controllers: controlplane.ControllersLifecycle})
 	if err != nil {
 		return err
 	}
@@ -244,6 +247,14 @@ func (d *demo) startOperator(ctx context.Context) error {
 			return fmt.Errorf("create %T %s: %w", o, o.GetName(), err)
 		}
 	}
+	// What the chart installs: only the operator's user may act as a
+	// namespace's provisioner account.
+	if err := reservation.Install(ctx, d.c, demoOperatorNS, []string{controlplane.OperatorUser}); err != nil {
+		return err
+	}
+	if err := reservation.WaitEnforced(ctx, d.c, demoOperatorNS); err != nil {
+		return err
+	}
 	probe, err := controlplane.FreePort()
 	if err != nil {
 		return err
@@ -260,7 +271,7 @@ func (d *demo) startOperator(ctx context.Context) error {
 		"--platform-identity=" + demoOperatorNS + "/platform", "--platform-identity-service-account=" + demoPlatformAccount,
 		"--platform-identity-client-id=" + demoPlatformClient, "--platform-identity-tenant-id=" + demoTenant,
 		"--platform-identity-subscription-id=" + demoSubscription,
-	}, []string{"KUBECONFIG=" + d.cp.KubeconfigPath}); err != nil {
+	}, []string{"KUBECONFIG=" + d.cp.OperatorKubeconfigPath}); err != nil {
 		return err
 	}
 	plain := &http.Client{Timeout: 2 * time.Second}
@@ -361,7 +372,7 @@ func (d *demo) showDenials(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	borrowed := `{"apiVersion":"identity.aztenant.io/v1alpha1","kind":"Identity","metadata":{"name":"borrowed","namespace":"team-a"},"spec":{"serviceAccountName":"azure","clientID":"` + teamB + `","tenantID":"` + demoTenant + `","subscriptionID":"` + demoSubscription + `"}}`
+	borrowed := `{"apiVersion":"identity.aztenant.io/v1alpha1","kind":"Identity","metadata":{"name":"borrowed","namespace":"team-a"},"spec":{"serviceAccountName":"`+identity.ProvisionerServiceAccount+`","clientID":"` + teamB + `","tenantID":"` + demoTenant + `","subscriptionID":"` + demoSubscription + `"}}`
 	out, err := d.kubectlQuiet(strings.NewReader(borrowed), append(developer("team-a"), "apply", "-f", "-")...)
 	if err == nil {
 		return fmt.Errorf("a developer could write an Identity:\n%s", out)
@@ -371,7 +382,22 @@ func (d *demo) showDenials(ctx context.Context) error {
 	if _, err := d.kubectlQuiet(strings.NewReader(borrowed), "apply", "-f", "-"); err != nil {
 		return err
 	}
-	return d.waitReason(ctx, "team-a", "identity.identity.aztenant.io/borrowed", "FederationRejected")
+	if err := d.waitReason(ctx, "team-a", "identity.identity.aztenant.io/borrowed", "FederationRejected"); err != nil {
+		return err
+	}
+	fmt.Fprintf(d.out, "    nobody but the operator can act as team-a's provisioner account (%s), not even a cluster admin:\n", identity.ProvisionerServiceAccount)
+	out, err = d.kubectlQuiet(nil, "create", "token", identity.ProvisionerServiceAccount, "-n", "team-a", "--audience", identity.TokenAudience)
+	if err == nil {
+		return fmt.Errorf("a token for the provisioner account was issued")
+	}
+	d.indent(forbidden(out))
+	pod := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"az","namespace":"team-a"},"spec":{"serviceAccountName":"` + identity.ProvisionerServiceAccount + `","containers":[{"name":"az","image":"mcr.microsoft.com/azure-cli"}]}}`
+	out, err = d.kubectlQuiet(strings.NewReader(pod), "apply", "-f", "-")
+	if err == nil {
+		return fmt.Errorf("a pod running as the provisioner account was admitted")
+	}
+	d.indent(forbidden(out))
+	return nil
 }
 
 // waitReason waits until the object's Ready condition has the reason, then
@@ -434,13 +460,13 @@ func shortARMPath(p string) string {
 // workload-identity annotation).
 func (d *demo) clientIDOf(ctx context.Context, team string) (string, error) {
 	var sa corev1.ServiceAccount
-	if err := d.c.Get(ctx, client.ObjectKey{Namespace: team, Name: "azure"}, &sa); err != nil {
+	if err := d.c.Get(ctx, client.ObjectKey{Namespace: team, Name: identity.ProvisionerServiceAccount}, &sa); err != nil {
 		return "", err
 	}
 	if id := sa.Annotations[identity.AnnotationClientID]; id != "" {
 		return id, nil
 	}
-	return "", fmt.Errorf("ServiceAccount %s/azure has no %s annotation", team, identity.AnnotationClientID)
+	return "", fmt.Errorf("ServiceAccount %s/%s has no %s annotation", team, identity.ProvisionerServiceAccount, identity.AnnotationClientID)
 }
 
 func (d *demo) showDrift(ctx context.Context) error {

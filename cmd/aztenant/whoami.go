@@ -7,8 +7,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
@@ -20,36 +22,30 @@ import (
 )
 
 func newWhoamiCommand() *cobra.Command {
-	var (
-		namespace, name, kubeconfig string
-		cloudFlags                  identity.CloudFlags
-	)
+	var namespace, name, kubeconfig string
 	cmd := &cobra.Command{
 		Use:   "whoami -n NAMESPACE [--identity NAME]",
-		Short: "Show which Azure identity a namespace acts as, after a real token exchange",
-		Long: `whoami resolves the Identity that serves a namespace (the one named "default",
-or --identity), requests a token for its ServiceAccount with your Kubernetes
-credentials, exchanges it with Entra ID, and prints the principal, tenant,
-subscription and token expiry. It never prints a token.`,
+		Short: "Show which Azure identity a namespace acts as, as the operator last exchanged it",
+		Long: `whoami reads the Identity that serves a namespace (the one named "default", or
+--identity) and prints what the operator found when it last exchanged the
+Identity's ServiceAccount token with Entra ID: the principal, client ID, tenant,
+subscription and when. Only the operator may obtain that token (admission
+reserves the provisioner account for it), so this needs nothing but read access
+to Identities, which the view and edit roles give. It never prints a token.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if namespace == "" {
 				return fmt.Errorf("--namespace (-n) is required")
-			}
-			cloud, err := cloudFlags.Cloud()
-			if err != nil {
-				return err
 			}
 			c, err := kubeClient(kubeconfig)
 			if err != nil {
 				return err
 			}
-			return whoami(cmd.Context(), cmd.OutOrStdout(), c, cloud, namespace, name)
+			return whoami(cmd.Context(), cmd.OutOrStdout(), c, namespace, name)
 		},
 	}
 	cmd.Flags().StringVarP(&namespace, "namespace", "n", "", "the tenant namespace")
 	cmd.Flags().StringVar(&name, "identity", identity.DefaultIdentityName, "the Identity to use, in that namespace")
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
-	cloudFlags.Bind(cmd.Flags())
 	return cmd
 }
 
@@ -70,42 +66,39 @@ func kubeClient(kubeconfig string) (client.Client, error) {
 	return client.New(cfg, client.Options{Scheme: scheme})
 }
 
-func whoami(ctx context.Context, out io.Writer, c client.Client, cloud identity.Cloud, ns, name string) error {
+func whoami(ctx context.Context, out io.Writer, c client.Client, ns, name string) error {
 	var id identityv1alpha1.Identity
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &id); err != nil {
-		if client.IgnoreNotFound(err) == nil {
-			return fmt.Errorf("no Identity %q in namespace %q: ask your platform team to onboard the namespace (an Identity binds one of its ServiceAccounts to an Azure identity)", name, ns)
+		switch {
+		case apierrors.IsNotFound(err):
+			return fmt.Errorf("no Identity %q in namespace %q: ask your platform team to onboard the namespace (an Identity binds its provisioner ServiceAccount to an Azure identity)", name, ns)
+		case apierrors.IsForbidden(err):
+			return fmt.Errorf("you may not read Identities (get identities.identity.aztenant.io) in namespace %q: the view or edit role of the namespace gives it: %w", ns, err)
 		}
 		return err
 	}
-	res, err := identity.ResolveIdentity(ctx, c, &id)
-	if err != nil {
-		return err
+	ready := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady)
+	switch {
+	case ready == nil || ready.ObservedGeneration != id.Generation:
+		return fmt.Errorf("Identity %s/%s has not been checked by the operator yet (is it running, and does it serve namespace %q?)", ns, name, ns)
+	case ready.Status != metav1.ConditionTrue:
+		return fmt.Errorf("Identity %s/%s does not work: %s: %s", ns, name, ready.Reason, ready.Message)
 	}
-	opts, err := cloud.ClientOptions()
-	if err != nil {
-		return err
-	}
-	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: c}, time.Hour)
-	cred, err := identity.NewCredentials(tokens, opts).For(res)
-	if err != nil {
-		return err
-	}
-	tok, err := cred.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{cloud.ARMScope()}, EnableCAE: true})
-	if err != nil {
-		scope := identity.Scope{Namespace: ns, Identity: name, ServiceAccount: res.ServiceAccount, ClientID: res.ClientID, TenantID: res.TenantID}
-		return identity.AsFederationError(err, scope)
+	sa := id.Spec.ServiceAccountName
+	last := "never"
+	if id.Status.LastExchangeTime != nil {
+		last = id.Status.LastExchangeTime.UTC().Format(time.RFC3339)
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, row := range [][2]string{
 		{"Identity", ns + "/" + name},
-		{"ServiceAccount", ns + "/" + res.ServiceAccount},
-		{"Federated subject", "system:serviceaccount:" + ns + ":" + res.ServiceAccount},
-		{"Client ID", res.ClientID},
-		{"Principal (object ID)", identity.PrincipalOf(tok.Token)},
-		{"Tenant", res.TenantID},
-		{"Subscription", res.SubscriptionID},
-		{"Token expires", tok.ExpiresOn.UTC().Format(time.RFC3339)},
+		{"ServiceAccount", ns + "/" + sa},
+		{"Federated subject", "system:serviceaccount:" + ns + ":" + sa},
+		{"Client ID", id.Status.ClientID},
+		{"Principal (object ID)", id.Status.PrincipalID},
+		{"Tenant", id.Status.TenantID},
+		{"Subscription", id.Spec.SubscriptionID},
+		{"Last exchange", last},
 	} {
 		fmt.Fprintf(tw, "%s:\t%s\n", row[0], row[1])
 	}

@@ -5,66 +5,50 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
-	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/stacktest"
 	"github.com/aztenant/aztenant/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-const (
-	tenantID = "11111111-2222-3333-4444-555555555555"
-	subID    = "66666666-7777-8888-9999-000000000000"
-	clientID = "12345678-0000-0000-0000-000000000001"
-)
-
-// whoami performs a real exchange and prints who the namespace is in Azure,
-// never the token; when something is missing it names the fix.
+// whoami tells a developer, with no more than read access to Identities,
+// which Azure principal the namespace acts as (what the operator's own
+// exchange found), never a token; without that right it names the missing
+// right, and without an Identity it says to onboard.
 func TestWhoami(t *testing.T) {
-	env := testenv.Get(t)
+	s := stacktest.New(t, "who")
 	ctx := t.Context()
-	emu, err := emulator.New(emulator.Config{Seed: emulator.Seed{
-		Tenants:        []emulator.Tenant{{ID: tenantID}},
-		Subscriptions:  []emulator.Subscription{{ID: subID, TenantID: tenantID}},
-		TrustedIssuers: []emulator.TrustedIssuer{{Issuer: env.IssuerURL, CAPEM: string(env.CAPEM)}},
-		Principals: []emulator.Principal{{ClientID: clientID, TenantID: tenantID, FederatedCredentials: []emulator.FederatedCredential{{
-			Name: "k8s", Issuer: env.IssuerURL, Subject: "system:serviceaccount:who:azure", Audiences: []string{identity.TokenAudience},
-		}}}},
-	}})
-	if err != nil {
-		t.Fatal(err)
+	as := func(user string) client.Client {
+		cfg := rest.CopyConfig(s.Env.Config)
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{"system:authenticated"}}
+		c, err := client.New(cfg, client.Options{Scheme: s.Env.Scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
 	}
-	if err := emu.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer emu.Close()
-	cloud := identity.Cloud{AuthorityHost: emu.URL() + "/", ARMEndpoint: emu.URL(), ARMAudience: "https://management.core.windows.net/", CABundle: emu.CAPEM()}
-
-	c := env.Client
-	mustCreate(t, c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "who"}}))
-	mustCreate(t, c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: "who", Annotations: map[string]string{
-		identity.AnnotationClientID: clientID, identity.AnnotationTenantID: tenantID,
-	}}}))
+	s.Create(t, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "identity-reader", Namespace: "who"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"identity.aztenant.io"}, Resources: []string{"identities"}, Verbs: []string{"get"}}}})
+	s.Create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "dev", Namespace: "who"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "identity-reader"},
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "dev@who"}}})
+	dev := as("dev@who")
 
 	var out bytes.Buffer
-	err = whoami(ctx, &out, c, cloud, "who", "default")
-	if err == nil || !strings.Contains(err.Error(), "ask your platform team to onboard") {
-		t.Fatalf("without an Identity: %v, want a hint to onboard", err)
-	}
-
-	mustCreate(t, c.Create(ctx, &identityv1alpha1.Identity{
-		ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "who"},
-		Spec:       identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", SubscriptionID: subID},
-	}))
-	if err := whoami(ctx, &out, c, cloud, "who", "default"); err != nil {
-		t.Fatal(err)
-	}
-	oid, _ := emu.PrincipalID(clientID)
-	for _, want := range []string{"system:serviceaccount:who:azure", clientID, oid, tenantID, subID, "Token expires:"} {
+	var err error
+	stacktest.Until(t, "the developer may read the Identity", func() bool {
+		out.Reset()
+		err = whoami(ctx, &out, dev, "who", "default")
+		return err == nil
+	})
+	for _, want := range []string{"system:serviceaccount:who:" + identity.ProvisionerServiceAccount, s.ClientID["who"], s.Principal["who"],
+		stacktest.TenantID, stacktest.SubscriptionID, "Last exchange:"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
@@ -72,11 +56,11 @@ func TestWhoami(t *testing.T) {
 	if strings.Contains(out.String(), "eyJ") {
 		t.Errorf("output contains a JWT:\n%s", out.String())
 	}
-}
 
-func mustCreate(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
+	if err := whoami(ctx, &out, dev, "who", "other"); err == nil || !strings.Contains(err.Error(), "ask your platform team to onboard") {
+		t.Errorf("without that Identity: %v, want a hint to onboard", err)
+	}
+	if err := whoami(ctx, &out, as("stranger"), "who", "default"); err == nil || !strings.Contains(err.Error(), "get identities.identity.aztenant.io") {
+		t.Errorf("without the right to read Identities: %v, want the missing right named", err)
 	}
 }

@@ -24,13 +24,14 @@ import (
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/identity/reservation"
 	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/operator"
 )
 
 // The stack's Azure: one tenant and one subscription; every onboarded
 // namespace gets an app registration of its own, federated with its
-// ServiceAccount "azure" and Contributor on the subscription.
+// reserved provisioner ServiceAccount and Contributor on the subscription.
 const (
 	TenantID       = "3c6d1f0e-7a2b-4c8d-9e1f-0a1b2c3d4e5f"
 	SubscriptionID = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
@@ -115,6 +116,10 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 		return nil, err
 	}
 	if s.Client, err = client.New(s.CP.Config, client.Options{Scheme: scheme}); err != nil {
+		return nil, err
+	}
+	// As the chart does: only the operator may act as the provisioner accounts.
+	if err := reservation.Install(ctx, s.Client, "aztenant-system", []string{controlplane.OperatorUser}); err != nil {
 		return nil, err
 	}
 	s.progress("starting the Azure emulator")
@@ -202,7 +207,7 @@ func (s *Stack) startOperator(ctx context.Context) error {
 		"--azure-ca-bundle=" + filepath.Join(s.opts.Dir, "emulator-ca.pem"),
 	}
 	s.Operator = &Process{Name: "operator", Path: filepath.Join(s.bin, "operator"), Log: filepath.Join(s.opts.Dir, "operator.log"),
-		Args: append(args, s.opts.OperatorArgs...), Env: []string{"KUBECONFIG=" + s.CP.KubeconfigPath}}
+		Args: append(args, s.opts.OperatorArgs...), Env: []string{"KUBECONFIG=" + s.CP.OperatorKubeconfigPath}}
 	return s.StartOperator(ctx)
 }
 
@@ -267,9 +272,9 @@ func (s *Stack) waitUntil(ctx context.Context, timeout time.Duration, what strin
 }
 
 // Onboard gives each namespace what a platform team gives a tenant: an app
-// registration federated with the namespace's ServiceAccount "azure"
-// (Contributor on the subscription), the Namespace, the annotated
-// ServiceAccount, an Identity "default" and a Tenant allowing resource groups
+// registration federated with the namespace's reserved provisioner
+// ServiceAccount (Contributor on the subscription), the Namespace, that
+// ServiceAccount, an Identity "default" with the client and tenant IDs and a Tenant allowing resource groups
 // named "<namespace>-*" in westeurope. It does not wait for the Identities.
 func (s *Stack) Onboard(ctx context.Context, namespaces ...string) error {
 	var seed emulator.Seed
@@ -277,7 +282,7 @@ func (s *Stack) Onboard(ctx context.Context, namespaces ...string) error {
 		seed.Principals = append(seed.Principals, emulator.Principal{
 			ClientID: ClientID(ns), TenantID: TenantID, DisplayName: ns,
 			FederatedCredentials: []emulator.FederatedCredential{{Name: "k8s", Issuer: s.CP.IssuerURL,
-				Subject: "system:serviceaccount:" + ns + ":azure", Audiences: []string{identity.TokenAudience}}},
+				Subject: "system:serviceaccount:" + ns + ":" + identity.ProvisionerServiceAccount, Audiences: []string{identity.TokenAudience}}},
 			Roles: []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + SubscriptionID}},
 		})
 	}
@@ -287,10 +292,10 @@ func (s *Stack) Onboard(ctx context.Context, namespaces ...string) error {
 	for _, ns := range namespaces {
 		for _, o := range []client.Object{
 			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-			&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: ns, Annotations: map[string]string{
-				identity.AnnotationClientID: ClientID(ns), identity.AnnotationTenantID: TenantID}}},
+			&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: identity.ProvisionerServiceAccount, Namespace: ns}},
 			&identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: ns},
-				Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", SubscriptionID: SubscriptionID}},
+				Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: identity.ProvisionerServiceAccount,
+					ClientID: ClientID(ns), TenantID: TenantID, SubscriptionID: SubscriptionID}},
 			&tenancyv1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: ns}, Spec: tenancyv1alpha1.TenantSpec{
 				Namespaces: []string{ns}, Subscriptions: []string{SubscriptionID},
 				ResourceGroups: []string{ns + "-*"}, Locations: []string{Location}}},

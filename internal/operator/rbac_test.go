@@ -25,6 +25,7 @@ import (
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/identity/reservation"
 	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/tenancy"
@@ -63,7 +64,19 @@ func TestOperatorWorksWithItsGeneratedClusterRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	mk(&role)
-	mk(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "aztenant-system"}})
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "aztenant-system"}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	// As the chart does, the reservation of the provisioner accounts names
+	// this ServiceAccount as the operator.
+	var users corev1.ConfigMap
+	if err := c.Get(ctx, client.ObjectKey{Namespace: testenv.OperatorNamespace, Name: reservation.ParamsName}, &users); err != nil {
+		t.Fatal(err)
+	}
+	users.Data[reservation.ParamsKey] += ",system:serviceaccount:aztenant-system:aztenant-operator"
+	if err := c.Update(ctx, &users); err != nil {
+		t.Fatal(err)
+	}
 	mk(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "aztenant-operator", Namespace: "aztenant-system"}})
 	mk(&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "aztenant-operator"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
@@ -96,7 +109,7 @@ func TestOperatorWorksWithItsGeneratedClusterRole(t *testing.T) {
 		Subscriptions:  []emulator.Subscription{{ID: subID, TenantID: tenantID}},
 		TrustedIssuers: []emulator.TrustedIssuer{{Issuer: env.IssuerURL, CAPEM: string(env.CAPEM)}},
 		Principals: []emulator.Principal{{ClientID: clientID, TenantID: tenantID,
-			FederatedCredentials: []emulator.FederatedCredential{{Name: "k8s", Issuer: env.IssuerURL, Subject: "system:serviceaccount:team:azure", Audiences: []string{identity.TokenAudience}}},
+			FederatedCredentials: []emulator.FederatedCredential{{Name: "k8s", Issuer: env.IssuerURL, Subject: "system:serviceaccount:team:" + identity.ProvisionerServiceAccount, Audiences: []string{identity.TokenAudience}}},
 			Roles:                []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + subID}}},
 			{ClientID: platformID, TenantID: tenantID,
 				FederatedCredentials: []emulator.FederatedCredential{{Name: "k8s", Issuer: env.IssuerURL, Subject: "system:serviceaccount:aztenant-system:platform", Audiences: []string{identity.TokenAudience}}},
@@ -112,10 +125,9 @@ func TestOperatorWorksWithItsGeneratedClusterRole(t *testing.T) {
 	defer emu.Close()
 
 	mk(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team"}})
-	mk(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: "team", Annotations: map[string]string{
-		identity.AnnotationClientID: clientID, identity.AnnotationTenantID: tenantID}}})
+	mk(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: identity.ProvisionerServiceAccount, Namespace: "team"}})
 	mk(&identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: "team"},
-		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "azure", SubscriptionID: subID}})
+		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: identity.ProvisionerServiceAccount, ClientID: clientID, TenantID: tenantID, SubscriptionID: subID}})
 	mk(&tenancyv1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: "team"}, Spec: tenancyv1alpha1.TenantSpec{
 		Namespaces: []string{"team"}, Subscriptions: []string{subID}, ResourceGroups: []string{"team-*"}}})
 	rg := &resourcesv1alpha1.ResourceGroup{ObjectMeta: metav1.ObjectMeta{Name: "team-app", Namespace: "team"},

@@ -28,7 +28,7 @@ func TestIdentityOutlivesTheResourcesThatNeedIt(t *testing.T) {
 	sa := &corev1.ServiceAccount{}
 	until(t, "protection finalizers", func() bool {
 		must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, id))
-		must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "azure"}, sa))
+		must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: identity.ProvisionerServiceAccount}, sa))
 		return controllerutil.ContainsFinalizer(id, identity.ProtectionFinalizer) && controllerutil.ContainsFinalizer(sa, identity.ProtectionFinalizer)
 	})
 
