@@ -490,6 +490,14 @@ func TestTemplateValues(t *testing.T) {
 			t.Errorf("ServiceMonitor endpoints %v", endpoints)
 		}
 	})
+	t.Run("insecure settings are off unless asked for by name", func(t *testing.T) {
+		a := args(t, render(t, nil).deployment(t))
+		wantNoFlag(t, a, "insecure-allow-unreserved-service-accounts")
+		wantNoFlag(t, a, "insecure-skip-default-identity-rules")
+		a = args(t, render(t, map[string]any{"insecure": map[string]any{"allowUnreservedServiceAccounts": true, "skipDefaultIdentityRules": true}}).deployment(t))
+		wantFlag(t, a, "insecure-allow-unreserved-service-accounts", "")
+		wantFlag(t, a, "insecure-skip-default-identity-rules", "")
+	})
 	t.Run("image digest", func(t *testing.T) {
 		digest := "sha256:" + strings.Repeat("ab", 32)
 		d := render(t, map[string]any{"image": map[string]any{"digest": digest}}).deployment(t)

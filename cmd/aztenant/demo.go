@@ -140,10 +140,10 @@ Done in %s. Everything keeps running. Try:
   bin/kubectl get azure -A                      # every Azure resource, all namespaces
   bin/kubectl get tenants,identities -A
   bin/kubectl --as dev@team-a --as-group team-a apply -f examples/...   # act as team-a's developer
-  bin/aztenant whoami -n team-a --azure-authority-host %s/ --azure-arm-endpoint %s --azure-arm-audience https://management.core.windows.net/ --azure-ca-bundle %s
+  bin/aztenant whoami -n team-a                 # the Azure principal team-a acts as
 Stop it with:
   make demo-down
-`, time.Since(start).Round(time.Second), d.cp.KubeconfigPath, d.emuURL, d.emuURL, filepath.Join(abs, "emulator-ca.pem"))
+`, time.Since(start).Round(time.Second), d.cp.KubeconfigPath)
 	return nil
 }
 

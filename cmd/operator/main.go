@@ -63,6 +63,7 @@ func main() {
 	fs.StringVar(&o.platformSpec.ServiceAccountName, "platform-identity-service-account", "", "with --platform-identity-client-id: the ServiceAccount of the operator's namespace federated with the platform identity (usually the operator's own)")
 	fs.StringVar(&o.cfg.OIDCIssuerURL, "oidc-issuer-url", "", "the cluster's service-account issuer URL for onboarding's federated credentials (AKS: az aks show --query oidcIssuerProfile.issuerUrl); empty reads it from the API server's /.well-known/openid-configuration")
 	fs.BoolVar(&o.cfg.AllowUnreservedServiceAccounts, "insecure-allow-unreserved-service-accounts", false, "exchange Identities whose ServiceAccount is not the reserved aztenant-provisioner; anyone who may create pods or tokens in such a namespace can then act as its Azure identity without the operator, its Tenant bounds or its policy")
+	fs.BoolVar(&o.cfg.SkipDefaultIdentityRules, "insecure-skip-default-identity-rules", false, "do not enforce the built-in identity rules (federated credentials only for ServiceAccounts of their own namespace, this cluster's issuer and audience api://AzureADTokenExchange; no privileged role assignments); tenants could then trust foreign subjects or grant themselves access")
 	o.cloud.Bind(fs)
 	zopts := zap.Options{}
 	zfs := flag.NewFlagSet("zap", flag.ExitOnError)

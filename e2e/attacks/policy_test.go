@@ -9,6 +9,7 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/stacktest"
 	"github.com/aztenant/aztenant/policy"
 )
@@ -126,5 +127,43 @@ func TestAttack_RoleAssignmentWithoutRightToGrant(t *testing.T) {
 		if _, err := a.Emu.Resource(ra.Status.ID); err == nil {
 			t.Error("the role assignment exists in Azure")
 		}
+	}
+}
+
+// With no constraints configured at all, the operator still refuses a
+// federated credential for another namespace's ServiceAccount and a
+// privileged role assignment: the identity rules are on by default. The
+// flag that turns them off does (the credential then reaches Azure).
+func TestAttack_IdentityRulesHoldWithoutConfiguration(t *testing.T) {
+	for _, skip := range []bool{false, true} {
+		name := "secure-by-default"
+		if skip {
+			name = "rules-turned-off"
+		}
+		t.Run(name, func(t *testing.T) {
+			cfg := stacktest.DefaultConfig()
+			cfg.SkipDefaultIdentityRules = skip
+			id := "dflt"
+			if skip {
+				id = "nodflt"
+			}
+			a := &attack{attacker: id + "-attacker", victim: id + "-victim"}
+			a.Stack = stacktest.NewWith(t, cfg, a.attacker, a.victim)
+			uai := uaiReady(t, a)
+			fic := federatedCredential(a.attacker, "bridge", uai, a.Env.IssuerURL, "system:serviceaccount:"+a.victim+":"+identity.ProvisionerServiceAccount)
+			a.Create(t, fic)
+			if skip {
+				a.WaitReady(t, fic, metav1.ConditionTrue, "Succeeded")
+				return
+			}
+			a.denied(t, fic, policy.ReasonPolicyDenied, policy.DefaultFederationConstraint, "must be system:serviceaccount:"+a.attacker+":<serviceaccount>")
+			rg := escalated(t, a)
+			ra := roleAssignment(a.attacker, "takeover", authorizationv1alpha1.RoleAssignmentOwner{Name: rg},
+				authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Owner"}, a.Principal[a.attacker])
+			a.Create(t, ra)
+			a.denied(t, ra, policy.ReasonPolicyDenied, policy.DefaultRoleAssignmentConstraint, "grants privileged role Owner")
+			a.contained(t)
+			a.noWrite(t)
+		})
 	}
 }

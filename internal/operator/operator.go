@@ -53,6 +53,9 @@ type Config struct {
 	// other than the reserved provisioner account, which anyone who may
 	// create pods or tokens in their namespace can use around the operator.
 	AllowUnreservedServiceAccounts bool
+	// SkipDefaultIdentityRules turns off the identity rules the operator
+	// enforces with no configuration (policy.DefaultConstraints).
+	SkipDefaultIdentityRules bool
 }
 
 // Parts are the wired components, for tests to inspect.
@@ -141,8 +144,22 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	}
 
 	guards := []reconcilers.Guard{tenancy.NewGuard(dir)}
-	if len(cfg.PolicyConstraints) > 0 {
-		pg, err := policy.NewGuard(ctx, mgr.GetClient(), mgr.GetScheme(), cfg.PolicyConstraints, policy.EngineDefault)
+	constraints := cfg.PolicyConstraints
+	if !cfg.SkipDefaultIdentityRules {
+		// Secure by default: federation and role rules hold with no
+		// configuration, with this cluster's issuer.
+		iss, err := issuer(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("default identity rules need the cluster's issuer (set --oidc-issuer-url): %w", err)
+		}
+		defaults, err := policy.DefaultConstraints(iss)
+		if err != nil {
+			return nil, err
+		}
+		constraints = append(defaults, constraints...)
+	}
+	if len(constraints) > 0 {
+		pg, err := policy.NewGuard(ctx, mgr.GetClient(), mgr.GetScheme(), constraints, policy.EngineDefault)
 		if err != nil {
 			return nil, fmt.Errorf("policy constraints: %w", err)
 		}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,8 +17,9 @@ import (
 )
 
 // The self-service story: a namespace creates an identity and a federated
-// credential trusting one of its ServiceAccounts through aztenant, and an
-// Identity for that ServiceAccount then exchanges tokens as the new identity,
+// credential trusting its provisioner ServiceAccount through aztenant, and an
+// Identity naming that account and the new client ID then exchanges tokens as
+// the new identity,
 // which the operator uses for resources annotated with it. The credential
 // waits for its identity, is written once, rewritten once on a change, not at
 // all on a resync, and deleted in Azure with its object.
@@ -32,7 +32,7 @@ func TestFederatedIdentityCredentialSelfService(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "trust-app"},
 		Spec: managedidentityv1alpha1.FederatedIdentityCredentialSpec{
 			Owner:  &azurev1alpha1.OwnerReference{Name: "fic-app"},
-			Issuer: s.Env.IssuerURL, Subject: "system:serviceaccount:fic:app",
+			Issuer: s.Env.IssuerURL, Subject: "system:serviceaccount:fic:" + identity.ProvisionerServiceAccount,
 		},
 	}
 	s.Create(t, fic)
@@ -58,12 +58,10 @@ func TestFederatedIdentityCredentialSelfService(t *testing.T) {
 		t.Errorf("status.id %q, want %q", fic.Status.ID, ficID)
 	}
 
-	// The ServiceAccount the credential trusts now works as the identity.
-	s.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns, Annotations: map[string]string{
-		identity.AnnotationClientID: uai.Status.ClientID, identity.AnnotationTenantID: uai.Status.TenantID,
-	}}})
+	// The account the credential trusts now works as the identity too.
 	app := &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: ns},
-		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "app", SubscriptionID: subID}}
+		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: identity.ProvisionerServiceAccount,
+			ClientID: uai.Status.ClientID, TenantID: uai.Status.TenantID, SubscriptionID: subID}}
 	s.Create(t, app)
 	until(t, "Identity app exchanged a token", func() bool {
 		must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(app), app))
