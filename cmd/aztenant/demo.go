@@ -372,7 +372,7 @@ func (d *demo) showDenials(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	borrowed := `{"apiVersion":"identity.aztenant.io/v1alpha1","kind":"Identity","metadata":{"name":"borrowed","namespace":"team-a"},"spec":{"serviceAccountName":"`+identity.ProvisionerServiceAccount+`","clientID":"` + teamB + `","tenantID":"` + demoTenant + `","subscriptionID":"` + demoSubscription + `"}}`
+	borrowed := `{"apiVersion":"identity.aztenant.io/v1alpha1","kind":"Identity","metadata":{"name":"borrowed","namespace":"team-a"},"spec":{"serviceAccountName":"` + identity.ProvisionerServiceAccount + `","clientID":"` + teamB + `","tenantID":"` + demoTenant + `","subscriptionID":"` + demoSubscription + `"}}`
 	out, err := d.kubectlQuiet(strings.NewReader(borrowed), append(developer("team-a"), "apply", "-f", "-")...)
 	if err == nil {
 		return fmt.Errorf("a developer could write an Identity:\n%s", out)

@@ -16,7 +16,6 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
-
 )
 
 // PoliciesYAML is the ValidatingAdmissionPolicies, as the chart ships them.

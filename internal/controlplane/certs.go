@@ -18,16 +18,16 @@ import (
 
 // pki is the key material of one control plane, written as PEM files in dir.
 type pki struct {
-	caPEM         []byte
-	caFile        string
-	servingCert   string
-	servingKey    string
-	adminCertPEM  []byte
-	adminKeyPEM   []byte
+	caPEM        []byte
+	caFile       string
+	servingCert  string
+	servingKey   string
+	adminCertPEM []byte
+	adminKeyPEM  []byte
 	// operatorCertPEM and operatorKeyPEM authenticate OperatorUser.
 	operatorCertPEM, operatorKeyPEM []byte
 	saPublicFile                    string
-	saPrivateFile string
+	saPrivateFile                   string
 }
 
 // newPKI makes a CA that signs both the API server's serving certificate and an

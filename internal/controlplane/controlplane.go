@@ -73,8 +73,8 @@ type ControlPlane struct {
 	CAPEM []byte
 
 	etcd, apiserver, controllers *process
-	ownsDir         bool
-	apiserverPort   int
+	ownsDir                      bool
+	apiserverPort                int
 }
 
 // Start launches etcd and kube-apiserver and waits until the API server is ready
