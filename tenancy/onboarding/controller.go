@@ -422,6 +422,13 @@ func (s *pass) checkSpec(ctx context.Context) error {
 			return err
 		}
 	}
+	if ob.Apps != nil {
+		for _, role := range ob.Apps.Roles {
+			if _, err := CheckAppRole(role); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -517,6 +524,10 @@ func (s *pass) onboard(ctx context.Context, ns, issuer string, scopes []string) 
 	}
 	order := []string{tenancyv1alpha1.StepManagedIdentity, tenancyv1alpha1.StepFederatedCredential,
 		tenancyv1alpha1.StepRoleAssignments, tenancyv1alpha1.StepServiceAccount, tenancyv1alpha1.StepIdentity}
+	if ob.Apps != nil {
+		order = append(order, tenancyv1alpha1.StepAppManagedIdentity, tenancyv1alpha1.StepAppFederatedCredential,
+			tenancyv1alpha1.StepAppRoleAssignments, tenancyv1alpha1.StepAppServiceAccount)
+	}
 	failed := func(i int, err error, ids ...string) error {
 		var se *StepError
 		if !errors.As(err, &se) {
@@ -584,9 +595,70 @@ func (s *pass) onboard(ctx context.Context, ns, issuer string, scopes []string) 
 	ok(KindIdentity, idID, created)
 	s.step(ns, order[4], tenancyv1alpha1.StepReady, nil, idID)
 
+	if ob.Apps != nil {
+		if err := s.onboardApps(ctx, a, ns, issuer, scopes, ok, func(i int, err error, ids ...string) error { return failed(5+i, err, ids...) }); err != nil {
+			return err
+		}
+	}
+
 	// What was created for an earlier spec (a removed role or group, a
 	// renamed ServiceAccount) goes.
 	return s.offboard(ctx, ns, keep)
+}
+
+// onboardApps gives the namespace's pods their own workload identity: a
+// second managed identity, federated with the apps' ServiceAccount, with
+// data-plane roles only, and that ServiceAccount annotated for the
+// azure-workload-identity webhook. failed(i, ...) reports the i-th app step.
+func (s *pass) onboardApps(ctx context.Context, a *azure, ns, issuer string, scopes []string,
+	ok func(kind, id string, created bool), failed func(i int, err error, ids ...string) error) error {
+	ob, t := s.t.Spec.Onboarding, s.t
+	sub, idRG, saName := subscriptionOf(t), identityGroupOf(ob), appServiceAccountOf(ob.Apps)
+	mi, err := a.ensureIdentity(ctx, idRG, AppIdentityName(ns), ob.Location, t.Name)
+	if err != nil {
+		return failed(0, err)
+	}
+	ok(KindManagedIdentity, mi.id, mi.created)
+	s.step(ns, tenancyv1alpha1.StepAppManagedIdentity, tenancyv1alpha1.StepReady, nil, mi.id)
+
+	ficID, created, err := a.ensureFederatedCredential(ctx, idRG, AppIdentityName(ns), AppIdentityName(ns), issuer, Subject(ns, saName))
+	if err != nil {
+		return failed(1, err)
+	}
+	ok(KindFederatedCredential, ficID, created && !mi.created)
+	s.step(ns, tenancyv1alpha1.StepAppFederatedCredential, tenancyv1alpha1.StepReady, nil, ficID)
+
+	var raIDs []string
+	for _, scope := range scopes {
+		for _, role := range ob.Apps.Roles {
+			guid, _ := CheckAppRole(role)
+			rd := RoleDefinitionID(sub, guid)
+			id, ours, err := a.ensureRoleAssignment(ctx, scope, RoleAssignmentName(scope, mi.principalID, rd), role, rd, mi.principalID)
+			if err != nil {
+				return failed(2, err, raIDs...)
+			}
+			if id != "" {
+				ok(KindRoleAssignment, id, ours)
+				raIDs = append(raIDs, id)
+			}
+		}
+	}
+	s.step(ns, tenancyv1alpha1.StepAppRoleAssignments, tenancyv1alpha1.StepReady, nil, raIDs...)
+
+	saID, created, err := s.ensureServiceAccount(ctx, ns, saName, mi)
+	if err != nil {
+		return failed(3, err)
+	}
+	ok(KindServiceAccount, saID, created)
+	s.step(ns, tenancyv1alpha1.StepAppServiceAccount, tenancyv1alpha1.StepReady, nil, saID)
+	return nil
+}
+
+func appServiceAccountOf(apps *tenancyv1alpha1.TenantOnboardingApps) string {
+	if apps.ServiceAccountName != "" {
+		return apps.ServiceAccountName
+	}
+	return DefaultAppServiceAccount
 }
 
 // offboard deletes the namespace's recorded items (ns "" for resource groups)

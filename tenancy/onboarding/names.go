@@ -2,6 +2,7 @@ package onboarding
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -12,7 +13,9 @@ import (
 // Defaults of spec.onboarding, also used by `aztenant onboard --print`.
 const (
 	DefaultIdentityResourceGroup = "platform-identities"
-	DefaultRole                  = "Contributor"
+	// DefaultAppServiceAccount is the apps' ServiceAccount (spec.onboarding.apps).
+	DefaultAppServiceAccount = "workload-identity"
+	DefaultRole              = "Contributor"
 	// TagOnboardedBy on a resource group or managed identity names the Tenant
 	// whose onboarding created it.
 	TagOnboardedBy = "aztenant.io/onboarded-by"
@@ -43,6 +46,35 @@ func privilegedRoles() []string {
 
 // IdentityName is the user-assigned managed identity of a namespace.
 func IdentityName(namespace string) string { return "aztenant-" + namespace }
+
+// AppIdentityName is the user-assigned managed identity of a namespace's
+// apps (spec.onboarding.apps).
+func AppIdentityName(namespace string) string { return "aztenant-" + namespace + "-apps" }
+
+// CheckAppRole returns the role definition GUID of a built-in role the apps'
+// identity may hold: a data-plane role (it has data actions), neither
+// privileged by its actions nor broad over the control plane (Contributor's
+// "*"). The apps' identity must never be able to do what provisioning does.
+func CheckAppRole(role string) (string, error) {
+	d, ok := azroles.ByName(role)
+	if !ok {
+		return "", &StepError{Reason: ReasonRoleNotAllowed, Message: fmt.Sprintf(
+			"role %q is not a built-in role aztenant knows", role)}
+	}
+	if p, why := azroles.Privileged(d); p {
+		return "", &StepError{Reason: ReasonRoleNotAllowed, Message: fmt.Sprintf(
+			"role %q is never given to a namespace's apps: %s", role, why)}
+	}
+	if b, why := azroles.Broad(d); b {
+		return "", &StepError{Reason: ReasonRoleNotAllowed, Message: fmt.Sprintf(
+			"role %q is a provisioning role, not a data-plane one: %s", role, why)}
+	}
+	if !slices.ContainsFunc(d.Permissions, func(p azroles.Permission) bool { return len(p.DataActions) > 0 }) {
+		return "", &StepError{Reason: ReasonRoleNotAllowed, Message: fmt.Sprintf(
+			"role %q has no data actions: the apps' identity holds data-plane roles only", role)}
+	}
+	return d.ID, nil
+}
 
 // FederatedCredentialName is the managed identity's federated credential for
 // the namespace's ServiceAccount.

@@ -111,6 +111,17 @@ type TenantOnboarding struct {
 	// +kubebuilder:validation:XValidation:rule="!self.exists(r, r in ['Owner', 'User Access Administrator', 'Role Based Access Control Administrator'])",message="Owner, User Access Administrator and Role Based Access Control Administrator can grant access and are not allowed for onboarded namespaces"
 	Roles []string `json:"roles,omitempty"`
 
+	// Apps, when set, also gives each namespace a separate workload identity
+	// for its pods, following the azure-workload-identity conventions: a
+	// managed identity aztenant-<namespace>-apps (in IdentityResourceGroup),
+	// federated with the namespace's ServiceAccount apps.serviceAccountName,
+	// holding only the data-plane roles listed, on the resource groups above;
+	// and that ServiceAccount, annotated with the identity's client and tenant
+	// IDs for the webhook. It never gets Roles (the provisioning ones), and no
+	// pod may run as the provisioner account.
+	// +optional
+	Apps *TenantOnboardingApps `json:"apps,omitempty"`
+
 	// ServiceAccountName is deprecated and ignored: onboarding always federates
 	// each namespace's aztenant-provisioner ServiceAccount, which admission
 	// reserves for the operator (no one else may get its tokens or run pods as
@@ -121,6 +132,30 @@ type TenantOnboarding struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+}
+
+// TenantOnboardingApps is the workload identity onboarding gives a
+// namespace's pods.
+type TenantOnboardingApps struct {
+	// ServiceAccountName of the apps' ServiceAccount in each namespace (pods
+	// name it and carry the label azure.workload.identity/use: "true").
+	// +optional
+	// +kubebuilder:default=workload-identity
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="self != 'aztenant-provisioner'",message="aztenant-provisioner is reserved for the operator; apps use an account of their own"
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
+	// Roles are built-in data-plane roles (such as "Storage Blob Data
+	// Contributor" or "Key Vault Secrets User") granted on each of the
+	// namespace's resource groups. A role that is privileged by its actions,
+	// or that writes control-plane resources broadly (Contributor), is
+	// refused (RoleNotAllowed).
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=64
+	// +listType=set
+	Roles []string `json:"roles"`
 }
 
 // TenantStatus reports which namespaces the Tenant currently selects.
@@ -153,6 +188,11 @@ const (
 	StepRoleAssignments     = "RoleAssignments"
 	StepServiceAccount      = "ServiceAccount"
 	StepIdentity            = "Identity"
+	// The apps' workload identity (spec.onboarding.apps), after the above.
+	StepAppManagedIdentity     = "AppManagedIdentity"
+	StepAppFederatedCredential = "AppFederatedCredential"
+	StepAppRoleAssignments     = "AppRoleAssignments"
+	StepAppServiceAccount      = "AppServiceAccount"
 )
 
 // Onboarding step states.
