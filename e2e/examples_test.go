@@ -40,7 +40,7 @@ func TestExamples(t *testing.T) {
 	}
 	t.Cleanup(func() { controlplane.StopDir(dir) })
 	demo := run("aztenant", "demo", "up", "--dir", dir)
-	m := regexp.MustCompile(`--azure-arm-endpoint (https://\S+)`).FindStringSubmatch(demo)
+	m := regexp.MustCompile(`The Azure emulator \(ARM and Entra ID\) is at (https://\S+),`).FindStringSubmatch(demo)
 	if m == nil {
 		t.Fatalf("no emulator URL in the demo's output:\n%s", demo)
 	}

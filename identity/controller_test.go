@@ -217,7 +217,9 @@ func TestServiceAccountUpdatesKeepTheExchangedToken(t *testing.T) {
 	const ns = "keep-token"
 	w := newWorld(t, ns, "keep-token-b")
 	tenantNamespace(t, w.c, ns, clientA)
-	creds := startControllerWith(t, w, func(context.Context, string) (int, error) { return 1, nil }, ns)
+	creds := startControllerWith(t, w, func(context.Context, string) ([]identity.Holder, error) {
+		return []identity.Holder{{Kind: "ResourceGroup", Name: "x"}}, nil
+	}, ns)
 	ctx := t.Context()
 	eventually(t, "Identity Ready", getIdentity(t, w.c, ns, "default"), func(id *identityv1alpha1.Identity) bool {
 		c := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady)

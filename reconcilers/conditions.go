@@ -34,6 +34,9 @@ const (
 	// ReasonReferenceNotFound: a Secret, key or object the spec refers to
 	// (such as an administrator password) is missing from the namespace.
 	ReasonReferenceNotFound = "ReferenceNotFound"
+	// ReasonIdentityTerminating: the Identity serving the object is being
+	// deleted; it serves only deletions, nothing is created or updated.
+	ReasonIdentityTerminating = "IdentityTerminating"
 )
 
 // state is the outcome of one reconcile, written into the three conditions.

@@ -3,6 +3,7 @@ package reconcilers
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,6 +38,9 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 		// Without an identity or past the guards nothing can be deleted; say
 		// why and keep the finalizer so nothing is orphaned silently.
 		s.message = "cannot delete " + st.ID + " in Azure: " + s.message
+		if s.stalled && !strings.Contains(s.message, string(PolicyDetachOnDelete)) {
+			s.message += "; to leave the resource in Azure and let the object go, annotate it " + AnnotationReconcilePolicy + ": " + string(PolicyDetachOnDelete)
+		}
 		return s, res, nil
 	}
 	if st.ResumeToken != "" {

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/reconcilers/expressions"
 	"github.com/aztenant/aztenant/tenancy"
@@ -129,16 +130,24 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 		s := failed(ReasonInvalidSpec, err.Error(), true)
 		return &s, reconcile.Result{}, nil
 	}
-	if err := r.addFinalizer(ctx, obj, before); err != nil {
-		return nil, reconcile.Result{}, err
-	}
-
 	calls, scope, id, s, res := r.prepare(ctx, obj)
 	if s != nil {
+		if revoked(s.reason) && obj.AzureStatus().ID == "" {
+			// Nothing of it is in Azure: it must not hold back the Identity
+			// or Tenant being deleted.
+			if err := r.removeFinalizer(ctx, obj, before); err != nil {
+				return nil, reconcile.Result{}, err
+			}
+		}
 		return s, res, nil
 	}
 	if s, res := r.verify(ctx, calls, obj, id, scope); s != nil {
 		return s, res, nil
+	}
+	// Before anything is written to Azure (or status.id), so nothing the
+	// object creates can outlive it.
+	if err := r.addFinalizer(ctx, obj, before); err != nil {
+		return nil, reconcile.Result{}, err
 	}
 	if err := r.ensureOwnerReference(ctx, obj, before); err != nil {
 		return nil, reconcile.Result{}, err
@@ -293,7 +302,37 @@ func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (a
 			return armCalls{}, scope, "", &s, reconcile.Result{RequeueAfter: 5 * time.Minute}
 		}
 	}
+	if obj.GetDeletionTimestamp().IsZero() {
+		if s := r.identityTerminating(ctx, obj); s != nil {
+			return armCalls{}, scope, "", s, reconcile.Result{RequeueAfter: 5 * time.Minute}
+		}
+	}
 	return armCalls{client: cl, apiVersion: r.Kind.APIVersion()}, scope, id, nil, reconcile.Result{}
+}
+
+// identityTerminating refuses creates and updates while the Identity serving
+// obj is being deleted: it serves only deletions of what it created.
+func (r *Reconciler) identityTerminating(ctx context.Context, obj azurev1alpha1.Resource) *state {
+	name, err := identity.IdentityNameFor(obj)
+	if err != nil {
+		return nil // the broker has said so already
+	}
+	var id identityv1alpha1.Identity
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: name}, &id); err != nil || id.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	kind := r.Registry.groupKindOf(r.Kind).Kind
+	s := failed(ReasonIdentityTerminating, fmt.Sprintf("Identity %s/%s is being deleted and serves only deletions: %s %q is not created or updated in Azure. "+
+		"The Identity waits for the namespace's resources that still hold it (its Ready condition lists them); "+
+		"delete this object to delete its Azure resource, or annotate it %s: detach-on-delete to leave the resource in Azure",
+		id.Namespace, id.Name, kind, obj.GetName(), AnnotationReconcilePolicy), true)
+	return &s
+}
+
+// revoked reports the reasons of an Identity or Tenant being deleted, which
+// serve deletions only.
+func revoked(reason string) bool {
+	return reason == ReasonIdentityTerminating || reason == tenancy.ReasonTenantTerminating
 }
 
 func (r *Reconciler) target(obj azurev1alpha1.Resource, id string, scope identity.Scope) (tenancy.Target, error) {

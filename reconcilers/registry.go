@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/identity"
 )
 
 // Registry knows every Kind by its GroupKind, so owners and children can be
@@ -79,27 +80,29 @@ func (r *Registry) childrenOf(gk schema.GroupKind) []Kind {
 	return out
 }
 
-// InUse counts the objects of every kind in a namespace that still hold the
+// InUse lists the objects of every kind in a namespace that still hold the
 // reconciler's finalizer: they may still need the namespace's identity to
 // delete their Azure resources.
-func (r *Registry) InUse(c client.Reader) func(ctx context.Context, namespace string) (int, error) {
-	return func(ctx context.Context, namespace string) (int, error) {
-		n := 0
+func (r *Registry) InUse(c client.Reader) identity.InUseFunc {
+	return func(ctx context.Context, namespace string) ([]identity.Holder, error) {
+		var out []identity.Holder
 		for _, gk := range r.order {
 			list, err := r.newList(r.kinds[gk])
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
 			if err := c.List(ctx, list, client.InNamespace(namespace)); err != nil {
-				return 0, err
+				return nil, err
 			}
 			_ = meta.EachListItem(list, func(item runtime.Object) error {
-				if controllerutil.ContainsFinalizer(item.(client.Object), Finalizer) {
-					n++
+				o := item.(client.Object)
+				if controllerutil.ContainsFinalizer(o, Finalizer) {
+					name, _ := identity.IdentityNameFor(o)
+					out = append(out, identity.Holder{Kind: gk.Kind, Name: o.GetName(), Identity: name, Deleting: !o.GetDeletionTimestamp().IsZero()})
 				}
 				return nil
 			})
 		}
-		return n, nil
+		return out, nil
 	}
 }

@@ -23,6 +23,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	"github.com/aztenant/aztenant/identity"
 )
 
 // Options configure the controllers of all kinds.
@@ -53,7 +54,7 @@ type Options struct {
 //
 // The controller reacts to spec and annotation changes of its objects (not to
 // its own status writes), to Identities of the namespace (a missing one may
-// appear), to owners (a child waits for its owner to become Ready), to the
+// appear, one being deleted stops its objects' updates), to owners (a child waits for its owner to become Ready), to the
 // data of the Secrets and ConfigMaps its objects read (Referencer), and to
 // Tenant changes through Options.AdmissionChanges.
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o Options) error {
@@ -86,7 +87,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 		Named(strings.ToLower(gvk.Kind)+"."+gvk.Group).
 		For(obj, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers, NewQueue: o.NewQueue}).
-		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))
+		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.identityChanged))
 	if refr, ok := r.Kind.(Referencer); ok {
 		// A referenced Secret or ConfigMap that appears lets a waiting object
 		// proceed; one that changes is written to Azure (a rotated password).
@@ -176,6 +177,20 @@ func (r *Reconciler) allInNamespace(ctx context.Context, ns string) []reconcile.
 func (r *Reconciler) inNamespace(ctx context.Context, o client.Object) []reconcile.Request {
 	return r.requests(ctx, "after a change in namespace "+o.GetNamespace(), func(res azurev1alpha1.Resource) bool { return !isReady(res) },
 		client.InNamespace(o.GetNamespace()))
+}
+
+// identityChanged enqueues the objects an Identity event concerns: while the
+// Identity is being deleted, every object it serves (a Ready one must stop
+// being updated at once: the Identity serves deletions only); otherwise the
+// objects of the namespace that are not Ready (it appeared or was fixed).
+func (r *Reconciler) identityChanged(ctx context.Context, o client.Object) []reconcile.Request {
+	if o.GetDeletionTimestamp().IsZero() {
+		return r.inNamespace(ctx, o)
+	}
+	return r.requests(ctx, "served by Identity "+o.GetNamespace()+"/"+o.GetName()+", which is being deleted", func(res azurev1alpha1.Resource) bool {
+		name, err := identity.IdentityNameFor(res)
+		return err == nil && name == o.GetName()
+	}, client.InNamespace(o.GetNamespace()))
 }
 
 // referencesField indexes objects by the Secrets and ConfigMaps they read

@@ -26,7 +26,8 @@ import (
 // TenantReconciler keeps each Tenant's status current: the namespaces it
 // selects (sorted), a Ready condition that is False with reason
 // NamespaceConflict when another Tenant selects one of them, InvalidSelector
-// or InvalidPattern when the spec cannot be applied, and
+// or InvalidPattern when the spec cannot be applied, Terminating while it is
+// being deleted (held by offboarding), and
 // ResourceGroupsExclusive, False when another Tenant's resource-group
 // patterns can match the same groups.
 //
@@ -93,7 +94,11 @@ func (r *TenantReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	}
 
 	cond := metav1.Condition{Type: ConditionReady, ObservedGeneration: t.Generation}
-	if reason, msg := p.validationError(); reason != "" {
+	if !t.DeletionTimestamp.IsZero() {
+		cond.Status, cond.Reason = metav1.ConditionFalse, ReasonTerminating
+		cond.Message = fmt.Sprintf("being deleted: its %d namespace(s) are served for deletions only, nothing is created or updated; "+
+			"it waits for what offboarding removes (see the Onboarded condition and status.onboarding)", len(selected))
+	} else if reason, msg := p.validationError(); reason != "" {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reason, msg
 	} else if conflicts := conflictsOf(t.Name, selected, nsLabels, others); len(conflicts) > 0 {
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, ReasonNamespaceConflict, strings.Join(conflicts, "; ")

@@ -18,6 +18,11 @@ const (
 	ReasonInvalidSelector   = "InvalidSelector"
 	ReasonInvalidPattern    = "InvalidPattern"
 	ReasonSelected          = "NamespacesSelected"
+	// ReasonTenantTerminating: the namespace's Tenant is being deleted; it
+	// serves only deletions of the namespace's objects.
+	ReasonTenantTerminating = "TenantTerminating"
+	// ReasonTerminating is the Ready reason of a Tenant being deleted.
+	ReasonTerminating = "Terminating"
 )
 
 // Rules a DeniedError can name; they are the Tenant spec fields (plus armID
@@ -114,3 +119,22 @@ func (e *NoTenantError) Error() string {
 
 // Reason is the condition reason for a namespace without a Tenant.
 func (e *NoTenantError) Reason() string { return ReasonNoTenant }
+
+// TerminatingError says the namespace's Tenant is being deleted: its objects
+// may still be deleted in Azure (within its bounds), but nothing is created
+// or updated any more.
+type TerminatingError struct {
+	Tenant, Namespace string
+	// Kind and Name of the refused object.
+	Kind, Name string
+}
+
+func (e *TerminatingError) Error() string {
+	return fmt.Sprintf("Tenant %q is being deleted and serves only deletions of namespace %q's objects: %s %q is not created or updated in Azure. "+
+		"The Tenant waits for the namespace's objects to go (see its status); delete this object to delete its Azure resource, "+
+		"or annotate it aztenant.io/reconcile-policy: detach-on-delete to leave the resource in Azure",
+		e.Tenant, e.Namespace, e.Kind, e.Name)
+}
+
+// Reason is the condition reason for an object of a Tenant being deleted.
+func (e *TerminatingError) Reason() string { return ReasonTenantTerminating }

@@ -66,6 +66,12 @@ func (g *Guard) Admit(ctx context.Context, obj client.Object, t Target) error {
 	case nil:
 	case *NoTenantError:
 		if mode.RequiresTenant() {
+			if !obj.GetDeletionTimestamp().IsZero() {
+				// Without a Tenant nothing bounds what the namespace's
+				// identity may delete: say how to get the object released.
+				return denied(RuleNamespaces, "namespace %q is not selected by any Tenant, so nothing bounds what its identity may touch and nothing is deleted in Azure; "+
+					"have a Tenant select the namespace again to delete the resource, or annotate the object aztenant.io/reconcile-policy: detach-on-delete to leave it in Azure and let the object go", ns)
+			}
 			return denied(RuleNamespaces, "namespace %q is not selected by any Tenant; this operator serves only namespaces of a Tenant", ns)
 		}
 		// Served without a Tenant (mode all or list): no allowance to check.
@@ -75,6 +81,9 @@ func (g *Guard) Admit(ctx context.Context, obj client.Object, t Target) error {
 	}
 	tenant := p.name()
 	spec := &p.tenant.Spec
+	// A Tenant being deleted serves deletions only; they are still checked
+	// against its bounds below.
+	terminating := !p.tenant.DeletionTimestamp.IsZero() && obj.GetDeletionTimestamp().IsZero()
 
 	if !p.allowsSubscription(id.SubscriptionID) {
 		return denied(RuleSubscriptions, "subscription %q is not allowed for tenant %q (allowed: %s)",
@@ -108,6 +117,9 @@ func (g *Guard) Admit(ctx context.Context, obj client.Object, t Target) error {
 			return denied(RuleKinds, "kind %q is not allowed for tenant %q (allowed: %s)",
 				gk.String(), tenant, allowedList(spec.Kinds, true))
 		}
+	}
+	if terminating {
+		return &TerminatingError{Tenant: tenant, Namespace: ns, Kind: kindOf(obj, t), Name: obj.GetName()}
 	}
 	return nil
 }

@@ -141,8 +141,10 @@ func (x *Index) SetTenant(t *tenancyv1alpha1.Tenant) {
 func (x *Index) setTenant(t *tenancyv1alpha1.Tenant) []string {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if old, ok := x.policies[t.Name]; ok && old.tenant.UID == t.UID && old.tenant.Generation == t.Generation && t.Generation != 0 {
-		// Status-only update: selection and policy are unchanged. Keep the
+	if old, ok := x.policies[t.Name]; ok && old.tenant.UID == t.UID && old.tenant.Generation == t.Generation && t.Generation != 0 &&
+		old.tenant.DeletionTimestamp.IsZero() == t.DeletionTimestamp.IsZero() {
+		// Status-only update: selection and policy are unchanged (a Tenant
+		// starting to be deleted is a change: it serves deletions only). Keep the
 		// newer object so TenantFor returns fresh status; policies are shared
 		// with readers, so replace rather than modify.
 		fresh := *old

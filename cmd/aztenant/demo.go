@@ -141,9 +141,10 @@ Done in %s. Everything keeps running. Try:
   bin/kubectl get tenants,identities -A
   bin/kubectl --as dev@team-a --as-group team-a apply -f examples/...   # act as team-a's developer
   bin/aztenant whoami -n team-a                 # the Azure principal team-a acts as
+The Azure emulator (ARM and Entra ID) is at %s, its CA in %s.
 Stop it with:
   make demo-down
-`, time.Since(start).Round(time.Second), d.cp.KubeconfigPath)
+`, time.Since(start).Round(time.Second), d.cp.KubeconfigPath, d.emuURL, filepath.Join(abs, "emulator-ca.pem"))
 	return nil
 }
 
@@ -294,7 +295,7 @@ func (d *demo) startOperator(ctx context.Context) error {
 func (d *demo) onboard(ctx context.Context) error {
 	d.step("the platform team onboards team-a and team-b (kubectl apply -f examples/onboarding/)")
 	fmt.Fprintln(d.out, "    namespaces, developer RBAC, and a Tenant per team with spec.onboarding: the operator creates")
-	fmt.Fprintln(d.out, "    the team's resource group, a managed identity federated with <team>/azure, Contributor on that")
+	fmt.Fprintln(d.out, "    the team's resource group, a managed identity federated with <team>/aztenant-provisioner, Contributor on that")
 	fmt.Fprintln(d.out, "    group only, the ServiceAccount and the default Identity")
 	if _, err := d.kubectlQuiet(nil, "apply", "-f", filepath.Join(d.examples, "onboarding")); err != nil {
 		return err

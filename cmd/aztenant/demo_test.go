@@ -34,10 +34,15 @@ func TestDemoUpAndDown(t *testing.T) {
 		`Forbidden: User "dev@team-a" cannot get resource "managedclusters" in API group "containerservice.aztenant.io" in the namespace "team-b"`,
 		"managedcluster.containerservice.aztenant.io/team-b-cluster   True    Succeeded",
 		"storageaccount.storage.aztenant.io/teamastack   True    Succeeded",
-		"PolicyDenied: denied by policy: [AztenantRoleAssignment/no-privilege-escalation] RoleAssignment make-me-owner grants privileged role Owner",
+		// by the operator's built-in rule and by the platform's constraint
+		"PolicyDenied: denied by policy: [AztenantRoleAssignment/aztenant-default-no-privileged-roles] RoleAssignment make-me-owner grants privileged role Owner",
+		"[AztenantRoleAssignment/no-privilege-escalation] RoleAssignment make-me-owner grants privileged role Owner",
 		"TenantPolicyDenied: resource group \"prod-db\" is not allowed",
 		`Forbidden: User "dev@team-a" cannot create resource "identities"`,
-		"FederationRejected: Entra ID refused the token of ServiceAccount team-a/azure",
+		"FederationRejected: Entra ID refused the token of ServiceAccount team-a/aztenant-provisioner",
+		// nobody but the operator acts as the provisioner account
+		"ValidatingAdmissionPolicy 'aztenant-provisioner-token' with binding 'aztenant-provisioner-token' denied request: ServiceAccount team-a/aztenant-provisioner is reserved for the aztenant operator: aztenant-admin may not request a token for it",
+		"ValidatingAdmissionPolicy 'aztenant-provisioner-pods' with binding 'aztenant-provisioner-pods' denied request",
 		"team-a   /resourceGroups/team-a-stack/providers/Microsoft.Storage/storageAccounts/teamastack\n", // written by team-a's own principal
 		"team-b   /resourceGroups/team-b-aks/providers/Microsoft.ContainerService/managedClusters/team-b-cluster\n",
 		"node count in Azure is 1 again", // drift reverted

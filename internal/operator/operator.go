@@ -138,7 +138,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Directory: dir, Credentials: creds,
 		ARMOptions: &arm.ClientOptions{ClientOptions: onboardOpts, DisableRPRegistration: true},
 		Platform:   cfg.PlatformIdentity, Issuer: issuer, Recorder: mgr.GetEventRecorder("aztenant-onboarding"),
-		Resync: cfg.SyncPeriod,
+		Resync: cfg.SyncPeriod, InUse: registry.InUse(mgr.GetClient()),
 	}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}

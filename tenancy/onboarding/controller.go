@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -57,6 +58,10 @@ type Reconciler struct {
 	// Resync is how often an onboarded Tenant is compared with Azure again
 	// (default 1h); RetryAfter how soon a failed step is tried again (30s).
 	Resync, RetryAfter time.Duration
+	// InUse, when set, lists a namespace's objects that still hold the
+	// reconciler's finalizer: while any is left, offboarding's deletion of the
+	// namespace's Identity and ServiceAccount waits, and status says for what.
+	InUse identity.InUseFunc
 }
 
 // The operator's permissions for onboarding. Each line says why it is needed.
@@ -217,6 +222,7 @@ type pass struct {
 	failure *tenancyv1alpha1.OnboardingStep // first failed step
 	general *StepError                      // a failure before any step
 	pending bool                            // offboarding waits for something
+	waiting []string                        // what offboarding waits for, per namespace
 }
 
 func (s *pass) condition() metav1.Condition {
@@ -238,6 +244,9 @@ func (s *pass) condition() metav1.Condition {
 		}
 	case s.pending || s.t.Spec.Onboarding == nil || !s.t.DeletionTimestamp.IsZero():
 		c.Reason, c.Message = ReasonOffboarding, "removing what onboarding created"
+		if len(s.waiting) > 0 {
+			c.Message += "; waiting for " + strings.Join(s.waiting, "; ")
+		}
 	default:
 		c.Status, c.Reason = metav1.ConditionTrue, ReasonOnboarded
 		c.Message = fmt.Sprintf("%d namespace(s) onboarded", onboarded)
@@ -681,12 +690,44 @@ func (s *pass) offboard(ctx context.Context, ns string, keep map[string]bool) er
 		if !done {
 			s.pending = true
 			s.step(ns, stepOfKind(c.Kind), tenancyv1alpha1.StepDeleting, nil, c.ID)
-			s.steps[len(s.steps)-1].Message = "deleted; the Identity controller keeps it while resources of the namespace still need it"
+			s.steps[len(s.steps)-1].Message = s.keptFor(ctx, ns)
 			return nil
 		}
 		s.rec.remove(c.Kind, c.ID)
 	}
 	return nil
+}
+
+// keptFor says why the namespace's Identity or ServiceAccount, deleted, is
+// still there: the objects of the namespace that still hold them, by kind
+// and count. It also notes the namespace in s.waiting for the condition.
+func (s *pass) keptFor(ctx context.Context, ns string) string {
+	const generic = "deleted; the Identity controller keeps it while resources of the namespace still need it"
+	if s.r.InUse == nil {
+		return generic
+	}
+	holders, err := s.r.InUse(ctx, ns)
+	if err != nil || len(holders) == 0 {
+		return generic
+	}
+	counts := map[string]int{}
+	for _, h := range holders {
+		counts[h.Kind]++
+	}
+	var byKind []string
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		byKind = append(byKind, fmt.Sprintf("%d %s", counts[k], k))
+	}
+	var kept []string
+	for _, c := range s.rec.of(ns) {
+		if c.Kind == KindIdentity || c.Kind == KindServiceAccount {
+			kept = append(kept, c.Kind+" "+c.ID)
+		}
+	}
+	what := fmt.Sprintf("namespace %s: %s still exist (%s kept for them)", ns, strings.Join(byKind, ", "), strings.Join(kept, " and "))
+	s.waiting = append(s.waiting, what)
+	return fmt.Sprintf("deleted; kept while %d object(s) of namespace %s still hold it: %s. Delete them (their Azure resources are deleted with the namespace's identity) "+
+		"or annotate them aztenant.io/reconcile-policy: detach-on-delete to leave their resources in Azure", len(holders), ns, strings.Join(byKind, ", "))
 }
 
 func stepOfKind(kind string) string {
