@@ -304,7 +304,10 @@ func writeARMError(w http.ResponseWriter, err *apiError) {
 // exact value in retry-after-ms, which the Azure SDK prefers, so tests stay fast.
 func setRetryAfter(h http.Header, d time.Duration) {
 	secs := int((d + time.Second - 1) / time.Second)
+	// Rounded up too: a client that waits a truncated value comes back
+	// before the window ends and is throttled again.
+	ms := int((d + time.Millisecond - 1) / time.Millisecond)
 	h.Set("Retry-After", itoa(secs))
-	h.Set("retry-after-ms", itoa(int(d/time.Millisecond)))
-	h.Set("x-ms-retry-after-ms", itoa(int(d/time.Millisecond)))
+	h.Set("retry-after-ms", itoa(ms))
+	h.Set("x-ms-retry-after-ms", itoa(ms))
 }
