@@ -221,6 +221,12 @@ func TestCreate(t *testing.T) {
 		{"ResourceGroup", named("team-rg", resourceGroup()), ""},
 		{"ResourceGroup azureName with parentheses", named("rg-parens", with(resourceGroup(), func(o *resourcesv1alpha1.ResourceGroup) { o.Spec.AzureName = "Team_A.(prod)" })), ""},
 		{"UserAssignedIdentity", named("app-identity", identity()), ""},
+		// Locations: ARM names or display names, nothing else.
+		{"ResourceGroup in West Europe by display name", named("rg-display", with(resourceGroup(), func(o *resourcesv1alpha1.ResourceGroup) { o.Spec.Location = "West Europe" })), ""},
+		{"ResourceGroup in usgovvirginia", named("rg-gov", with(resourceGroup(), func(o *resourcesv1alpha1.ResourceGroup) { o.Spec.Location = "usgovvirginia" })), ""},
+		{"ResourceGroup on mars", named("rg-mars", with(resourceGroup(), func(o *resourcesv1alpha1.ResourceGroup) { o.Spec.Location = "mars" })), "location mars is not an Azure location"},
+		{"ResourceGroup in west_europe!", named("rg-typo", with(resourceGroup(), func(o *resourcesv1alpha1.ResourceGroup) { o.Spec.Location = "west_europe!" })), "is not an Azure location: use its name, such as westeurope"},
+		{"Redis on mars", named("cache-mars", with(redis(), func(o *cachev1alpha1.Redis) { o.Spec.Location = "mars" })), "location mars is not an Azure location"},
 		{"FederatedIdentityCredential", named("app-fic", federatedCredential()), ""},
 		{"RoleAssignment", named("app-reads-blobs", roleAssignment()), ""},
 		{"RoleAssignment at a subscription by armId with a role ID", named("ra-sub", with(roleAssignment(), func(o *authorizationv1alpha1.RoleAssignment) {
@@ -685,4 +691,40 @@ func TestWellKnownRoles(t *testing.T) {
 		return
 	}
 	t.Fatal("no RoleAssignment CRD")
+}
+
+// The CRDs' location rule lists exactly azurev1alpha1.Locations, so the
+// API server and the operator agree on what a location is.
+func TestLocationRuleListsLocations(t *testing.T) {
+	crds, err := api.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range azurev1alpha1.Locations {
+		want = append(want, "'"+l.Name+"'")
+		if d := strings.ToLower(l.DisplayName); d != l.Name {
+			want = append(want, "'"+d+"'")
+		}
+	}
+	rule := "self.lowerAscii() in [" + strings.Join(want, ", ") + "]"
+	found := 0
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			if strings.Contains(fmt.Sprint(v.Schema.OpenAPIV3Schema), "self.lowerAscii() in ['eastus'") {
+				if !strings.Contains(fmt.Sprint(v.Schema.OpenAPIV3Schema), rule) {
+					t.Errorf("%s: the location rule differs from azurev1alpha1.Locations", crd.Name)
+				}
+				found++
+			}
+		}
+	}
+	if found < 7 {
+		t.Errorf("the location rule is in %d CRDs, want every kind with a location and the Tenant", found)
+	}
+	for _, l := range azurev1alpha1.Locations {
+		if !azurev1alpha1.KnownLocation(l.DisplayName) {
+			t.Errorf("display name %q does not normalise to %q", l.DisplayName, l.Name)
+		}
+	}
 }

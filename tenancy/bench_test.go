@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 )
 
@@ -27,7 +28,7 @@ func bigCluster() []client.Object {
 			} else {
 				s.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"aztenant.io/tenant": name}}
 			}
-			s.Locations = []string{"westeurope"}
+			s.Locations = []azurev1alpha1.Location{"westeurope"}
 		}))
 		for j := range 10 {
 			objs = append(objs, namespace(fmt.Sprintf("ns-%03d-%d", i, j), map[string]string{

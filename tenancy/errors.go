@@ -57,14 +57,18 @@ func denied(rule, format string, args ...any) *DeniedError {
 
 // allowedList renders a Tenant list for a message; empty lists mean "any" for
 // optional rules and "none" for required ones, so say which.
-func allowedList(values []string, emptyMeansAny bool) string {
+func allowedList[S ~string](values []S, emptyMeansAny bool) string {
 	if len(values) == 0 {
 		if emptyMeansAny {
 			return "any"
 		}
 		return "none"
 	}
-	return strings.Join(values, ", ")
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return strings.Join(out, ", ")
 }
 
 // CrossNamespaceError says an object references something in another

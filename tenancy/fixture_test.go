@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 )
 
@@ -15,7 +16,7 @@ func fixture() []client.Object {
 	return []client.Object{
 		tenant("team-a", func(s *tenancyv1alpha1.TenantSpec) {
 			s.Namespaces = []string{"team-a"}
-			s.Locations = []string{"West Europe", "northeurope"}
+			s.Locations = []azurev1alpha1.Location{"West Europe", "northeurope"}
 			s.Kinds = []string{"StorageAccount", "RoleAssignment.authorization.aztenant.io"}
 			s.Weight = 3
 		}),

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 )
 
@@ -73,7 +74,7 @@ func compile(t *tenancyv1alpha1.Tenant) *policy {
 		p.resourceGroups = append(p.resourceGroups, lower)
 	}
 	for _, l := range t.Spec.Locations {
-		p.locations[normalizeLocation(l)] = struct{}{}
+		p.locations[azurev1alpha1.NormalizeLocation(string(l))] = struct{}{}
 	}
 	for _, k := range t.Spec.Kinds {
 		kind, group, _ := strings.Cut(k, ".")
@@ -140,7 +141,7 @@ func (p *policy) allowsLocation(l string) bool {
 	if len(p.locations) == 0 {
 		return true
 	}
-	_, ok := p.locations[normalizeLocation(l)]
+	_, ok := p.locations[azurev1alpha1.NormalizeLocation(l)]
 	return ok
 }
 
@@ -163,12 +164,6 @@ func (p *policy) validationError() (reason, message string) {
 		return ReasonInvalidPattern, fmt.Sprintf("resourceGroups: malformed patterns %s allow nothing", strings.Join(p.badPatterns, ", "))
 	}
 	return "", ""
-}
-
-// normalizeLocation turns display names into ARM names: "West Europe" and
-// "westeurope" are the same location to ARM.
-func normalizeLocation(l string) string {
-	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(l), " ", ""))
 }
 
 // ResourceGroupAllowed reports whether t's resourceGroups patterns allow the

@@ -21,6 +21,7 @@ import (
 
 	"github.com/aztenant/aztenant/api"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
@@ -298,7 +299,7 @@ func (s *Stack) Onboard(ctx context.Context, namespaces ...string) error {
 					ClientID: ClientID(ns), TenantID: TenantID, SubscriptionID: SubscriptionID}},
 			&tenancyv1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: ns}, Spec: tenancyv1alpha1.TenantSpec{
 				Namespaces: []string{ns}, Subscriptions: []string{SubscriptionID},
-				ResourceGroups: []string{ns + "-*"}, Locations: []string{Location}}},
+				ResourceGroups: []string{ns + "-*"}, Locations: []azurev1alpha1.Location{Location}}},
 		} {
 			if err := s.Client.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("onboard %s: create %T: %w", ns, o, err)

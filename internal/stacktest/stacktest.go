@@ -129,7 +129,7 @@ func NewWith(t testing.TB, cfg operator.Config, namespaces ...string) *Stack {
 			Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: identity.ProvisionerServiceAccount, SubscriptionID: SubscriptionID}})
 		s.Create(t, &tenancyv1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: ns},
 			Spec: tenancyv1alpha1.TenantSpec{Namespaces: []string{ns}, Subscriptions: []string{SubscriptionID},
-				ResourceGroups: []string{ns + "-*"}, Locations: []string{Location}}})
+				ResourceGroups: []string{ns + "-*"}, Locations: []azurev1alpha1.Location{Location}}})
 	}
 
 	s.cfg, s.served = cfg, tenancy.ServeList(namespaces...)

@@ -1,6 +1,10 @@
 package kinds
 
-import "strconv"
+import (
+	"strconv"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+)
 
 // Helpers shared by the adapters to build ARM bodies that carry only what the
 // user set, so ARM's defaults are never fought.
@@ -70,4 +74,10 @@ func itoa(v *int32) string {
 		return ""
 	}
 	return strconv.Itoa(int(*v))
+}
+
+// armLocation is a spec's location as ARM names it: the API server admits
+// display names too ("West Europe"), which ARM answers as "westeurope".
+func armLocation(l azurev1alpha1.Location) string {
+	return azurev1alpha1.NormalizeLocation(string(l))
 }

@@ -40,7 +40,7 @@ func (FlexibleServer) OwnerKind() schema.GroupKind {
 	return resourcesv1alpha1.ResourceGroupGroupKind
 }
 func (FlexibleServer) Location(obj azurev1alpha1.Resource) string {
-	return obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Spec.Location
+	return armLocation(obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Spec.Location)
 }
 func (FlexibleServer) IgnoreOnCompare() []string {
 	return []string{"properties.administratorLoginPassword"}
@@ -110,7 +110,7 @@ func (FlexibleServer) DesiredWith(obj azurev1alpha1.Resource, resolved map[strin
 	}
 	putStr(props, "availabilityZone", sp.AvailabilityZone)
 	return map[string]any{
-		"location":   sp.Location,
+		"location":   armLocation(sp.Location),
 		"tags":       putTags(sp.Tags),
 		"sku":        map[string]any{"name": sp.Sku.Name, "tier": sp.Sku.Tier},
 		"properties": props,

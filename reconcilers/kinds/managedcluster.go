@@ -39,7 +39,7 @@ func (ManagedCluster) OwnerKind() schema.GroupKind {
 	return resourcesv1alpha1.ResourceGroupGroupKind
 }
 func (ManagedCluster) Location(obj azurev1alpha1.Resource) string {
-	return obj.(*containerservicev1alpha1.ManagedCluster).Spec.Location
+	return armLocation(obj.(*containerservicev1alpha1.ManagedCluster).Spec.Location)
 }
 
 // Resolve turns user-assigned identities named in this namespace into ARM IDs
@@ -76,7 +76,7 @@ func (k ManagedCluster) Desired(obj azurev1alpha1.Resource) (map[string]any, err
 
 func (ManagedCluster) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	sp := obj.(*containerservicev1alpha1.ManagedCluster).Spec
-	body := map[string]any{"location": sp.Location, "tags": putTags(sp.Tags)}
+	body := map[string]any{"location": armLocation(sp.Location), "tags": putTags(sp.Tags)}
 	if s := sp.Sku; s != nil {
 		sku := map[string]any{}
 		putStr(sku, "name", s.Name)

@@ -26,7 +26,7 @@ func (Redis) ResourceType() string        { return "Microsoft.Cache/redis" }
 func (Redis) APIVersion() string          { return "2024-03-01" }
 func (Redis) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
 func (Redis) Location(obj azurev1alpha1.Resource) string {
-	return obj.(*cachev1alpha1.Redis).Spec.Location
+	return armLocation(obj.(*cachev1alpha1.Redis).Spec.Location)
 }
 
 func (Redis) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
@@ -42,7 +42,7 @@ func (Redis) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
 		props["redisConfiguration"] = putTags(sp.RedisConfiguration)
 	}
 	putInt(props, "shardCount", sp.ShardCount)
-	return map[string]any{"location": sp.Location, "tags": putTags(sp.Tags), "properties": props}, nil
+	return map[string]any{"location": armLocation(sp.Location), "tags": putTags(sp.Tags), "properties": props}, nil
 }
 
 // Equivalent accepts the patch version ARM reports for the requested major

@@ -15,12 +15,12 @@ func (ResourceGroup) ResourceType() string        { return "Microsoft.Resources/
 func (ResourceGroup) APIVersion() string          { return "2021-04-01" }
 func (ResourceGroup) OwnerKind() schema.GroupKind { return schema.GroupKind{} }
 func (ResourceGroup) Location(obj azurev1alpha1.Resource) string {
-	return obj.(*resourcesv1alpha1.ResourceGroup).Spec.Location
+	return armLocation(obj.(*resourcesv1alpha1.ResourceGroup).Spec.Location)
 }
 
 func (ResourceGroup) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
 	rg := obj.(*resourcesv1alpha1.ResourceGroup)
-	body := map[string]any{"location": rg.Spec.Location}
+	body := map[string]any{"location": armLocation(rg.Spec.Location)}
 	// Tags are always sent, so tags removed in the portal count as drift.
 	tags := map[string]any{}
 	for k, v := range rg.Spec.Tags {

@@ -262,3 +262,22 @@ func TestNotReadyWhileAzureIsProvisioning(t *testing.T) {
 		t.Errorf("%d PUTs while Azure's operation ran", n)
 	}
 }
+
+// A location given by its display name is the same location to ARM: the
+// group is created in westeurope, within a Tenant allowing "westeurope", and
+// a resync finds no drift in Azure's "westeurope".
+func TestLocationByDisplayName(t *testing.T) {
+	const ns = "locdn"
+	s := newStack(t, ns)
+	rg := resourceGroup(ns, "locdn-app", nil, nil)
+	rg.Spec.Location = "West Europe"
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if rg.Status.Location != "westeurope" {
+		t.Errorf("status.location %q, want westeurope", rg.Status.Location)
+	}
+	s.Touch(t, rg, "resync")
+	if got := s.Settled(t, "/resourceGroups/locdn-app", 3); got != "GET PUT GET" {
+		t.Errorf("ARM calls %q, want GET PUT GET (no write on the resync)", got)
+	}
+}

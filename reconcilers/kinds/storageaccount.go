@@ -30,7 +30,7 @@ func (StorageAccount) OwnerKind() schema.GroupKind {
 	return resourcesv1alpha1.ResourceGroupGroupKind
 }
 func (StorageAccount) Location(obj azurev1alpha1.Resource) string {
-	return obj.(*storagev1alpha1.StorageAccount).Spec.Location
+	return armLocation(obj.(*storagev1alpha1.StorageAccount).Spec.Location)
 }
 
 func (StorageAccount) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
@@ -57,7 +57,7 @@ func (StorageAccount) Desired(obj azurev1alpha1.Resource) (map[string]any, error
 		props["networkAcls"] = n
 	}
 	body := map[string]any{
-		"location": sp.Location,
+		"location": armLocation(sp.Location),
 		"tags":     putTags(sp.Tags),
 		"kind":     sp.Kind,
 		"sku":      map[string]any{"name": sp.Sku.Name},

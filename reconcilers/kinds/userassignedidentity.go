@@ -24,13 +24,13 @@ func (UserAssignedIdentity) OwnerKind() schema.GroupKind {
 	return resourcesv1alpha1.ResourceGroupGroupKind
 }
 func (UserAssignedIdentity) Location(obj azurev1alpha1.Resource) string {
-	return obj.(*managedidentityv1alpha1.UserAssignedIdentity).Spec.Location
+	return armLocation(obj.(*managedidentityv1alpha1.UserAssignedIdentity).Spec.Location)
 }
 
 // Desired is the location and tags: every property of the type is read-only.
 func (UserAssignedIdentity) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
 	uai := obj.(*managedidentityv1alpha1.UserAssignedIdentity)
-	return map[string]any{"location": uai.Spec.Location, "tags": putTags(uai.Spec.Tags)}, nil
+	return map[string]any{"location": armLocation(uai.Spec.Location), "tags": putTags(uai.Spec.Tags)}, nil
 }
 
 func (UserAssignedIdentity) Observe(obj azurev1alpha1.Resource, actual map[string]any) {

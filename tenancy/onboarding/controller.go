@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
@@ -422,9 +423,9 @@ func (s *pass) checkSpec(ctx context.Context) error {
 				"onboarding.resourceGroups: %q holds the managed identities of Tenant %q (its onboarding.identityResourceGroup): no namespace may get a role there", rg, owner)}
 		}
 	}
-	if !tenancy.LocationAllowed(t, ob.Location) {
+	if !tenancy.LocationAllowed(t, string(ob.Location)) {
 		return &StepError{Reason: ReasonLocationNotAllowed, Message: fmt.Sprintf(
-			"onboarding.location %q is not one of the Tenant's locations (%s)", ob.Location, strings.Join(t.Spec.Locations, ", "))}
+			"onboarding.location %q is not one of the Tenant's locations (%s)", ob.Location, fmt.Sprint(t.Spec.Locations))}
 	}
 	for _, role := range roles(ob) {
 		if _, err := CheckRole(role); err != nil {
@@ -457,6 +458,11 @@ func (s *pass) identityGroups(ctx context.Context) (map[string]string, error) {
 		out[strings.ToLower(ResourceGroupID(subscriptionOf(o), identityGroupOf(o.Spec.Onboarding)))] = o.Name
 	}
 	return out, nil
+}
+
+// location is onboarding's location as ARM names it.
+func location(ob *tenancyv1alpha1.TenantOnboarding) string {
+	return azurev1alpha1.NormalizeLocation(string(ob.Location))
 }
 
 func roles(ob *tenancyv1alpha1.TenantOnboarding) []string {
@@ -499,7 +505,7 @@ func (s *pass) resourceGroups(ctx context.Context) ([]string, error) {
 	}
 	var scopes, ids []string
 	for _, rg := range append(slices.Clone(ob.ResourceGroups), identityGroupOf(ob)) {
-		id, created, err := a.ensureResourceGroup(ctx, rg, ob.Location, s.t.Name)
+		id, created, err := a.ensureResourceGroup(ctx, rg, location(ob), s.t.Name)
 		if err != nil {
 			s.step("", tenancyv1alpha1.StepResourceGroups, tenancyv1alpha1.StepFailed, err, ids...)
 			return nil, err
@@ -557,7 +563,7 @@ func (s *pass) onboard(ctx context.Context, ns, issuer string, scopes []string) 
 		}
 	}
 
-	mi, err := a.ensureIdentity(ctx, idRG, IdentityName(ns), ob.Location, t.Name)
+	mi, err := a.ensureIdentity(ctx, idRG, IdentityName(ns), location(ob), t.Name)
 	if err != nil {
 		return failed(0, err)
 	}
@@ -623,7 +629,7 @@ func (s *pass) onboardApps(ctx context.Context, a *azure, ns, issuer string, sco
 	ok func(kind, id string, created bool), failed func(i int, err error, ids ...string) error) error {
 	ob, t := s.t.Spec.Onboarding, s.t
 	sub, idRG, saName := subscriptionOf(t), identityGroupOf(ob), appServiceAccountOf(ob.Apps)
-	mi, err := a.ensureIdentity(ctx, idRG, AppIdentityName(ns), ob.Location, t.Name)
+	mi, err := a.ensureIdentity(ctx, idRG, AppIdentityName(ns), location(ob), t.Name)
 	if err != nil {
 		return failed(0, err)
 	}

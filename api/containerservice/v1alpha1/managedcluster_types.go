@@ -33,7 +33,7 @@ type ManagedClusterSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="location is immutable: Azure cannot move a cluster to another region"
-	Location string `json:"location"`
+	Location azurev1alpha1.Location `json:"location"`
 
 	// Tags are Azure resource tags: at most 50, names up to 512 characters,
 	// values up to 256.

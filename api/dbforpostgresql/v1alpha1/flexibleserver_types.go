@@ -39,7 +39,7 @@ type FlexibleServerSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="location is immutable: Azure cannot move a server to another region"
-	Location string `json:"location"`
+	Location azurev1alpha1.Location `json:"location"`
 
 	// Tags are Azure resource tags: at most 50, names up to 512 characters,
 	// values up to 256.

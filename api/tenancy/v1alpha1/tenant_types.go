@@ -2,6 +2,8 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
 
 // TenantSpec selects namespaces and bounds what their resources may touch in
@@ -33,11 +35,12 @@ type TenantSpec struct {
 	// +listType=set
 	ResourceGroups []string `json:"resourceGroups"`
 
-	// Locations the tenant may create resources in (ARM names such as "westeurope").
-	// Empty allows any.
+	// Locations the tenant may create resources in (ARM names such as
+	// "westeurope", or display names such as "West Europe"). Empty allows any.
 	// +optional
 	// +listType=set
-	Locations []string `json:"locations,omitempty"`
+	// +kubebuilder:validation:MaxItems=100
+	Locations []azurev1alpha1.Location `json:"locations,omitempty"`
 
 	// Kinds the tenant may use, as Kind or Kind.group ("StorageAccount",
 	// "RoleAssignment.authorization.aztenant.io"). Empty allows any.
@@ -82,7 +85,7 @@ type TenantOnboarding struct {
 	// Location of created resource groups and identities (ARM name, "westeurope").
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
-	Location string `json:"location"`
+	Location azurev1alpha1.Location `json:"location"`
 
 	// Subscription to onboard into; defaults to the first of spec.subscriptions.
 	// +optional

@@ -5,6 +5,7 @@
 package v1alpha1
 
 import (
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -205,7 +206,7 @@ func (in *TenantSpec) DeepCopyInto(out *TenantSpec) {
 	}
 	if in.Locations != nil {
 		in, out := &in.Locations, &out.Locations
-		*out = make([]string, len(*in))
+		*out = make([]azurev1alpha1.Location, len(*in))
 		copy(*out, *in)
 	}
 	if in.Kinds != nil {
