@@ -4,6 +4,7 @@
 // (emulator), its conformance tests against real ServiceAccount tokens
 // (federation), the attack suite (attacks), fault injection with real
 // processes (faults), the real Gatekeeper and generated admission policies on
-// the API server (gatekeeper), and the benchmark runner behind `make bench`
-// (bench).
+// the API server (gatekeeper), apps' workload identity through the real
+// azure-workload-identity webhook (workloadidentity), and the benchmark
+// runner behind `make bench` (bench).
 package e2e
