@@ -579,20 +579,9 @@ func (s *pass) onboard(ctx context.Context, ns, issuer string, scopes []string) 
 	ok(KindFederatedCredential, ficID, created && !mi.created)
 	s.step(ns, order[1], tenancyv1alpha1.StepReady, nil, ficID)
 
-	var raIDs []string
-	for _, scope := range scopes {
-		for _, role := range roles(ob) {
-			guid, _ := CheckRole(role)
-			rd := RoleDefinitionID(sub, guid)
-			id, ours, err := a.ensureRoleAssignment(ctx, scope, RoleAssignmentName(scope, mi.principalID, rd), role, rd, mi.principalID)
-			if err != nil {
-				return failed(2, err, raIDs...)
-			}
-			if id != "" {
-				ok(KindRoleAssignment, id, ours)
-				raIDs = append(raIDs, id)
-			}
-		}
+	raIDs, err := assignRoles(ctx, a, sub, scopes, roles(ob), CheckRole, mi.principalID, ok)
+	if err != nil {
+		return failed(2, err, raIDs...)
 	}
 	s.step(ns, order[2], tenancyv1alpha1.StepReady, nil, raIDs...)
 
@@ -643,20 +632,9 @@ func (s *pass) onboardApps(ctx context.Context, a *azure, ns, issuer string, sco
 	ok(KindFederatedCredential, ficID, created && !mi.created)
 	s.step(ns, tenancyv1alpha1.StepAppFederatedCredential, tenancyv1alpha1.StepReady, nil, ficID)
 
-	var raIDs []string
-	for _, scope := range scopes {
-		for _, role := range ob.Apps.Roles {
-			guid, _ := CheckAppRole(role)
-			rd := RoleDefinitionID(sub, guid)
-			id, ours, err := a.ensureRoleAssignment(ctx, scope, RoleAssignmentName(scope, mi.principalID, rd), role, rd, mi.principalID)
-			if err != nil {
-				return failed(2, err, raIDs...)
-			}
-			if id != "" {
-				ok(KindRoleAssignment, id, ours)
-				raIDs = append(raIDs, id)
-			}
-		}
+	raIDs, err := assignRoles(ctx, a, sub, scopes, ob.Apps.Roles, CheckAppRole, mi.principalID, ok)
+	if err != nil {
+		return failed(2, err, raIDs...)
 	}
 	s.step(ns, tenancyv1alpha1.StepAppRoleAssignments, tenancyv1alpha1.StepReady, nil, raIDs...)
 
@@ -667,6 +645,32 @@ func (s *pass) onboardApps(ctx context.Context, a *azure, ns, issuer string, sco
 	ok(KindServiceAccount, saID, created)
 	s.step(ns, tenancyv1alpha1.StepAppServiceAccount, tenancyv1alpha1.StepReady, nil, saID)
 	return nil
+}
+
+// assignRoles grants principal each role (checked by check, which the spec
+// check ran already) on each scope, recording what it created through ok; it
+// returns the assignments' IDs, those made so far on an error.
+func assignRoles(ctx context.Context, a *azure, sub string, scopes, roles []string, check func(string) (string, error),
+	principal string, ok func(kind, id string, created bool)) ([]string, error) {
+	var ids []string
+	for _, scope := range scopes {
+		for _, role := range roles {
+			guid, err := check(role)
+			if err != nil {
+				return ids, err
+			}
+			rd := RoleDefinitionID(sub, guid)
+			id, ours, err := a.ensureRoleAssignment(ctx, scope, RoleAssignmentName(scope, principal, rd), role, rd, principal)
+			if err != nil {
+				return ids, err
+			}
+			if id != "" {
+				ok(KindRoleAssignment, id, ours)
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids, nil
 }
 
 func appServiceAccountOf(apps *tenancyv1alpha1.TenantOnboardingApps) string {

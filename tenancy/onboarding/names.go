@@ -56,15 +56,11 @@ func AppIdentityName(namespace string) string { return "aztenant-" + namespace +
 // privileged by its actions nor broad over the control plane (Contributor's
 // "*"). The apps' identity must never be able to do what provisioning does.
 func CheckAppRole(role string) (string, error) {
-	d, ok := azroles.ByName(role)
-	if !ok {
-		return "", &StepError{Reason: ReasonRoleNotAllowed, Message: fmt.Sprintf(
-			"role %q is not a built-in role aztenant knows", role)}
+	guid, err := CheckRole(role)
+	if err != nil {
+		return "", err
 	}
-	if p, why := azroles.Privileged(d); p {
-		return "", &StepError{Reason: ReasonRoleNotAllowed, Message: fmt.Sprintf(
-			"role %q is never given to a namespace's apps: %s", role, why)}
-	}
+	d, _ := azroles.ByName(role)
 	if b, why := azroles.Broad(d); b {
 		return "", &StepError{Reason: ReasonRoleNotAllowed, Message: fmt.Sprintf(
 			"role %q is a provisioning role, not a data-plane one: %s", role, why)}
@@ -73,7 +69,7 @@ func CheckAppRole(role string) (string, error) {
 		return "", &StepError{Reason: ReasonRoleNotAllowed, Message: fmt.Sprintf(
 			"role %q has no data actions: the apps' identity holds data-plane roles only", role)}
 	}
-	return d.ID, nil
+	return guid, nil
 }
 
 // FederatedCredentialName is the managed identity's federated credential for
