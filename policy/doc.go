@@ -4,7 +4,8 @@
 // source and Rego that say the same thing), sample constraints with allowed
 // and disallowed examples, and a gator suite. Library exposes the embedded
 // files; Evaluate runs them with the constraint framework, passing Namespace
-// objects as Gatekeeper's webhook does, for `aztenant policy test` and the
-// operator's in-process guard. Subpackage vap turns the same CEL rules into
+// objects as Gatekeeper's webhook does (and AdmissionReviews as their
+// request, with its user, operation and oldObject, as gator verify does),
+// for `aztenant policy test` and the operator's in-process guard. Subpackage vap turns the same CEL rules into
 // ValidatingAdmissionPolicies the API server enforces without Gatekeeper.
 package policy

@@ -296,7 +296,7 @@ func TestEvaluateMixedInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tmpls) != 7 {
-		t.Errorf("library has %d templates, want 7", len(tmpls))
+	if len(tmpls) != 8 {
+		t.Errorf("library has %d templates, want 8", len(tmpls))
 	}
 }

@@ -128,7 +128,7 @@ func (g *Guard) Admit(ctx context.Context, obj client.Object, _ tenancy.Target) 
 		if r.EnforcementAction != "" && r.EnforcementAction != "deny" {
 			continue
 		}
-		v := Violation{EnforcementAction: r.EnforcementAction, Object: objectName(&u), Message: r.Msg}
+		v := Violation{EnforcementAction: r.EnforcementAction, Object: ObjectName(&u), Message: r.Msg}
 		if r.Constraint != nil {
 			v.Constraint = r.Constraint.GetKind() + "/" + r.Constraint.GetName()
 		}

@@ -19,6 +19,7 @@ import (
 	mutationtypes "github.com/open-policy-agent/gatekeeper/v3/pkg/mutation/types"
 	"github.com/open-policy-agent/gatekeeper/v3/pkg/target"
 	"github.com/open-policy-agent/gatekeeper/v3/pkg/util"
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -165,7 +166,10 @@ func libraryTemplates(scheme *runtime.Scheme) ([]*templates.ConstraintTemplate, 
 // Evaluate runs the library offline, the way `aztenant policy test` does.
 // objs may hold ConstraintTemplates (added to the library's), constraints
 // (group constraints.gatekeeper.sh) and the objects to review; every other
-// object is reviewed against every constraint. namespaces are the Namespace
+// object is reviewed against every constraint. An object is reviewed as
+// created, by no user; an AdmissionReview (admission.k8s.io, as gator
+// verify accepts) is reviewed as its request, with its user, operation and
+// oldObject. namespaces are the Namespace
 // objects the reviewed objects live in: they are passed to the templates as
 // namespaceObject (CEL) and input.review.namespaceObject (Rego), and used
 // for constraints' namespaceSelector. An object whose Namespace is not given
@@ -225,7 +229,15 @@ func Evaluate(ctx context.Context, objs []*unstructured.Unstructured, namespaces
 	var out []Violation
 	for _, u := range reviewed {
 		reviewOpts := []reviews.ReviewOpt{reviews.EnforcementPoint(util.GatorEnforcementPoint)}
-		ns := byName[u.GetNamespace()]
+		var req *admissionv1.AdmissionRequest
+		namespace := u.GetNamespace()
+		if isAdmissionReview(u) {
+			if req, err = admissionRequest(u); err != nil {
+				return nil, err
+			}
+			namespace = req.Namespace
+		}
+		ns := byName[namespace]
 		if ns != nil {
 			m, err := util.NamespaceToMap(ns)
 			if err != nil {
@@ -233,18 +245,22 @@ func Evaluate(ctx context.Context, objs []*unstructured.Unstructured, namespaces
 			}
 			reviewOpts = append(reviewOpts, reviews.Namespace(m))
 		}
-		resp, err := client.Review(ctx, target.AugmentedUnstructured{
+		var review any = target.AugmentedUnstructured{
 			Object:    *u,
 			Namespace: ns,
 			Source:    mutationtypes.SourceTypeOriginal,
-		}, reviewOpts...)
+		}
+		if req != nil {
+			review = target.AugmentedReview{AdmissionRequest: req, Namespace: ns, Source: mutationtypes.SourceTypeOriginal}
+		}
+		resp, err := client.Review(ctx, review, reviewOpts...)
 		if err != nil {
-			return nil, fmt.Errorf("reviewing %s: %w", objectName(u), err)
+			return nil, fmt.Errorf("reviewing %s: %w", ObjectName(u), err)
 		}
 		for _, r := range resp.Results() {
 			v := Violation{
 				EnforcementAction: r.EnforcementAction,
-				Object:            objectName(u),
+				Object:            ObjectName(u),
 				Message:           r.Msg,
 			}
 			if r.Constraint != nil {
@@ -265,11 +281,45 @@ func Evaluate(ctx context.Context, objs []*unstructured.Unstructured, namespaces
 	return out, nil
 }
 
-func objectName(u *unstructured.Unstructured) string {
-	if u.GetNamespace() == "" {
-		return u.GetKind() + " " + u.GetName()
+// ObjectName is how a Violation names the reviewed object u (its Object):
+// Kind namespace/name, or Kind name for a cluster-scoped object. For an
+// AdmissionReview it names what the request is about (a TokenRequest by
+// the ServiceAccount it is for).
+func ObjectName(u *unstructured.Unstructured) string {
+	kind, namespace, name := u.GetKind(), u.GetNamespace(), u.GetName()
+	if isAdmissionReview(u) {
+		kind, _, _ = unstructured.NestedString(u.Object, "request", "kind", "kind")
+		namespace, _, _ = unstructured.NestedString(u.Object, "request", "namespace")
+		name, _, _ = unstructured.NestedString(u.Object, "request", "name")
 	}
-	return u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
+	if namespace == "" {
+		return kind + " " + name
+	}
+	return kind + " " + namespace + "/" + name
+}
+
+// isAdmissionReview tells an AdmissionReview (admission.k8s.io, any
+// version), which is reviewed as its request, from an object to review.
+func isAdmissionReview(u *unstructured.Unstructured) bool {
+	return u.GetKind() == "AdmissionReview" && u.GroupVersionKind().Group == admissionv1.SchemeGroupVersion.Group
+}
+
+// admissionRequest is the request of an AdmissionReview, checked as gator
+// verify checks it: no unknown fields, and an object or oldObject to review.
+// It is what the API server would send Gatekeeper's webhook, so its user,
+// operation, name (a subresource's parent) and oldObject reach the rules.
+func admissionRequest(u *unstructured.Unstructured) (*admissionv1.AdmissionRequest, error) {
+	var ar admissionv1.AdmissionReview
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.UnstructuredContent(), &ar, true); err != nil {
+		return nil, fmt.Errorf("AdmissionReview: %w", err)
+	}
+	if ar.Request == nil {
+		return nil, errors.New("AdmissionReview without a request")
+	}
+	if ar.Request.Object.Raw == nil && ar.Request.OldObject.Raw == nil {
+		return nil, fmt.Errorf("AdmissionReview of %s: the request has neither object nor oldObject", ObjectName(u))
+	}
+	return ar.Request, nil
 }
 
 // newClient builds a constraint framework client for the Gatekeeper

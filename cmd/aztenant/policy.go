@@ -28,7 +28,10 @@ func newPolicyCommand() *cobra.Command {
 evaluates the aztenant policy library against them offline. Constraints and extra
 ConstraintTemplates among the inputs are used; without any constraint, the library's
 sample constraints apply. Namespace objects among the inputs are passed to the rules
-that read namespace annotations (public network opt-in, allowed resource groups).`,
+that read namespace annotations (public network opt-in, allowed resource groups).
+A manifest is checked as created by no particular user; an AdmissionReview
+(admission.k8s.io/v1, as gator verify accepts) is checked as its request, with its
+user, operation and oldObject (the reserved provisioner account's rules need them).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := parseEngine(engine)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/aztenant/aztenant/policy"
 )
 
@@ -96,5 +98,53 @@ spec:
 	}
 	if err := policyVAP(&out, &errOut, []string{dir}, true); err != nil {
 		t.Errorf("--allow-unsupported: %v", err)
+	}
+}
+
+// examples/policy/constraints.yaml reserves the provisioner account too:
+// offline, a manifest running a pod as it fails; the operator's guard
+// (which the demo loads it into) accepts the file and, reviewing only
+// aztenant kinds, is not affected; and it converts to
+// ValidatingAdmissionPolicies, the TokenRequest rule included.
+func TestPolicyExampleConstraints(t *testing.T) {
+	const constraints = "../../examples/policy/constraints.yaml"
+	dir := t.TempDir()
+	pod := `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: az
+  namespace: team-a
+spec:
+  template:
+    spec:
+      serviceAccountName: aztenant-provisioner
+      restartPolicy: Never
+      containers:
+        - name: az
+          image: mcr.microsoft.com/azure-cli
+`
+	if err := os.WriteFile(filepath.Join(dir, "job.yaml"), []byte(pod), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := policyTest(t.Context(), &out, []string{dir, constraints}, policy.EngineDefault)
+	if !errors.Is(err, errViolations) || !strings.Contains(out.String(), "[AztenantReservedServiceAccount/reserved-provisioner] ServiceAccount team-a/aztenant-provisioner is reserved for the aztenant operator: Job az may not run pods as it") {
+		t.Errorf("a Job running as the provisioner account: %v\n%s", err, out.String())
+	}
+
+	objs, err := policy.ReadManifests(constraints)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := policy.NewGuard(t.Context(), nil, runtime.NewScheme(), objs, policy.EngineDefault); err != nil {
+		t.Errorf("the operator would refuse %s: %v", constraints, err)
+	}
+
+	var vapOut, errOut bytes.Buffer
+	if err := policyVAP(&vapOut, &errOut, []string{constraints}, false); err != nil {
+		t.Fatalf("%s does not convert: %v\n%s", constraints, err, errOut.String())
+	}
+	if !strings.Contains(vapOut.String(), "name: aztenant-aztenantreservedserviceaccount-reserved-provisioner\n") || !strings.Contains(vapOut.String(), "- serviceaccounts/token\n") {
+		t.Errorf("no policy for the reserved account with the serviceaccounts/token rule:\n%s", vapOut.String())
 	}
 }

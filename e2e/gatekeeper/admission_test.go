@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -261,7 +262,8 @@ func createNamespace(t *testing.T, env *testenv.Env, name string) {
 // server-side dry run and compares admission's verdict with offline
 // evaluation under the same sample constraints: denied exactly when the
 // offline engine finds a violation, with its messages (all of them if
-// reportsAll, else one).
+// reportsAll, else one). An AdmissionReview example is sent as the request
+// it describes (replayRequest).
 func checkLibraryExamples(t *testing.T, env *testenv.Env, reportsAll bool) {
 	t.Helper()
 	files, offline := libraryVerdicts(t)
@@ -269,10 +271,15 @@ func checkLibraryExamples(t *testing.T, env *testenv.Env, reportsAll bool) {
 	var invalid []string
 	for _, f := range files {
 		obj, want := f.obj, offline[f.path]
-		if obj.GetNamespace() != "" {
-			createNamespace(t, env, obj.GetNamespace())
+		var err error
+		if f.request != nil {
+			err = replayRequest(t, env, f.request)
+		} else {
+			if obj.GetNamespace() != "" {
+				createNamespace(t, env, obj.GetNamespace())
+			}
+			err = env.Client.Create(t.Context(), obj.DeepCopy(), client.DryRunAll)
 		}
-		err := env.Client.Create(t.Context(), obj.DeepCopy(), client.DryRunAll)
 		switch {
 		case apierrors.IsInvalid(err):
 			// The CRD's schema and rules refuse it before admission policies run.
@@ -303,6 +310,8 @@ func checkLibraryExamples(t *testing.T, env *testenv.Env, reportsAll bool) {
 type example struct {
 	path string
 	obj  *unstructured.Unstructured
+	// request is an AdmissionReview example's request (obj is the review).
+	request *admissionv1.AdmissionRequest
 }
 
 var (
@@ -345,8 +354,16 @@ func evaluateExamples(ctx context.Context) ([]example, map[string][]string, erro
 		if err != nil {
 			return nil, nil, err
 		}
-		all = append(all, example{path: f, obj: objs[0]})
-		if ns := objs[0].GetNamespace(); ns != "" {
+		e := example{path: f, obj: objs[0]}
+		ns := e.obj.GetNamespace()
+		if e.obj.GetKind() == "AdmissionReview" {
+			if e.request, err = admissionRequest(e.obj); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", f, err)
+			}
+			ns = e.request.Namespace
+		}
+		all = append(all, e)
+		if ns != "" {
 			namespaces[ns] = &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
 		}
 	}
@@ -362,10 +379,7 @@ func evaluateExamples(ctx context.Context) ([]example, map[string][]string, erro
 		var round, later []example
 		byObject := map[string]string{}
 		for _, e := range pending {
-			key := e.obj.GetKind() + " " + e.obj.GetName() // as policy.Violation.Object
-			if ns := e.obj.GetNamespace(); ns != "" {
-				key = e.obj.GetKind() + " " + ns + "/" + e.obj.GetName()
-			}
+			key := policy.ObjectName(e.obj) // as policy.Violation.Object
 			if _, dup := byObject[key]; dup {
 				later = append(later, e)
 				continue

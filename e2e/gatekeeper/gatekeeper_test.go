@@ -53,9 +53,10 @@ func TestGatekeeperAdmission(t *testing.T) {
 	env := testenv.Get(t)
 	bin := gatekeeperBinary(t)
 	installGatekeeperCRDs(t, env)
-	startGatekeeper(t, env, bin)
 	createNamespace(t, env, "team-a")
 	createNamespace(t, env, "team-b")
+	prepareLibraryExamples(t, env)
+	startGatekeeper(t, env, bin)
 
 	applied := time.Now()
 	crds := applyLibrary(t, env)
@@ -67,6 +68,8 @@ func TestGatekeeperAdmission(t *testing.T) {
 
 	checkAdmission(t, env, `admission webhook "validation.gatekeeper.sh" denied the request`, true)
 	checkLibraryExamples(t, env, true)
+	// Last: it replaces the sample constraint of its template.
+	t.Run("ReservedServiceAccount", func(t *testing.T) { checkReservedServiceAccount(t, env) })
 }
 
 // gatekeeperBinary is bin/gatekeeper; the test skips without it, except in CI.
@@ -136,8 +139,9 @@ func installGatekeeperCRDs(t *testing.T, env *testenv.Env) {
 }
 
 // startGatekeeper runs bin/gatekeeper out of cluster and registers it as the
-// validating webhook for the aztenant API groups; both are undone when the
-// test ends (the webhook first, so no request waits on a stopped server).
+// validating webhook for the aztenant API groups and the kinds of the
+// reserved provisioner account's rules; both are undone when the test ends
+// (the webhook first, so no request waits on a stopped server).
 func startGatekeeper(t *testing.T, env *testenv.Env, bin string) {
 	t.Helper()
 	createNamespace(t, env, gatekeeperNamespace)
@@ -165,12 +169,7 @@ func startGatekeeper(t *testing.T, env *testenv.Env, bin string) {
 				URL:      ptr.To(fmt.Sprintf("https://127.0.0.1:%d/v1/admit", webhookPort)),
 				CABundle: caPEM,
 			},
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-				Rule: admissionregistrationv1.Rule{
-					APIGroups: aztenantGroups(t), APIVersions: []string{"*"}, Resources: []string{"*"},
-				},
-			}},
+			Rules: webhookRules(t),
 			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
 				Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{gatekeeperNamespace},
 			}}},
@@ -334,6 +333,27 @@ func fileArgs(files []string) []string {
 		out = append(out, "-f", f)
 	}
 	return out
+}
+
+// webhookRules send Gatekeeper what the library's templates review: every
+// aztenant kind, and the kinds of the reservedserviceaccount template (its
+// sample constraint's), including the serviceaccounts/token subresource
+// that carries TokenRequests, which Gatekeeper's own chart does not
+// register (its validatingWebhookSubResources).
+func webhookRules(t *testing.T) []admissionregistrationv1.RuleWithOperations {
+	t.Helper()
+	rule := func(groups []string, resources ...string) admissionregistrationv1.RuleWithOperations {
+		return admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+			Rule:       admissionregistrationv1.Rule{APIGroups: groups, APIVersions: []string{"*"}, Resources: resources},
+		}
+	}
+	return []admissionregistrationv1.RuleWithOperations{
+		rule(aztenantGroups(t), "*"),
+		rule([]string{""}, "pods", "podtemplates", "replicationcontrollers", "serviceaccounts", "secrets", "serviceaccounts/token"),
+		rule([]string{"apps"}, "deployments", "replicasets", "statefulsets", "daemonsets"),
+		rule([]string{"batch"}, "jobs", "cronjobs"),
+	}
 }
 
 // aztenantGroups are the API groups of the project's CRDs.

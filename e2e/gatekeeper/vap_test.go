@@ -22,13 +22,17 @@ import (
 // one is created.
 func TestValidatingAdmissionPolicyWithoutGatekeeper(t *testing.T) {
 	t.Parallel()
-	env := testenv.New(t) // not the package's: Gatekeeper's test configures that one
+	// Not the package's: Gatekeeper's test configures that one. Without the
+	// reservation's policies, which would deny the reserved account's
+	// examples before the generated ones.
+	env := testenv.New(t, testenv.WithoutReservation())
 	err := env.Client.Get(t.Context(), client.ObjectKey{Name: "constrainttemplates.templates.gatekeeper.sh"}, &apiextensionsv1.CustomResourceDefinition{})
 	if !apierrors.IsNotFound(err) {
 		t.Fatalf("Gatekeeper's CRDs should not exist here (get: %v)", err)
 	}
 	createNamespace(t, env, "team-a")
 	createNamespace(t, env, "team-b")
+	prepareLibraryExamples(t, env)
 
 	tmpls, err := policy.Templates()
 	if err != nil {

@@ -8,7 +8,10 @@
 // constraint's parameters are inlined as the variable params (the name
 // Gatekeeper binds them to) and its match becomes match rules, conditions
 // and selectors, so the output needs neither Gatekeeper's CRDs nor a
-// parameter object kept in sync; a changed constraint is regenerated.
+// parameter object kept in sync; a changed constraint is regenerated. A
+// kind admitted only through a subresource (TokenRequest, the
+// serviceaccounts/token subresource) gets a rule for that subresource when
+// a kinds entry names it, since resources "*" match no subresource.
 // Gatekeeper's own generator (pkg/drivers/k8scel/transform) binds policies
 // to constraint objects instead, which exist only where Gatekeeper has
 // created the constraint CRDs.

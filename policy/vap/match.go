@@ -105,11 +105,43 @@ func (m *match) rules(ops []admissionregistrationv1.OperationType) []admissionre
 	var out []admissionregistrationv1.NamedRuleWithOperations
 	for _, k := range m.Kinds {
 		if anyOf(k.APIGroups) {
-			return []admissionregistrationv1.NamedRuleWithOperations{rule([]string{"*"})}
+			out = []admissionregistrationv1.NamedRuleWithOperations{rule([]string{"*"})}
+			break
 		}
 		out = append(out, rule(k.APIGroups))
 	}
+	// Resources "*" match no subresource: a kind admitted only through one
+	// needs a rule of its own. Gatekeeper matches such a request by the
+	// object's kind, so a kinds entry naming it (by group or kind) asks for it.
+	for _, sk := range subresourceKinds {
+		for _, k := range m.Kinds {
+			named := contains(k.APIGroups, sk.group) || contains(k.Kinds, sk.kind)
+			covers := (anyOf(k.APIGroups) || contains(k.APIGroups, sk.group)) && (anyOf(k.Kinds) || contains(k.Kinds, sk.kind))
+			if named && covers {
+				r := rule([]string{sk.resourceGroup})
+				r.Resources = []string{sk.resource}
+				out = append(out, r)
+				break
+			}
+		}
+	}
 	return out
+}
+
+// subresourceKinds are kinds the API server admits only as a subresource of
+// another resource, as request.kind names them.
+var subresourceKinds = []struct{ group, kind, resourceGroup, resource string }{
+	// kubectl create token: the TokenRequest API.
+	{"authentication.k8s.io", "TokenRequest", "", "serviceaccounts/token"},
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
 }
 
 // conditions express what rules and selectors cannot: kinds, namespace and

@@ -425,3 +425,53 @@ func names(res *vap.Result) []string {
 	}
 	return out
 }
+
+// A TokenRequest reaches admission only as the serviceaccounts/token
+// subresource, which resources "*" does not match: a constraint whose kinds
+// name it gets a rule for the subresource; one matching every kind does
+// not, as Gatekeeper's webhook is not registered for it by default.
+func TestSubresourceKinds(t *testing.T) {
+	tmpls, err := policy.Templates()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := byName(t, tmpls, "aztenantreservedserviceaccount")
+	token := func(p *admissionregistrationv1.ValidatingAdmissionPolicy) bool {
+		for _, r := range p.Spec.MatchConstraints.ResourceRules {
+			if reflect.DeepEqual(r.APIGroups, []string{""}) && reflect.DeepEqual(r.Resources, []string{"serviceaccounts/token"}) {
+				return true
+			}
+		}
+		return false
+	}
+	_, cs := decode(t,
+		constraint("AztenantReservedServiceAccount", "by-kind", "  match:\n    kinds:\n      - apiGroups: [\"\"]\n        kinds: [Pod]\n      - apiGroups: [authentication.k8s.io]\n        kinds: [TokenRequest]\n"),
+		constraint("AztenantReservedServiceAccount", "by-group", "  match:\n    kinds:\n      - apiGroups: [authentication.k8s.io]\n        kinds: [\"*\"]\n"),
+		constraint("AztenantReservedServiceAccount", "any-group", "  match:\n    kinds:\n      - apiGroups: [\"*\"]\n        kinds: [TokenRequest]\n"),
+		constraint("AztenantReservedServiceAccount", "everything", "  match:\n    kinds:\n      - apiGroups: [\"*\"]\n        kinds: [\"*\"]\n"),
+		constraint("AztenantReservedServiceAccount", "no-match", ""),
+		constraint("AztenantReservedServiceAccount", "pods", "  match:\n    kinds:\n      - apiGroups: [\"\"]\n        kinds: [Pod]\n"),
+	)
+	want := map[string]bool{"by-kind": true, "by-group": true, "any-group": true, "everything": false, "no-match": false, "pods": false}
+	for _, c := range cs {
+		p, _, err := vap.Convert(tmpl, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := token(p); got != want[c.GetName()] {
+			t.Errorf("%s: serviceaccounts/token rule %v, want %v: %+v", c.GetName(), got, want[c.GetName()], p.Spec.MatchConstraints.ResourceRules)
+		}
+	}
+	if !matches(t, mustConvert(t, tmpl, cs[0]).Spec.MatchConditions, "authentication.k8s.io", "TokenRequest", "team-a", "aztenant-provisioner") {
+		t.Error("the kinds condition does not admit a TokenRequest")
+	}
+}
+
+func mustConvert(t *testing.T, tmpl *templates.ConstraintTemplate, c *unstructured.Unstructured) *admissionregistrationv1.ValidatingAdmissionPolicy {
+	t.Helper()
+	p, _, err := vap.Convert(tmpl, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
