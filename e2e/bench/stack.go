@@ -20,8 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/aztenant/aztenant/api"
-	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"

@@ -45,7 +45,7 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "url": e.url})
 	case route == "GET /ca.pem":
 		w.Header().Set("Content-Type", "application/x-pem-file")
-		w.Write(e.ca.certPEM)
+		w.Write(e.ca.CertPEM)
 	case route == "POST /seed":
 		var s Seed
 		if !decode(&s) {

@@ -22,13 +22,15 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+
+	"github.com/aztenant/aztenant/internal/pki"
 )
 
 // Emulator is a running (or ready to run) local Azure: Entra ID and ARM on one HTTPS port.
 type Emulator struct {
 	cfg          Config
 	log          *slog.Logger
-	ca           *authority
+	ca           *pki.CA
 	signKey      *rsa.PrivateKey
 	kid          string
 	jwks         []byte
@@ -119,9 +121,9 @@ func (e *Emulator) initKeys(st *stateFile) error {
 	var err error
 	switch {
 	case st != nil && st.CACertPEM != "":
-		e.ca, err = parseAuthority([]byte(st.CACertPEM), []byte(st.CAKeyPEM))
+		e.ca, err = pki.ParseCA([]byte(st.CACertPEM), []byte(st.CAKeyPEM))
 	default:
-		e.ca, err = newAuthority()
+		e.ca, err = pki.NewCA("aztenant Azure emulator CA")
 	}
 	if err != nil {
 		return err
@@ -155,7 +157,7 @@ func (e *Emulator) Start(ctx context.Context) error {
 	if h, _, err := net.SplitHostPort(addr); err == nil && h != "" {
 		hosts = append(hosts, h)
 	}
-	cert, err := e.ca.serverCertificate(hosts)
+	leaf, err := e.ca.Issue(pki.Leaf{CommonName: "azure-emulator", Hosts: hosts})
 	if err != nil {
 		return err
 	}
@@ -171,21 +173,21 @@ func (e *Emulator) Start(ctx context.Context) error {
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	e.url = "https://" + net.JoinHostPort(host, port)
 	e.client = &http.Client{Transport: &http.Transport{
-		TLSClientConfig:     &tls.Config{RootCAs: e.ca.pool(), MinVersion: tls.VersionTLS12},
+		TLSClientConfig:     &tls.Config{RootCAs: e.ca.Pool(), MinVersion: tls.VersionTLS12},
 		ForceAttemptHTTP2:   true,
 		MaxIdleConns:        256,
 		MaxIdleConnsPerHost: 256,
 		IdleConnTimeout:     90 * time.Second,
 	}}
 	if e.cfg.CAFile != "" {
-		if err := os.WriteFile(e.cfg.CAFile, e.ca.certPEM, 0o644); err != nil {
+		if err := os.WriteFile(e.cfg.CAFile, e.ca.CertPEM, 0o644); err != nil {
 			ln.Close()
 			return fmt.Errorf("writing CA file: %w", err)
 		}
 	}
 	e.srv = &http.Server{
 		Handler:           e,
-		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{leaf.TLS}, MinVersion: tls.VersionTLS12},
 		ReadHeaderTimeout: 10 * time.Second,
 		// Clients that do not trust the CA fail their handshakes; that is their business.
 		ErrorLog: log.New(io.Discard, "", 0),
@@ -230,10 +232,10 @@ func (e *Emulator) Close() error {
 func (e *Emulator) URL() string { return e.url }
 
 // CAPEM is the emulator's CA certificate in PEM form.
-func (e *Emulator) CAPEM() []byte { return append([]byte(nil), e.ca.certPEM...) }
+func (e *Emulator) CAPEM() []byte { return append([]byte(nil), e.ca.CertPEM...) }
 
 // CertPool holds the emulator's CA.
-func (e *Emulator) CertPool() *x509.CertPool { return e.ca.pool() }
+func (e *Emulator) CertPool() *x509.CertPool { return e.ca.Pool() }
 
 // HTTPClient trusts the emulator's CA; pass it as azcore.ClientOptions.Transport. Valid
 // after Start.

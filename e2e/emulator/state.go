@@ -48,7 +48,7 @@ func (e *Emulator) SaveState() error {
 		return fmt.Errorf("emulator: no state file configured")
 	}
 	st := stateFile{
-		Version: 1, CACertPEM: string(e.ca.certPEM), CAKeyPEM: string(e.ca.keyPEM),
+		Version: 1, CACertPEM: string(e.ca.CertPEM), CAKeyPEM: string(e.ca.KeyPEM),
 		SigningKeyPEM: encodeRSAPrivateKeyPEM(e.signKey),
 	}
 	e.issuersMu.RLock()

@@ -3,16 +3,10 @@ package gatekeeper
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -36,6 +30,8 @@ import (
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/testenv"
+
+	"github.com/aztenant/aztenant/internal/pki"
 )
 
 const (
@@ -375,61 +371,18 @@ func aztenantGroups(t *testing.T) []string {
 	return out
 }
 
-// writeServingCert writes tls.crt and tls.key for 127.0.0.1 into dir, signed
-// by a new CA, and returns the CA in PEM.
+// writeServingCert writes tls.crt and tls.key for 127.0.0.1 into dir and
+// returns the CA that signed them, for the webhook's caBundle.
 func writeServingCert(t *testing.T, dir string) []byte {
 	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caPEM, err := pki.WriteServing(dir, "127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "gatekeeper-test-ca"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true, IsCA: true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "gatekeeper-webhook"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	der, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write := func(name, typ string, der []byte) {
-		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("tls.crt", "CERTIFICATE", der)
-	write("tls.key", "PRIVATE KEY", keyDER)
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+	return caPEM
 }
 
-func pool(caPEM []byte) *x509.CertPool {
-	p := x509.NewCertPool()
-	p.AppendCertsFromPEM(caPEM)
-	return p
-}
+func pool(caPEM []byte) *x509.CertPool { return pki.PoolOf(caPEM) }
 
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()

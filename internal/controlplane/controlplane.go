@@ -100,11 +100,11 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 		}
 	}()
 
-	pki, err := newPKI(cp.Dir)
+	keys, err := newPKI(cp.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("certificates: %w", err)
 	}
-	cp.CAPEM = pki.caPEM
+	cp.CAPEM = keys.caPEM
 	ports, err := freePorts(3)
 	if err != nil {
 		return nil, err
@@ -132,11 +132,11 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 		args: []string{
 			"--etcd-servers=" + etcdURL,
 			"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port=" + strconv.Itoa(apiPort),
-			"--tls-cert-file=" + pki.servingCert, "--tls-private-key-file=" + pki.servingKey,
-			"--client-ca-file=" + pki.caFile,
+			"--tls-cert-file=" + keys.servingCert, "--tls-private-key-file=" + keys.servingKey,
+			"--client-ca-file=" + keys.caFile,
 			"--service-account-issuer=" + cp.IssuerURL,
-			"--service-account-key-file=" + pki.saPublicFile,
-			"--service-account-signing-key-file=" + pki.saPrivateFile,
+			"--service-account-key-file=" + keys.saPublicFile,
+			"--service-account-signing-key-file=" + keys.saPrivateFile,
 			"--service-cluster-ip-range=10.0.0.0/24",
 			"--authorization-mode=RBAC",
 			"--anonymous-auth=true",
@@ -158,12 +158,12 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 	cp.Config = &rest.Config{
 		Host: host,
 		TLSClientConfig: rest.TLSClientConfig{
-			CAData: pki.caPEM, CertData: pki.adminCertPEM, KeyData: pki.adminKeyPEM,
+			CAData: keys.caPEM, CertData: keys.adminCertPEM, KeyData: keys.adminKeyPEM,
 		},
 		QPS: 1000, Burst: 2000,
 	}
 	cp.OperatorConfig = rest.CopyConfig(cp.Config)
-	cp.OperatorConfig.CertData, cp.OperatorConfig.KeyData = pki.operatorCertPEM, pki.operatorKeyPEM
+	cp.OperatorConfig.CertData, cp.OperatorConfig.KeyData = keys.operatorCertPEM, keys.operatorKeyPEM
 	timeout := opts.StartTimeout
 	if timeout == 0 {
 		timeout = 90 * time.Second
@@ -187,11 +187,11 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 	if err := cp.publishIssuer(wctx, cs); err != nil {
 		return nil, err
 	}
-	if err := cp.writeKubeconfig(pki); err != nil {
+	if err := cp.writeKubeconfig(keys); err != nil {
 		return nil, err
 	}
 	if len(opts.Controllers) > 0 {
-		if err := cp.startControllers(wctx, bin, pki, opts); err != nil {
+		if err := cp.startControllers(wctx, bin, keys, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -200,7 +200,7 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 
 // startControllers runs kube-controller-manager with the admin kubeconfig
 // and waits until it serves /healthz.
-func (cp *ControlPlane) startControllers(ctx context.Context, bin string, p *pki, opts Options) error {
+func (cp *ControlPlane) startControllers(ctx context.Context, bin string, p *keys, opts Options) error {
 	ports, err := freePorts(1)
 	if err != nil {
 		return err
@@ -266,7 +266,7 @@ func (cp *ControlPlane) publishIssuer(ctx context.Context, cs kubernetes.Interfa
 // OperatorUser is the user name of OperatorConfig.
 const OperatorUser = "aztenant-operator"
 
-func (cp *ControlPlane) writeKubeconfig(p *pki) error {
+func (cp *ControlPlane) writeKubeconfig(p *keys) error {
 	write := func(path string, cert, key []byte) error {
 		cfg := clientcmdapi.NewConfig()
 		cfg.Clusters["aztenant"] = &clientcmdapi.Cluster{Server: cp.Config.Host, CertificateAuthorityData: p.caPEM}

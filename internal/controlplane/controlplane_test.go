@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/testenv"
 )
 
@@ -100,7 +101,11 @@ func TestVersionsArePinned(t *testing.T) {
 		t.Errorf("kube-apiserver reports %s, want %s", v.GitVersion, want)
 	}
 
-	out, err := exec.Command(filepath.Join(os.Getenv("AZTENANT_BIN_DIR"), "kubectl"), "version", "--client", "-o", "json").Output()
+	bin, err := controlplane.FindBinDir("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(filepath.Join(bin, "kubectl"), "version", "--client", "-o", "json").Output()
 	if err != nil {
 		t.Fatalf("kubectl version: %v", err)
 	}
