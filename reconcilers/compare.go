@@ -22,19 +22,11 @@ func driftWith(desired, actual map[string]any, ignore []string, eq func(path, de
 	for _, p := range ignore {
 		skip[p] = true
 	}
-	if d := (differ{skip: skip, eq: eq}).diff("", desired, actual); d != "" {
-		return d
-	}
-	// Tags are the user's whole set, not a subset: one added in the portal is drift too.
-	if want, ok := desired["tags"].(map[string]any); ok {
-		got, _ := lookupFold(actual, "tags").(map[string]any)
-		for k := range got {
-			if _, ok := want[k]; !ok {
-				return "tags." + k
-			}
-		}
-	}
-	return ""
+	// Tags compare like any object: those desired must be there with their
+	// values; others (set in the portal, by Azure Policy, by other tools)
+	// are not the spec's and are kept (see mergeTags). A tag removed from the
+	// spec is drift through droppedTag.
+	return (differ{skip: skip, eq: eq}).diff("", desired, actual)
 }
 
 type differ struct {

@@ -40,7 +40,8 @@ func TestDrift(t *testing.T) {
 		{"write-only ignored", `{"properties":{"administratorLoginPassword":"s3cret","version":"16"}}`, `{"properties":{"version":"16"}}`, []string{"properties.administratorLoginPassword"}, ""},
 		{"missing object", `{"properties":{"networkAcls":{"defaultAction":"Deny"}}}`, `{"properties":{}}`, nil, "properties.networkAcls"},
 		{"empty tags omitted by ARM", `{"location":"westeurope","tags":{}}`, `{"location":"westeurope"}`, nil, ""},
-		{"tag added in portal", `{"tags":{"team":"a"}}`, `{"tags":{"team":"a","owner":"eve"}}`, nil, "tags.owner"},
+		{"tag added in portal is not the spec's", `{"tags":{"team":"a"}}`, `{"tags":{"team":"a","owner":"eve"}}`, nil, ""},
+		{"tag value changed in portal", `{"tags":{"team":"a"}}`, `{"tags":{"team":"eve","owner":"eve"}}`, nil, "tags.team"},
 		{"bool flipped", `{"properties":{"enableNonSslPort":false}}`, `{"properties":{"enableNonSslPort":true}}`, nil, "properties.enableNonSslPort"},
 	}
 	for _, tc := range cases {

@@ -37,6 +37,13 @@ const (
 	// ReasonIdentityTerminating: the Identity serving the object is being
 	// deleted; it serves only deletions, nothing is created or updated.
 	ReasonIdentityTerminating = "IdentityTerminating"
+	// ReasonOwnedByAnother: the Azure resource carries another aztenant
+	// object's owner marker or was created by onboarding; it is neither
+	// adopted nor written, and deleting the object leaves it in Azure.
+	ReasonOwnedByAnother = "OwnedByAnother"
+	// ReasonReleased: the object carries aztenant.io/release "true" and
+	// writes nothing to its resource, which another object may adopt.
+	ReasonReleased = "Released"
 )
 
 // state is the outcome of one reconcile, written into the three conditions.

@@ -21,7 +21,7 @@ const ownerNameField = "aztenant.spec.owner.name"
 func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, policy Policy) (*state, reconcile.Result, error) {
 	before := obj.DeepCopyObject().(azurev1alpha1.Resource)
 	st := obj.AzureStatus()
-	if policy != PolicyManage || st.ID == "" {
+	if policy != PolicyManage || st.ID == "" || released(obj) {
 		if err := r.removeFinalizer(ctx, obj, before); err != nil {
 			return nil, reconcile.Result{}, err
 		}
@@ -51,6 +51,26 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 	if actual, err := calls.get(ctx, st.ID); err != nil {
 		return r.armFailure(err, scope)
 	} else if actual != nil {
+		// Only what this object marked itself (or nobody marked) is deleted:
+		// never the platform's onboarded groups, never another object's.
+		who, err := r.ownerOf(ctx, obj, st.ID, actual, true)
+		if err != nil {
+			s := failed(ReasonGuardFailed, "could not check who owns "+st.ID+" before deleting it: "+err.Error(), false)
+			return &s, reconcile.Result{RequeueAfter: 30 * time.Second}, nil
+		}
+		if who != "" {
+			msg := fmt.Sprintf("%s is owned by %s: a %s deletes only what it owns, so it is left in Azure (detached)", st.ID, who, r.Registry.groupKindOf(r.Kind).Kind)
+			r.event(obj, "Warning", "Detached", msg)
+			s := failed(ReasonOwnedByAnother, msg, false)
+			s.apply(obj)
+			if err := r.patchStatus(ctx, before, obj); err != nil {
+				return nil, reconcile.Result{}, err
+			}
+			if err := r.removeFinalizer(ctx, obj, before); err != nil {
+				return nil, reconcile.Result{}, err
+			}
+			return nil, reconcile.Result{}, errGone
+		}
 		poller, err := calls.delete(ctx, st.ID)
 		if err != nil {
 			return r.armFailure(err, scope)

@@ -62,6 +62,10 @@ type Reconciler struct {
 	// APIReader, when set, reads an object from the API server when the cached
 	// copy may predate this reconciler's last write to it (see lastWrites).
 	APIReader client.Reader
+	// ClusterID identifies the cluster in the owner marker (TagOwner) of the
+	// resources this reconciler creates or adopts: the kube-system
+	// namespace's UID by default.
+	ClusterID string
 
 	writes lastWrites
 }
@@ -125,6 +129,14 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 		s := state{ready: "Unknown", reason: "ReconcileSkipped", message: AnnotationReconcilePolicy + " is skip: Azure is neither read nor written"}
 		return &s, reconcile.Result{}, r.removeFinalizer(ctx, obj, before)
 	}
+	if released(obj) {
+		msg := AnnotationRelease + " is \"true\": this object lets go of its Azure resource and writes nothing to it; another object may adopt it, and deleting this one leaves it in Azure"
+		if id := obj.AzureStatus().ID; id != "" {
+			msg = AnnotationRelease + " is \"true\": this object lets go of " + id + " and writes nothing to it; another object may adopt it, and deleting this one leaves it in Azure"
+		}
+		s := state{ready: "Unknown", reason: ReasonReleased, message: msg}
+		return &s, reconcile.Result{}, r.removeFinalizer(ctx, obj, before)
+	}
 	period, err := r.syncPeriod(obj)
 	if err != nil {
 		s := failed(ReasonInvalidSpec, err.Error(), true)
@@ -163,6 +175,20 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 	if err != nil {
 		return r.armFailure(err, scope)
 	}
+	if actual != nil {
+		// Before adopting or writing: a resource another object (or
+		// onboarding) owns is not this object's to manage.
+		who, err := r.ownerOf(ctx, obj, id, actual, false)
+		if err != nil {
+			s := failed(ReasonGuardFailed, "could not check who owns the resource before writing to it: "+err.Error(), false)
+			return &s, reconcile.Result{RequeueAfter: 30 * time.Second}, nil
+		}
+		if who != "" {
+			s := failed(ReasonOwnedByAnother, fmt.Sprintf("%s is owned by %s. This object does not adopt it or write to it, and deleting this object leaves it in Azure", id, who), false)
+			// The owner letting go produces no event here: look again later.
+			return &s, reconcile.Result{RequeueAfter: time.Minute}, nil
+		}
+	}
 	if actual != nil && st.ID == "" {
 		if obj.GetAnnotations()[AnnotationAdopt] != "true" {
 			s := failed(ReasonAlreadyExists, fmt.Sprintf("%s already exists in Azure and was not created by this object; annotate it %s: \"true\" to adopt it", id, AnnotationAdopt), true)
@@ -185,6 +211,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 		s := failed(ReasonInvalidSpec, err.Error(), true)
 		return &s, reconcile.Result{}, nil
 	}
+	specTags, dropped, tagged := r.applyTags(obj, desired)
 	var ignore []string
 	if ci, ok := r.Kind.(CompareIgnorer); ok {
 		ignore = ci.IgnoreOnCompare()
@@ -204,6 +231,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 	diff := "(absent)"
 	if actual != nil {
 		diff = driftWith(desired, actual, ignore, eq)
+		if diff == "" {
+			diff = droppedTag(actual, dropped)
+		}
 		if diff == "" && woHash != "" && woHash != st.WriteOnlyHash {
 			// ARM never returns write-only values: a digest other than the one
 			// last written (a rotated password, or none known) is the drift.
@@ -224,7 +254,8 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 		} else if actual != nil {
 			r.event(obj, corev1.EventTypeNormal, "Updating", fmt.Sprintf("Azure differs from the spec at %s: updating", diff))
 		}
-		poller, err := calls.put(ctx, id, desired)
+		// A PUT replaces every tag: keep those the spec does not manage.
+		poller, err := calls.put(ctx, id, mergeTags(desired, actual, dropped))
 		if err != nil {
 			return r.armFailure(err, scope)
 		}
@@ -244,6 +275,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 	}
 	st.ID = id
 	st.WriteOnlyHash = woHash // unchanged, or "" once the spec has no write-only value
+	if tagged {
+		st.ManagedTags = specTags // written (or already there): the names to remove once they leave the spec
+	}
 	if actual != nil {
 		r.Kind.Observe(obj, actual)
 		st.ProvisioningState = provisioningState(actual)

@@ -7,13 +7,16 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	azpolicy "github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/aztenant/aztenant/api"
@@ -56,6 +59,23 @@ type Config struct {
 	// SkipDefaultIdentityRules turns off the identity rules the operator
 	// enforces with no configuration (policy.DefaultConstraints).
 	SkipDefaultIdentityRules bool
+	// ClusterID identifies this cluster in the owner marker (tag
+	// aztenant.io/owner) of the Azure resources it creates or adopts; empty
+	// reads the kube-system namespace's UID once at start.
+	ClusterID string
+}
+
+// ClusterID returns cfg.ClusterID or, when empty, the UID of the
+// kube-system namespace, which lives as long as the cluster.
+func ClusterID(ctx context.Context, r client.Reader, cfg Config) (string, error) {
+	if cfg.ClusterID != "" {
+		return cfg.ClusterID, nil
+	}
+	var ns corev1.Namespace
+	if err := r.Get(ctx, client.ObjectKey{Name: metav1.NamespaceSystem}, &ns); err != nil {
+		return "", fmt.Errorf("cluster identity for owner markers: read namespace %s: %w", metav1.NamespaceSystem, err)
+	}
+	return string(ns.UID), nil
 }
 
 // Parts are the wired components, for tests to inspect.
@@ -169,6 +189,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	if err != nil {
 		return nil, err
 	}
+	clusterID, err := ClusterID(ctx, mgr.GetAPIReader(), cfg)
+	if err != nil {
+		return nil, err
+	}
 	log := ctrl.LoggerFrom(ctx).WithName("setup")
 	for _, k := range registry.Kinds() {
 		// The chart may install only some kinds' CRDs (crds.pattern): serve those.
@@ -183,7 +207,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 			return nil, err
 		}
 		r := &reconcilers.Reconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker,
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
 			Guards: guards, Expressions: exprs,
 			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
 			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,

@@ -114,6 +114,8 @@ type ResourceStatus struct {
 	ResumeToken string `json:"resumeToken,omitempty"`
 	// Adopted is true when the resource existed in Azure before and was adopted
 	// (aztenant.io/adopt); deleting it then detaches unless told otherwise.
+	// Resources with tags carry the adopting (or creating) object's marker in
+	// the tag aztenant.io/owner; another object cannot adopt them meanwhile.
 	// +optional
 	Adopted bool `json:"adopted,omitempty"`
 	// WriteOnlyHash is a digest (HMAC-SHA256 keyed with the UIDs of the
@@ -125,6 +127,15 @@ type ResourceStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=128
 	WriteOnlyHash string `json:"writeOnlyHash,omitempty"`
+	// ManagedTags are the names of the spec's tags last written to Azure. A
+	// name that leaves the spec is removed from Azure; tags aztenant never
+	// managed (set in the portal, by Azure Policy or by other tools) are kept
+	// and are not drift.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=512
+	ManagedTags []string `json:"managedTags,omitempty"`
 }
 
 // Resource is what the generic reconciler needs from every Azure-backed kind.

@@ -1,0 +1,215 @@
+package reconcilers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+)
+
+// Tags aztenant reads and writes on Azure resources of kinds with tags.
+const (
+	// TagOwner marks the aztenant object that created or adopted a resource
+	// (see OwnerMarker). Another object cannot adopt the resource while its
+	// owner exists and has not released it. Azure tag names cannot hold '/'
+	// (as the Azure disk CSI driver's kubernetes.io-created-for-pvc-name),
+	// hence the '-'.
+	TagOwner = "aztenant.io-owner"
+	// TagOnboardedBy names the Tenant whose onboarding created a resource
+	// (the tag tenancy/onboarding writes): it belongs to the platform, and no
+	// tenant object adopts, writes or deletes it. tagOnboardedByDash, the
+	// same name as Azure accepts it, is recognised as well.
+	TagOnboardedBy     = "aztenant.io/onboarded-by"
+	tagOnboardedByDash = "aztenant.io-onboarded-by"
+)
+
+// AnnotationRelease "true" on an owner lets go of its Azure resource: the
+// object stops writing to it (Ready Unknown, reason Released), another object
+// may adopt it, and deleting the object leaves it in Azure.
+const AnnotationRelease = "aztenant.io/release"
+
+// OwnerMarker is the value of TagOwner for the object (namespace, group and
+// kind, name) in the cluster clusterID: "<cluster>.<object>", two SHA-256
+// digests in hex (8 and 32 digits). It names nothing readable and holds no
+// secret; the cluster part tells a marker of this cluster from another's.
+func OwnerMarker(clusterID, namespace string, gk schema.GroupKind, name string) string {
+	c := sha256.Sum256([]byte("aztenant.io/cluster\x00" + clusterID))
+	o := sha256.Sum256([]byte(strings.Join([]string{"aztenant.io/owner", clusterID, namespace, gk.Kind + "." + gk.Group, name}, "\x00")))
+	return hex.EncodeToString(c[:4]) + "." + hex.EncodeToString(o[:16])
+}
+
+func (r *Reconciler) marker(obj azurev1alpha1.Resource) string {
+	return OwnerMarker(r.ClusterID, obj.GetNamespace(), r.Registry.groupKindOf(r.Kind), obj.GetName())
+}
+
+// released reports the owner's release annotation.
+func released(obj azurev1alpha1.Resource) bool {
+	return obj.GetAnnotations()[AnnotationRelease] == "true"
+}
+
+// tagsOf reads the tags of an ARM body.
+func tagsOf(body map[string]any) map[string]string {
+	raw, _ := lookupFold(body, "tags").(map[string]any)
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// tagFold returns the value of tag k (tag names are case-insensitive in Azure).
+func tagFold(tags map[string]string, k string) string {
+	if v, ok := tags[k]; ok {
+		return v
+	}
+	for tk, v := range tags {
+		if strings.EqualFold(tk, k) {
+			return v
+		}
+	}
+	return ""
+}
+
+// ownerOf says who owns the existing Azure resource id (its GET body actual)
+// when it is not obj: "" when obj may manage it. A resource onboarding created
+// belongs to the platform. A marker of another object of this cluster counts
+// while that object exists (with status.id on the resource) and has not
+// released it; a marker whose object is gone (deleted, or detached) is free.
+// With strict (before a deletion), any marker but obj's own counts: the
+// object deletes only what it marked itself, or what nobody marked.
+func (r *Reconciler) ownerOf(ctx context.Context, obj azurev1alpha1.Resource, id string, actual map[string]any, strict bool) (string, error) {
+	tags := tagsOf(actual)
+	for _, k := range []string{TagOnboardedBy, tagOnboardedByDash} {
+		if t := tagFold(tags, k); t != "" {
+			return fmt.Sprintf("onboarding of Tenant %q (tag %s): it belongs to the platform", t, k), nil
+		}
+	}
+	m := tagFold(tags, TagOwner)
+	mine := r.marker(obj)
+	if m == "" || m == mine {
+		return "", nil
+	}
+	cluster, _, _ := strings.Cut(m, ".")
+	if myCluster, _, _ := strings.Cut(mine, "."); cluster != myCluster {
+		return fmt.Sprintf("an aztenant object of another cluster (tag %s=%s); once that object no longer manages it, remove the tag in Azure", TagOwner, m), nil
+	}
+	list, err := r.Registry.newList(r.Kind)
+	if err != nil {
+		return "", err
+	}
+	if err := r.Client.List(ctx, list); err != nil {
+		return "", fmt.Errorf("find the owner of %s: %w", id, err)
+	}
+	kind := r.Registry.groupKindOf(r.Kind).Kind
+	who := ""
+	_ = meta.EachListItem(list, func(item runtime.Object) error {
+		o := item.(azurev1alpha1.Resource)
+		if who != "" || o.GetUID() == obj.GetUID() || !strings.EqualFold(o.AzureStatus().ID, id) || r.marker(o) != m {
+			return nil
+		}
+		switch {
+		case released(o) && !strict:
+			who = "-" // released: free to take
+		case o.GetNamespace() == obj.GetNamespace():
+			who = fmt.Sprintf("%s %q of this namespace; it can let go with the annotation %s: \"true\" or by being deleted with %s: %s",
+				kind, o.GetName(), AnnotationRelease, AnnotationReconcilePolicy, PolicyDetachOnDelete)
+		default:
+			// Another namespace's object is not named to this one.
+			who = fmt.Sprintf("another aztenant %s (of another namespace); its owner can let go with the annotation %s: \"true\" or by deleting it with %s: %s",
+				kind, AnnotationRelease, AnnotationReconcilePolicy, PolicyDetachOnDelete)
+		}
+		return nil
+	})
+	switch {
+	case who == "-":
+		return "", nil
+	case who == "" && strict:
+		return fmt.Sprintf("another aztenant object (tag %s=%s), which no longer exists", TagOwner, m), nil
+	}
+	return who, nil
+}
+
+// applyTags adds the owner marker to the desired tags of a kind with tags
+// and returns the tag names the spec manages and those it managed before but
+// no longer does (to remove from Azure). Other tags found in Azure are not
+// the spec's: they are kept (see mergeTags) and never count as drift.
+func (r *Reconciler) applyTags(obj azurev1alpha1.Resource, desired map[string]any) (spec, dropped []string, ok bool) {
+	tags, ok := desired["tags"].(map[string]any)
+	if !ok {
+		return nil, nil, false
+	}
+	for k := range tags {
+		spec = append(spec, k)
+	}
+	slices.Sort(spec)
+	for _, k := range obj.AzureStatus().ManagedTags {
+		if !slices.ContainsFunc(spec, func(s string) bool { return strings.EqualFold(s, k) }) {
+			dropped = append(dropped, k)
+		}
+	}
+	tags[TagOwner] = r.marker(obj)
+	return spec, dropped, true
+}
+
+// droppedTag returns the first tag of dropped still present in actual, as a
+// drift path, or "".
+func droppedTag(actual map[string]any, dropped []string) string {
+	tags := tagsOf(actual)
+	for _, k := range dropped {
+		for tk := range tags {
+			if strings.EqualFold(tk, k) {
+				return "tags." + tk + " (removed from the spec)"
+			}
+		}
+	}
+	return ""
+}
+
+// mergeTags returns desired with the tags of actual that the spec does not
+// manage (set by people, Azure Policy or other tools) added back, so a PUT,
+// which replaces all tags, keeps them; tags in dropped are left out.
+func mergeTags(desired, actual map[string]any, dropped []string) map[string]any {
+	want, ok := desired["tags"].(map[string]any)
+	if !ok || actual == nil {
+		return desired
+	}
+	merged := make(map[string]any, len(want))
+	for k, v := range tagsOf(actual) {
+		if slices.ContainsFunc(dropped, func(d string) bool { return strings.EqualFold(d, k) }) {
+			continue
+		}
+		if _, mine := lookupKeyFold(want, k); mine {
+			continue
+		}
+		merged[k] = v
+	}
+	for k, v := range want {
+		merged[k] = v
+	}
+	out := make(map[string]any, len(desired))
+	for k, v := range desired {
+		out[k] = v
+	}
+	out["tags"] = merged
+	return out
+}
+
+// lookupKeyFold reports whether m has a key equal to k but for case.
+func lookupKeyFold(m map[string]any, k string) (string, bool) {
+	for mk := range m {
+		if strings.EqualFold(mk, k) {
+			return mk, true
+		}
+	}
+	return "", false
+}
