@@ -146,3 +146,60 @@ func TestTenantBeingDeletedServesDeletionsOnly(t *testing.T) {
 		}
 	}
 }
+
+// A namespace that leaves its Tenant deletes nothing in Azure: nothing bounds
+// what its identity may touch any more. Deleting one of its objects says so
+// and how to let it go, the Tenant says what offboarding waits for, and with
+// detach-on-delete the object goes, the resource stays, and offboarding ends.
+func TestNamespaceLeavingItsTenantDeletesNothing(t *testing.T) {
+	w := newWorld(t, "lv-ops", []string{"Contributor", "User Access Administrator"}, true)
+	ctx := t.Context()
+	w.create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lv-a"}})
+	w.startOperator("lv")
+	w.create(onboardingTenant("lv", []string{"lv-a"}, []string{"lv-app"}))
+	w.waitOnboarded("lv", metav1.ConditionTrue, onboarding.ReasonOnboarded)
+	app := uami("lv-a", "app", "lv-app")
+	w.create(app)
+	w.waitReady(app, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	appID := app.Status.ID
+
+	tn := w.tenant("lv")
+	tn.Spec.Namespaces = []string{"lv-elsewhere"}
+	if err := w.c.Update(ctx, tn); err != nil {
+		t.Fatal(err)
+	}
+	w.waitReady(app, metav1.ConditionFalse, tenancy.ReasonPolicyDenied)
+	eventually(t, "the Tenant waits for lv-a's object", func() (bool, string) {
+		ob := meta.FindStatusCondition(w.tenant("lv").Status.Conditions, onboarding.ConditionOnboarded)
+		return ob != nil && strings.Contains(ob.Message, "namespace lv-a: 1 UserAssignedIdentity still exist"), condString(ob)
+	})
+
+	mark := w.lastSeq()
+	if err := w.c.Delete(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "deletion refused, saying how to let go", func() (bool, string) {
+		if err := w.c.Get(ctx, client.ObjectKeyFromObject(app), app); err != nil {
+			return false, err.Error()
+		}
+		c := meta.FindStatusCondition(app.Status.Conditions, "Ready")
+		return c != nil && c.Reason == tenancy.ReasonPolicyDenied && strings.Contains(c.Message, "cannot delete "+appID) &&
+			strings.Contains(c.Message, "not selected by any Tenant") && strings.Contains(c.Message, "detach-on-delete"), condString(c)
+	})
+	for _, e := range w.emu.Audit(emulator.AuditFilter{Since: mark, Service: "arm"}) {
+		if strings.EqualFold(e.Path, appID) {
+			t.Errorf("%s %s for a namespace without a Tenant", e.Method, e.Path)
+		}
+	}
+
+	app.Annotations = map[string]string{reconcilers.AnnotationReconcilePolicy: "detach-on-delete"}
+	if err := w.c.Update(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	w.waitGone(app)
+	if !w.exists(appID) {
+		t.Errorf("the detached %s is gone from Azure", appID)
+	}
+	w.waitGone(&identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Namespace: "lv-a", Name: "default"}})
+	w.waitOnboarded("lv", metav1.ConditionTrue, onboarding.ReasonOnboarded)
+}
