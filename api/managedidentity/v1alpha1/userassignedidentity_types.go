@@ -32,8 +32,6 @@ type UserAssignedIdentitySpec struct {
 	Owner *azurev1alpha1.OwnerReference `json:"owner"`
 
 	// Location is the Azure region, such as westeurope. It cannot change.
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="location is immutable: Azure cannot move an identity to another region"
 	Location azurev1alpha1.Location `json:"location"`
 

@@ -25,8 +25,6 @@ type ResourceGroupSpec struct {
 
 	// Location is the Azure region of the group's metadata, such as westeurope.
 	// It cannot change.
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="location is immutable: Azure cannot move a resource group to another region"
 	Location azurev1alpha1.Location `json:"location"`
 

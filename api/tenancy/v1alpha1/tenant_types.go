@@ -83,8 +83,6 @@ type TenantOnboarding struct {
 	ResourceGroups []string `json:"resourceGroups"`
 
 	// Location of created resource groups and identities (ARM name, "westeurope").
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=64
 	Location azurev1alpha1.Location `json:"location"`
 
 	// Subscription to onboard into; defaults to the first of spec.subscriptions.
