@@ -25,10 +25,10 @@ const (
 	TagOwner = "aztenant.io-owner"
 	// TagOnboardedBy names the Tenant whose onboarding created a resource
 	// (the tag tenancy/onboarding writes): it belongs to the platform, and no
-	// tenant object adopts, writes or deletes it. tagOnboardedByDash, the
-	// same name as Azure accepts it, is recognised as well.
-	TagOnboardedBy     = "aztenant.io/onboarded-by"
-	tagOnboardedByDash = "aztenant.io-onboarded-by"
+	// tenant object adopts, writes or deletes it. tagOnboardedByLegacy, the
+	// name earlier versions wrote, is recognised as well.
+	TagOnboardedBy       = "aztenant.io-onboarded-by"
+	tagOnboardedByLegacy = "aztenant.io/onboarded-by"
 )
 
 // AnnotationRelease "true" on an owner lets go of its Azure resource: the
@@ -89,7 +89,7 @@ func tagFold(tags map[string]string, k string) string {
 // object deletes only what it marked itself, or what nobody marked.
 func (r *Reconciler) ownerOf(ctx context.Context, obj azurev1alpha1.Resource, id string, actual map[string]any, strict bool) (string, error) {
 	tags := tagsOf(actual)
-	for _, k := range []string{TagOnboardedBy, tagOnboardedByDash} {
+	for _, k := range []string{TagOnboardedBy, tagOnboardedByLegacy} {
 		if t := tagFold(tags, k); t != "" {
 			return fmt.Sprintf("onboarding of Tenant %q (tag %s): it belongs to the platform", t, k), nil
 		}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 )
 
 const maxARMBodySize = 4 << 20
@@ -396,6 +398,9 @@ func (e *Emulator) writeResource(w http.ResponseWriter, r *http.Request, req *ar
 		}
 		desired = mergePatch(cloneBody(existing.body), in)
 	}
+	if err := checkTags(desired); err != nil {
+		return err
+	}
 	lro := e.lroForLocked(req.target.typeKey())
 	style := lro.Write
 	if opFail != nil && style == LROSync {
@@ -657,4 +662,30 @@ func providerBody(sub, ns string) map[string]any {
 		"id": "/subscriptions/" + sub + "/providers/" + ns, "namespace": ns,
 		"registrationState": "Registered", "registrationPolicy": "RegistrationRequired", "resourceTypes": []any{},
 	}
+}
+
+// checkTags refuses tag names ARM refuses: characters <, >, %, &, \, ?, / or
+// control characters (InvalidTagNameCharacters), names over 512 and values
+// over 256 characters (the limits Microsoft documents for tags).
+func checkTags(body map[string]any) *apiError {
+	tags, _ := body["tags"].(map[string]any)
+	var bad []string
+	for k, v := range tags {
+		if strings.ContainsAny(k, "<>%&\\?/") || strings.ContainsFunc(k, unicode.IsControl) {
+			bad = append(bad, k)
+			continue
+		}
+		if len(k) > 512 {
+			return armErr(http.StatusBadRequest, "InvalidTagNameLength", "The tag name '%s' exceeds the maximum length of 512 characters.", k)
+		}
+		if sv, _ := v.(string); len(sv) > 256 {
+			return armErr(http.StatusBadRequest, "InvalidTagValueLength", "The tag value '%s' exceeds the maximum length of 256 characters.", sv)
+		}
+	}
+	if len(bad) > 0 {
+		slices.Sort(bad)
+		return armErr(http.StatusBadRequest, "InvalidTagNameCharacters",
+			"The tag names '%s' have reserved characters '<,>,%%,&,\\,?,/' or control characters.", strings.Join(bad, ","))
+	}
+	return nil
 }

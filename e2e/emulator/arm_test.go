@@ -256,6 +256,16 @@ func TestARMErrors(t *testing.T) {
 			_, err := otherSub.GetByID(ctxT(t), "/subscriptions/0c0c0c0c-0c0c-4c0c-8c0c-0c0c0c0c0c0c/resourceGroups/x", "2021-04-01", nil)
 			return err
 		}, 404, "SubscriptionNotFound", "0c0c0c0c-0c0c-4c0c-8c0c-0c0c0c0c0c0c"},
+		{"tag name with a slash", func() error {
+			_, err := put(t, res, rgScope+"errors/providers/Microsoft.Test/widgets/tagged", "2024-01-01", armresources.GenericResource{
+				Location: to.Ptr("westeurope"), Tags: map[string]*string{"aztenant.io/onboarded-by": to.Ptr("x"), "ok": to.Ptr("y")}})
+			return err
+		}, 400, "InvalidTagNameCharacters", "aztenant.io/onboarded-by"},
+		{"tag value over 256 characters", func() error {
+			_, err := put(t, res, rgScope+"errors/providers/Microsoft.Test/widgets/tagged", "2024-01-01", armresources.GenericResource{
+				Location: to.Ptr("westeurope"), Tags: map[string]*string{"long": to.Ptr(strings.Repeat("v", 257))}})
+			return err
+		}, 400, "InvalidTagValueLength", "256"},
 		{"missing resource group", func() error {
 			_, err := put(t, res, rgScope+"nope/providers/Microsoft.Test/widgets/w", "2024-01-01", armresources.GenericResource{})
 			return err

@@ -142,4 +142,3 @@ func boolString(b bool) string {
 	}
 	return "no"
 }
-

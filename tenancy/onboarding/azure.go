@@ -202,8 +202,12 @@ func (a *azure) deleteIdentity(ctx context.Context, rg, name string) error {
 }
 
 func tagged(tags map[string]*string, tenant string) bool {
-	v, ok := tags[TagOnboardedBy]
-	return ok && v != nil && *v == tenant
+	for _, k := range []string{TagOnboardedBy, LegacyTagOnboardedBy} {
+		if v, ok := tags[k]; ok && v != nil && *v == tenant {
+			return true
+		}
+	}
+	return false
 }
 
 func str(p *string) string {

@@ -15,7 +15,7 @@
 //     Identity, each a GET and a write only when something differs, reported
 //     in status.onboarding and the Tenant's Onboarded condition.
 //   - The record of what onboarding created (status.onboarding.created, plus
-//     an aztenant.io/onboarded-by tag on created resource groups and
+//     an aztenant.io-onboarded-by tag on created resource groups and
 //     identities and a label on created ServiceAccounts and Identities, so a
 //     crash between a create and the status write is recognised later).
 //     Offboarding (the Tenant deleted, spec.onboarding removed, a namespace

@@ -18,7 +18,11 @@ const (
 	DefaultRole              = "Contributor"
 	// TagOnboardedBy on a resource group or managed identity names the Tenant
 	// whose onboarding created it.
-	TagOnboardedBy = "aztenant.io/onboarded-by"
+	// Azure refuses '/' in tag names (InvalidTagNameCharacters), hence '-'.
+	TagOnboardedBy = "aztenant.io-onboarded-by"
+	// LegacyTagOnboardedBy is the name earlier versions wrote (the emulator
+	// accepted it; Azure does not); onboarding still recognises it.
+	LegacyTagOnboardedBy = "aztenant.io/onboarded-by"
 	// LabelOnboardedBy on a ServiceAccount or Identity names the Tenant whose
 	// onboarding created it.
 	LabelOnboardedBy = "tenancy.aztenant.io/onboarded-by"
