@@ -48,6 +48,10 @@ lint: ## gofmt, go vet and staticcheck.
 test: tools build ## Unit and integration tests on a real kube-apiserver + etcd (race detector on).
 	go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) $(PKGS)
 
+.PHONY: test-under-load
+test-under-load: tools build ## make test 3 times (RUNS) while 2 busy processes (BUSY) hold the CPUs; prints each run's time.
+	@bash hack/test-under-load.sh
+
 .PHONY: bench
 bench: tools build ## The operator as a process against the emulator: five scenarios, a table and bench-results.json (under 10 min).
 	$(BIN)/aztenant bench --out bench-results.json
