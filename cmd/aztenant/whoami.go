@@ -80,9 +80,9 @@ func whoami(ctx context.Context, out io.Writer, c client.Client, ns, name string
 	ready := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady)
 	switch {
 	case ready == nil || ready.ObservedGeneration != id.Generation:
-		return fmt.Errorf("Identity %s/%s has not been checked by the operator yet (is it running, and does it serve namespace %q?)", ns, name, ns)
+		return fmt.Errorf("the Identity %s/%s has not been checked by the operator yet (is it running, and does it serve namespace %q?)", ns, name, ns)
 	case ready.Status != metav1.ConditionTrue:
-		return fmt.Errorf("Identity %s/%s does not work: %s: %s", ns, name, ready.Reason, ready.Message)
+		return fmt.Errorf("the Identity %s/%s does not work: %s: %s", ns, name, ready.Reason, ready.Message)
 	}
 	sa := id.Spec.ServiceAccountName
 	last := "never"
