@@ -62,6 +62,8 @@ const (
 	kindProvider
 	kindProviderList
 	kindSubscriptionList
+	kindTenantList
+	kindLocationList
 	kindRoleDefinition
 	kindRoleDefinitionList
 )
@@ -85,6 +87,10 @@ func classify(ap armPath, method string) (*armRequest, *apiError) {
 	switch {
 	case len(ap.steps) == 0 && len(tail) == 1 && strings.EqualFold(tail[0], "subscriptions"):
 		req.kind = kindSubscriptionList
+	case len(ap.steps) == 0 && len(tail) == 1 && strings.EqualFold(tail[0], "tenants"):
+		req.kind = kindTenantList
+	case len(ap.steps) == 1 && isSub && len(tail) == 1 && strings.EqualFold(tail[0], "locations"):
+		req.kind = kindLocationList
 	case len(tail) == 0 && (strings.HasSuffix(lt, "/locations/operationstatuses") || strings.HasSuffix(lt, "/locations/operationresults")):
 		req.kind = kindOperation
 	case len(tail) == 0 && lt == typeRoleDefinition:
@@ -219,6 +225,10 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 		return nil
 	case kindSubscriptionList:
 		return e.listSubscriptions(w, c)
+	case kindTenantList:
+		return e.listTenants(w, c)
+	case kindLocationList:
+		return e.listLocations(w, c, req.target.name)
 	case kindProvider:
 		writeJSON(w, http.StatusOK, providerBody(sub, req.action))
 		return nil

@@ -92,7 +92,8 @@ func (e *Emulator) addSubscriptionLocked(s Subscription) error {
 	}
 	body := map[string]any{
 		"id": id, "subscriptionId": s.ID, "tenantId": s.TenantID, "displayName": name,
-		"state": "Enabled", "authorizationSource": "RoleBased",
+		"state": "Enabled", "authorizationSource": "RoleBased", "managedByTenants": []any{},
+		"subscriptionPolicies": map[string]any{"locationPlacementId": "Public_2014-09-01", "quotaId": "PayAsYouGo_2014-09-01", "spendingLimit": "Off"},
 	}
 	if old := e.lookupLocked(id); old != nil {
 		old.body = body

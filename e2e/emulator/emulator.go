@@ -258,13 +258,14 @@ func (e *Emulator) ClientOptions() azcore.ClientOptions {
 }
 
 // ServeHTTP routes the Control API, Entra ID and ARM. Entra paths start with a tenant ID,
-// ARM paths with /subscriptions or /providers.
+// ARM paths with /subscriptions, /providers or are /tenants (a tenant ID is
+// a GUID, so "tenants" never is one).
 func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	switch {
 	case strings.HasPrefix(p, "/_emulator/"):
 		e.serveControl(w, r)
-	case hasFoldPrefix(p, "/subscriptions") || hasFoldPrefix(p, "/providers/"):
+	case hasFoldPrefix(p, "/subscriptions") || hasFoldPrefix(p, "/providers/") || strings.EqualFold(strings.TrimSuffix(p, "/"), "/tenants"):
 		e.serveARM(w, r)
 	default:
 		if !e.serveEntra(w, r) {

@@ -248,32 +248,16 @@ func (e *Emulator) verifyAssertion(ctx context.Context, assertion string) (map[s
 // Otherwise the error names the parts of the closest credential that differ.
 func matchFederatedCredential(fics []FederatedCredential, claims map[string]any) *entraError {
 	iss, sub, auds := claimString(claims, "iss"), claimString(claims, "sub"), claimAudiences(claims)
-	best, bestScore := -1, -1
-	var bestDiff []string
-	for i, f := range fics {
-		var diff []string
-		if f.Issuer != iss {
-			diff = append(diff, fmt.Sprintf("issuer (credential '%s' expects '%s')", f.Name, f.Issuer))
-		}
-		if f.Subject != sub {
-			diff = append(diff, fmt.Sprintf("subject (credential '%s' expects '%s')", f.Name, f.Subject))
-		}
-		if !intersects(f.Audiences, auds) {
-			diff = append(diff, fmt.Sprintf("audience (credential '%s' expects one of '%s')", f.Name, strings.Join(f.Audiences, "', '")))
-		}
-		if len(diff) == 0 {
+	for _, f := range fics {
+		if f.Issuer == iss && f.Subject == sub && intersects(f.Audiences, auds) {
 			return nil
 		}
-		if score := 3 - len(diff); score > bestScore {
-			best, bestScore, bestDiff = i, score, diff
-		}
 	}
-	why := "The identity has no federated identity credentials."
-	if best >= 0 {
-		why = "Mismatch in " + strings.Join(bestDiff, ", ") + "."
-	}
-	return entraErr("invalid_client", 70021, "No matching federated identity record found for presented assertion. Assertion Issuer: '%s'. Assertion Subject: '%s'. Assertion Audience: '%s'. %s Please check your federated identity credential Subject, Audience and Issuer against the presented assertion. https://learn.microsoft.com/entra/workload-id/workload-identity-federation",
-		iss, sub, strings.Join(auds, ","), why)
+	// As Entra: the assertion's own claims only. Naming what another
+	// credential expects would tell anyone who tries which subjects an
+	// identity trusts.
+	return entraErr("invalid_client", 70021, "No matching federated identity record found for presented assertion. Assertion Issuer: '%s'. Assertion Subject: '%s'. Assertion Audience: '%s'. Please check your federated identity credential Subject, Audience and Issuer against the presented assertion. https://learn.microsoft.com/entra/workload-id/workload-identity-federation",
+		iss, sub, strings.Join(auds, ","))
 }
 
 func intersects(a, b []string) bool {

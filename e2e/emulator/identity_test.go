@@ -96,7 +96,7 @@ func TestFederatedCredentialCreatedThroughARMEnablesExchange(t *testing.T) {
 	if err == nil {
 		t.Fatal("exchange still works after the federated credential was deleted")
 	}
-	mustContain(t, err.Error(), "AADSTS70021", "no federated identity credentials")
+	mustContain(t, err.Error(), "AADSTS70021", "No matching federated identity record found")
 
 	if _, err := ids.Delete(ctxT(t), "team-a", "team-a-identity", nil); err != nil {
 		t.Fatal(err)
