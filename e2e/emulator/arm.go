@@ -2,10 +2,12 @@ package emulator
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -197,7 +199,9 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 	if ferr != nil {
 		return ferr
 	}
-	if req.rbacType != "" {
+	// Lists are not refused but filtered: ARM answers with what the caller
+	// may read (listResources).
+	if req.rbacType != "" && req.kind != kindList {
 		scope := req.target.id
 		e.mu.RLock()
 		aerr := e.authorizeLocked(c, actionFor(req.rbacType, r.Method, req.action), scope)
@@ -238,7 +242,7 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 	case kindRoleDefinition, kindRoleDefinitionList:
 		return e.serveRoleDefinitions(w, r, req, c)
 	case kindList:
-		return e.listResources(w, r, req)
+		return e.listResources(w, r, req, c)
 	case kindAction:
 		return e.runAction(w, r, req)
 	}
@@ -573,7 +577,12 @@ func (e *Emulator) runAction(w http.ResponseWriter, r *http.Request, req *armReq
 	return nil
 }
 
-func (e *Emulator) listResources(w http.ResponseWriter, r *http.Request, req *armRequest) *apiError {
+func (e *Emulator) listResources(w http.ResponseWriter, r *http.Request, req *armRequest, c *caller) *apiError {
+	q := r.URL.Query()
+	f, ferr := parseListFilter(q.Get("$filter"), req.listType == typeRoleAssignment)
+	if ferr != nil {
+		return ferr
+	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	scope := e.resources[req.target.key()]
@@ -585,20 +594,138 @@ func (e *Emulator) listResources(w http.ResponseWriter, r *http.Request, req *ar
 		items = topLevelOnly(items)
 	}
 	if req.listType == typeRoleAssignment {
-		items = e.roleAssignmentsLocked(scope, items, r.URL.Query().Get("$filter"))
+		items = e.roleAssignmentsLocked(scope, items, q.Get("$filter"))
 	}
+	kept := items[:0]
+	for _, it := range items {
+		if f.matches(it) && e.allowedLocked(c, actionFor(listedType(it), http.MethodGet, ""), it.id) {
+			kept = append(kept, it)
+		}
+	}
+	items = kept
 	sort.Slice(items, func(i, j int) bool { return items[i].key < items[j].key })
+
+	// Pages of $top (at most the page size), continued by nextLink with a
+	// $skiptoken, as the SDK's pagers follow it.
+	size := e.cfg.ListPageSize
+	if size <= 0 {
+		size = 1000
+	}
+	if top, err := strconv.Atoi(q.Get("$top")); err == nil && top > 0 && top < size {
+		size = top
+	}
+	start := 0
+	if tok := q.Get("$skiptoken"); tok != "" {
+		n, err := strconv.Atoi(tok)
+		if err != nil || n < 0 {
+			return badRequest("InvalidSkipToken", "The skip token '%s' is not valid.", tok)
+		}
+		start = min(n, len(items))
+	}
+	end := min(start+size, len(items))
 	var buf bytes.Buffer
 	buf.WriteString(`{"value":[`)
-	for i, it := range items {
+	for i, it := range items[start:end] {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
 		buf.Write(it.raw)
 	}
-	buf.WriteString("]}")
+	buf.WriteString("]")
+	if end < len(items) {
+		next := *r.URL
+		nq := next.Query()
+		nq.Set("$skiptoken", strconv.Itoa(end))
+		next.RawQuery = nq.Encode()
+		link, _ := json.Marshal(e.base(r) + next.RequestURI())
+		buf.WriteString(`,"nextLink":`)
+		buf.Write(link)
+	}
+	buf.WriteString("}")
 	writeJSON(w, http.StatusOK, buf.Bytes())
 	return nil
+}
+
+// listedType is the type whose read action lets a caller see a listed item.
+func listedType(r *resource) string {
+	if r.typeKey() == typeResourceGroup {
+		return "Microsoft.Resources/subscriptions/resourceGroups"
+	}
+	return r.typ
+}
+
+// listFilter is the part of ARM's $filter the emulator understands:
+// resourceGroup, resourceType, tagName and tagValue compared with eq, joined
+// by and (role assignments' atScope() and principalId are read elsewhere).
+type listFilter struct {
+	resourceGroup, resourceType, tagName, tagValue string
+}
+
+func parseListFilter(expr string, roleAssignments bool) (listFilter, *apiError) {
+	var f listFilter
+	if strings.TrimSpace(expr) == "" || roleAssignments {
+		return f, nil
+	}
+	for _, term := range splitFold(expr, " and ") {
+		field, value, ok := strings.Cut(strings.TrimSpace(term), " eq ")
+		value = strings.TrimSpace(value)
+		if !ok || len(value) < 2 || value[0] != '\'' || value[len(value)-1] != '\'' {
+			return f, badRequest("InvalidFilterInQueryString", "Invalid $filter '%s' specified in the query string.", expr)
+		}
+		value = value[1 : len(value)-1]
+		switch strings.ToLower(strings.TrimSpace(field)) {
+		case "resourcegroup":
+			f.resourceGroup = value
+		case "resourcetype":
+			f.resourceType = value
+		case "tagname":
+			f.tagName = value
+		case "tagvalue":
+			f.tagValue = value
+		default:
+			return f, badRequest("InvalidFilterInQueryString", "Invalid $filter '%s' specified in the query string.", expr)
+		}
+	}
+	if f.tagValue != "" && f.tagName == "" {
+		return f, badRequest("InvalidFilterInQueryString", "Invalid $filter '%s' specified in the query string: tagValue needs tagName.", expr)
+	}
+	return f, nil
+}
+
+func (f listFilter) matches(r *resource) bool {
+	if f.resourceGroup != "" && !strings.EqualFold(parseARMPath(r.id).resourceGroup(), f.resourceGroup) {
+		return false
+	}
+	if f.resourceType != "" && !strings.EqualFold(r.typ, f.resourceType) {
+		return false
+	}
+	if f.tagName != "" {
+		tags, _ := r.body["tags"].(map[string]any)
+		found := false
+		for k, v := range tags {
+			if strings.EqualFold(k, f.tagName) && (f.tagValue == "" || v == f.tagValue) {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// splitFold splits s at each case-insensitive occurrence of sep.
+func splitFold(s, sep string) []string {
+	var out []string
+	lower, lsep := strings.ToLower(s), strings.ToLower(sep)
+	for {
+		i := strings.Index(lower, lsep)
+		if i < 0 {
+			return append(out, s)
+		}
+		out = append(out, s[:i])
+		s, lower = s[i+len(sep):], lower[i+len(sep):]
+	}
 }
 
 // topLevelOnly keeps tracked top-level resources, as the /resources listings do.

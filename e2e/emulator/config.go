@@ -58,6 +58,9 @@ type Config struct {
 	// PollRetryAfter is the Retry-After sent with long-running-operation responses; zero
 	// makes clients use their own poll frequency (fast tests).
 	PollRetryAfter Duration `json:"pollRetryAfter,omitempty"`
+	// ListPageSize is how many items a list answers before its nextLink
+	// (default 1000, as ARM's resource lists; $top asks for fewer).
+	ListPageSize int `json:"listPageSize,omitempty"`
 	// FICWriteSettle is how long after a federated identity credential is written
 	// that another credential of the same managed identity cannot be written: Azure
 	// refuses concurrent credential writes under one identity with 409
