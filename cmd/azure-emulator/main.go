@@ -34,6 +34,7 @@ type options struct {
 	tenantID, subscriptionID           string
 	platformClientID, platformSecret   string
 	pollRetryAfter                     time.Duration
+	principalReplication               time.Duration
 	auditSize                          int
 	logLevel                           string
 	set                                map[string]bool // flags given on the command line
@@ -77,6 +78,7 @@ Flags:
 	fs.StringVar(&o.platformClientID, "platform-client-id", "", "seed a platform principal with this client `ID` (Owner on --subscription-id)")
 	fs.StringVar(&o.platformSecret, "platform-client-secret", "", "client `secret` of the platform principal")
 	fs.DurationVar(&o.pollRetryAfter, "poll-retry-after", 0, "Retry-After sent with long-running-operation responses")
+	fs.DurationVar(&o.principalReplication, "principal-replication", 5*time.Second, "how long a new managed identity's principal is not yet replicated: role assignments naming it without principalType get 400 PrincipalNotFound, as in Azure (0: off)")
 	fs.IntVar(&o.auditSize, "audit-size", 10000, "entries kept in the audit ring buffer")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log `level`: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
@@ -110,6 +112,9 @@ func (o *options) config() (emulator.Config, error) {
 	cfg.Hostnames = append(cfg.Hostnames, o.hostnames...)
 	if len(o.audiences) > 0 {
 		cfg.ARMAudiences = o.audiences
+	}
+	if o.principalReplication > 0 && cfg.PrincipalReplication == 0 {
+		cfg.PrincipalReplication = emulator.Duration(o.principalReplication)
 	}
 	if o.pollRetryAfter > 0 {
 		cfg.PollRetryAfter = emulator.Duration(o.pollRetryAfter)

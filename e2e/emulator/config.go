@@ -58,6 +58,11 @@ type Config struct {
 	// PollRetryAfter is the Retry-After sent with long-running-operation responses; zero
 	// makes clients use their own poll frequency (fast tests).
 	PollRetryAfter Duration `json:"pollRetryAfter,omitempty"`
+	// PrincipalReplication is how long after a managed identity is created
+	// that a role assignment naming its principal without principalType is
+	// refused with 400 PrincipalNotFound, as Entra's directory replication
+	// makes Azure answer (zero: not at all).
+	PrincipalReplication Duration `json:"principalReplication,omitempty"`
 	// ListPageSize is how many items a list answers before its nextLink
 	// (default 1000, as ARM's resource lists; $top asks for fewer).
 	ListPageSize int `json:"listPageSize,omitempty"`

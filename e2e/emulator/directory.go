@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // directoryEntry is a principal that can get tokens: an app registration (seeded) or a
@@ -20,6 +21,10 @@ type directoryEntry struct {
 	appFICs     []FederatedCredential
 	resourceKey string
 	seeded      Principal // as seeded, for the state file
+	// created is when a managed identity's principal was created (zero for
+	// seeded principals): role assignments naming it without principalType
+	// fail for Config.PrincipalReplication after it, as in Entra.
+	created time.Time
 }
 
 // resetStateLocked empties the directory, the resource tree and all operations.
@@ -138,6 +143,9 @@ func (e *Emulator) addPrincipalLocked(p Principal) (string, error) {
 }
 
 func (e *Emulator) registerLocked(d *directoryEntry) {
+	if old := e.byObjectID[strings.ToLower(d.objectID)]; old != nil && d.created.IsZero() {
+		d.created = old.created
+	}
 	e.byClientID[strings.ToLower(d.clientID)] = d
 	e.byObjectID[strings.ToLower(d.objectID)] = d
 }

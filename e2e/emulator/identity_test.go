@@ -1,8 +1,10 @@
 package emulator_test
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 
@@ -384,5 +386,51 @@ func TestConcurrentFederatedCredentialWritesAreRefused(t *testing.T) {
 	}
 	if _, err := fics.CreateOrUpdate(ctxT(t), "team-a", "busy", "fic-1", fic(1), nil); err != nil {
 		t.Errorf("written after the first finished: %v", err)
+	}
+}
+
+// A role assignment for a principal created a moment ago is refused with
+// PrincipalNotFound while Entra replicates it, unless the request names its
+// principalType (Azure's advice), and succeeds once replication is done.
+func TestNewPrincipalReplicates(t *testing.T) {
+	f := newFixture(t, func(c *emulator.Config) { c.PrincipalReplication = emulator.Duration(300 * time.Millisecond) })
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "repl")
+	ids, _ := f.identities(t, cred)
+	mk := func(name string) string {
+		id, err := ids.CreateOrUpdate(ctxT(t), "repl", name, armmsi.Identity{Location: to.Ptr("westeurope")}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *id.Properties.PrincipalID
+	}
+	ras := f.assignments(t, cred)
+	scope := rgScope + "repl"
+	reader := "/subscriptions/" + subscriptionID + "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"
+	assign := func(name, principal string, typed bool) error {
+		props := &armauthorization.RoleAssignmentProperties{PrincipalID: to.Ptr(principal), RoleDefinitionID: to.Ptr(reader)}
+		if typed {
+			props.PrincipalType = to.Ptr(armauthorization.PrincipalTypeServicePrincipal)
+		}
+		_, err := ras.Create(ctxT(t), scope, name, armauthorization.RoleAssignmentCreateParameters{Properties: props}, nil)
+		return err
+	}
+
+	fresh := mk("fresh")
+	err := assign("0b7a1c2d-0000-4000-8000-000000000001", fresh, false)
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != 400 || re.ErrorCode != "PrincipalNotFound" || !strings.Contains(err.Error(), "replication delay") {
+		t.Fatalf("assignment for a principal created just now: %v, want 400 PrincipalNotFound naming the replication delay", err)
+	}
+	if err := assign("0b7a1c2d-0000-4000-8000-000000000002", mk("typed"), true); err != nil {
+		t.Errorf("with principalType the assignment is made at once: %v", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for err != nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		err = assign("0b7a1c2d-0000-4000-8000-000000000001", fresh, false)
+	}
+	if err != nil {
+		t.Errorf("once replicated, the assignment is still refused: %v", err)
 	}
 }

@@ -30,10 +30,14 @@ func userAssignedIdentityBehaviour() *typeBehaviour {
 		},
 		stored: func(e *Emulator, r *resource) {
 			p := r.props()
-			e.registerLocked(&directoryEntry{
+			d := &directoryEntry{
 				objectID: str(p, "principalId"), clientID: str(p, "clientId"), tenantID: str(p, "tenantId"),
 				displayName: str(r.body, "name"), resourceKey: r.key,
-			})
+			}
+			if e.byObjectID[strings.ToLower(d.objectID)] == nil {
+				d.created = time.Now()
+			}
+			e.registerLocked(d)
 		},
 		removed: func(e *Emulator, r *resource) {
 			if d := e.byClientID[strings.ToLower(str(r.props(), "clientId"))]; d != nil && d.resourceKey == r.key {

@@ -3,6 +3,7 @@ package emulator
 import (
 	"net/http"
 	"strings"
+	"time"
 )
 
 // roleAssignmentBehaviour validates assignments like Azure (GUID names, an existing built-in
@@ -24,8 +25,13 @@ func roleAssignmentBehaviour() *typeBehaviour {
 			if pid == "" {
 				return badRequest("InvalidPrincipalId", "A valid principal ID must be provided for role assignment.")
 			}
-			if w.e.byObjectID[strings.ToLower(pid)] == nil {
-				return badRequest("PrincipalNotFound", "Principal %s does not exist in the directory %s. Check that you have the correct principal ID.", strings.ReplaceAll(pid, "-", ""), w.tenantID)
+			d := w.e.byObjectID[strings.ToLower(pid)]
+			// Entra replicates a new principal for a while; ARM looks it up
+			// unless the request says its principalType (Azure's advice).
+			replicating := d != nil && !d.created.IsZero() && str(w.props, "principalType") == "" &&
+				time.Since(d.created) < time.Duration(w.e.cfg.PrincipalReplication)
+			if d == nil || replicating {
+				return badRequest("PrincipalNotFound", "Principal %s does not exist in the directory %s. Check that you have the correct principal ID. If you are creating this principal and then immediately assigning a role, this error might be related to a replication delay. In this case, set the role assignment principalType property to a value, such as ServicePrincipal, User, or Group.  See https://aka.ms/docs-principaltype", strings.ReplaceAll(pid, "-", ""), w.tenantID)
 			}
 			if w.existing != nil {
 				op := w.existing.props()
