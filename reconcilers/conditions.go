@@ -1,6 +1,8 @@
 package reconcilers
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -16,7 +18,8 @@ const (
 
 // Reasons of the Ready condition set by the generic reconciler. Identity and
 // tenancy reasons (IdentityNotFound, FederationRejected, TenantPolicyDenied,
-// CrossNamespaceReference ...) are copied from those packages' errors.
+// CrossNamespaceReference ...) are copied from those packages' errors. Each
+// has its class in readyReasons (reasons.go).
 const (
 	ReasonSucceeded           = "Succeeded"
 	ReasonReconciling         = "Reconciling"
@@ -47,28 +50,50 @@ const (
 )
 
 // state is the outcome of one reconcile, written into the three conditions.
+// Its Ready status and flags follow from its reason's class (readyReasons):
+// build it with newState.
 type state struct {
 	ready   metav1.ConditionStatus
 	reason  string
 	message string
-	// stalled: only a spec change can help; reconciling: work is in flight.
+	// stalled: only a change of spec or environment can help (ClassTerminal);
+	// reconciling: work is in flight or being retried (ClassTransient).
 	stalled, reconciling bool
 }
 
+// newState is the state of a reason, with the Ready status and flags of its
+// class.
+func newState(reason, msg string) state {
+	rc := ClassOf(reason)
+	return state{ready: rc.Ready, reason: reason, message: msg,
+		stalled: rc.Class == ClassTerminal, reconciling: rc.Class == ClassTransient}
+}
+
 func readyState() state {
-	return state{ready: metav1.ConditionTrue, reason: ReasonSucceeded, message: "The resource is provisioned and matches its spec"}
+	return newState(ReasonSucceeded, "The resource is provisioned and matches its spec")
 }
 
-func failed(reason, msg string, stalled bool) state {
-	return state{ready: metav1.ConditionFalse, reason: reason, message: msg, stalled: stalled}
-}
+// failed and inProgress are newState under their former names (delete.go
+// uses them): the class, and so Stalled, comes from the reason, whatever
+// the third argument says.
+func failed(reason, msg string, _ bool) state { return newState(reason, msg) }
 
-func inProgress(reason, msg string) state {
-	return state{ready: metav1.ConditionUnknown, reason: reason, message: msg, reconciling: true}
+func inProgress(reason, msg string) state { return newState(reason, msg) }
+
+// retryAfter is when to look again at an object left in s when the caller
+// has no better time: soon for a transient state, after terminalAfter for a
+// terminal one (a change of spec reconciles at once; this is for changes no
+// event reports).
+func (s state) retryAfter(transient, terminalAfter time.Duration) time.Duration {
+	if s.reconciling {
+		return jitter(transient)
+	}
+	return jitter(terminalAfter)
 }
 
 // apply records s on obj. It reports whether the Ready condition changed (for events).
 func (s state) apply(obj azurev1alpha1.Resource) bool {
+	s = newState(s.reason, s.message) // the class is the reason's, however s was built
 	st := obj.AzureStatus()
 	gen := obj.GetGeneration()
 	changed := meta.SetStatusCondition(&st.Conditions, metav1.Condition{

@@ -16,22 +16,28 @@ import (
 // classified is an ARM failure sorted into what the reconciler does next.
 type classified struct {
 	state state
-	// retryAfter > 0: transient, try again then; 0 with stalled: wait for a
-	// spec change.
+	// retryAfter > 0: try again then (a transient failure, or a terminal one
+	// the environment may end without an event); 0: wait for a spec change.
 	retryAfter time.Duration
 }
 
-// classify sorts an ARM error: throttling and server errors are transient and
-// honour Retry-After; 403 names who lacked what where; other 4xx are the
-// spec's fault and stall until it changes.
 // codeConcurrentFICWrites is ARM's code for a federated identity credential
 // written while another one of the same managed identity is being written.
 const codeConcurrentFICWrites = "ConcurrentFederatedIdentityCredentialsWritesForSingleManagedIdentity"
 
+// codeAnotherOperationInProgress is ARM's 409 for a write while an operation
+// on the same resource runs.
+const codeAnotherOperationInProgress = "AnotherOperationInProgress"
+
+// classify sorts an ARM error: throttling, server errors and an operation
+// already running are transient and honour Retry-After; 403 names who lacked
+// what where, and is looked at again now and then (a role granted in Azure
+// reports no event); other 4xx are the spec's fault (or the environment's,
+// for conflicts such as a name taken or a lock, looked at again every minute).
 func classify(err error, principal string) classified {
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
-		return classified{state: failed(ReasonAzureUnavailable, err.Error(), false), retryAfter: 30 * time.Second}
+		return classified{state: newState(ReasonAzureUnavailable, err.Error()), retryAfter: 30 * time.Second}
 	}
 	msg := fmt.Sprintf("%d %s: %s", re.StatusCode, re.ErrorCode, errorMessageOf(re))
 	if re.RawResponse != nil && re.RawResponse.Request != nil {
@@ -39,19 +45,22 @@ func classify(err error, principal string) classified {
 	}
 	switch {
 	case re.StatusCode == http.StatusTooManyRequests || re.StatusCode >= 500 || re.StatusCode == http.StatusRequestTimeout:
-		return classified{state: failed(ReasonAzureUnavailable, msg, false), retryAfter: armlimit.RetryAfter(re.RawResponse, 15*time.Second)}
+		return classified{state: newState(ReasonAzureUnavailable, msg), retryAfter: armlimit.RetryAfter(re.RawResponse, 15*time.Second)}
 	case re.StatusCode == http.StatusForbidden || re.StatusCode == http.StatusUnauthorized:
-		return classified{state: failed(ReasonAuthorizationFailed,
-			fmt.Sprintf("identity %s is not allowed to do this: %s", principal, msg), false), retryAfter: 5 * time.Minute}
+		return classified{state: newState(ReasonAuthorizationFailed,
+			fmt.Sprintf("identity %s is not allowed to do this: %s", principal, msg)), retryAfter: 5 * time.Minute}
 	case re.StatusCode == http.StatusConflict && re.ErrorCode == codeConcurrentFICWrites:
 		// Azure refuses a credential write while another of the same identity
 		// is in flight: nothing is wrong, the next try a moment later succeeds.
-		return classified{state: failed(ReasonAzureUnavailable, msg, false), retryAfter: jitter(2 * time.Second)}
+		return classified{state: newState(ReasonAzureUnavailable, msg), retryAfter: jitter(2 * time.Second)}
+	case re.StatusCode == http.StatusConflict && re.ErrorCode == codeAnotherOperationInProgress:
+		return classified{state: newState(ReasonAzureUnavailable, msg), retryAfter: armlimit.RetryAfter(re.RawResponse, 15*time.Second)}
 	case re.StatusCode == http.StatusConflict:
-		// Conflicts are often another operation in progress: retry, without hammering.
-		return classified{state: failed(ReasonAzureRejected, msg, false), retryAfter: time.Minute}
+		// A name taken, a lock, a location that cannot change: retry, without
+		// hammering, in case the environment changed.
+		return classified{state: newState(ReasonAzureRejected, msg), retryAfter: time.Minute}
 	default:
-		return classified{state: failed(ReasonAzureRejected, msg, true)}
+		return classified{state: newState(ReasonAzureRejected, msg)}
 	}
 }
 

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -45,7 +47,7 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 				return calls.action(ctx, id, action)
 			}, obj)
 			if err != nil {
-				s := failed(ReasonExportFailed, "reading secrets from Azure: "+err.Error(), false)
+				s := newState(ReasonExportFailed, "reading secrets from Azure: "+err.Error())
 				return &s
 			}
 		}
@@ -70,12 +72,12 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 // exports, refusing an expression that writes a key a fixed export writes.
 func (r *Reconciler) evaluate(ctx context.Context, obj azurev1alpha1.Resource, exprs *azurev1alpha1.OperatorExpressions, secretValues map[string]string, secrets, configMaps map[string]map[string]string) *state {
 	if r.Expressions == nil {
-		s := failed(ReasonExportFailed, "this operator has no expression evaluator configured", false)
+		s := newState(ReasonExportFailed, "this operator has no expression evaluator configured")
 		return &s
 	}
 	self, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		s := failed(ReasonExportFailed, err.Error(), false)
+		s := newState(ReasonExportFailed, err.Error())
 		return &s
 	}
 	// One deadline for all of them, so many expressions cannot add up.
@@ -83,8 +85,8 @@ func (r *Reconciler) evaluate(ctx context.Context, obj azurev1alpha1.Resource, e
 	defer cancel()
 	es, ecm, err := expressions.Apply(ctx, r.Expressions, exprs, self, secretValues)
 	if err != nil {
-		var ce *expressions.CompileError
-		s := failed(ReasonExpressionFailed, err.Error(), errors.As(err, &ce))
+		// Compile and runtime errors alike: the expression must change.
+		s := newState(ReasonExpressionFailed, err.Error())
 		return &s
 	}
 	for _, m := range []struct {
@@ -94,7 +96,7 @@ func (r *Reconciler) evaluate(ctx context.Context, obj azurev1alpha1.Resource, e
 		for name, kv := range m.from {
 			for k, v := range kv {
 				if _, taken := m.into[name][k]; taken {
-					s := failed(ReasonExpressionFailed, fmt.Sprintf("an expression writes key %q of %s %q, which operatorSpec already exports", k, m.kind, name), true)
+					s := newState(ReasonExpressionFailed, fmt.Sprintf("an expression writes key %q of %s %q, which operatorSpec already exports", k, m.kind, name))
 					return &s
 				}
 				put(m.into, name, k, v)
@@ -129,14 +131,42 @@ func (r *Reconciler) writeAll(ctx context.Context, obj azurev1alpha1.Resource, b
 	for _, n := range names {
 		if err := r.writeOne(ctx, obj, n, byName[n], secret); err != nil {
 			reason := ReasonExportFailed
-			if _, ok := err.(*conflictError); ok {
+			var invalid *invalidNameError
+			switch {
+			case errors.As(err, new(*conflictError)):
 				reason = ReasonExportConflict
+			case errors.As(err, &invalid) || apierrors.IsInvalid(err):
+				// The API server will never take it: the spec must change.
+				reason = ReasonInvalidSpec
 			}
-			s := failed(reason, err.Error(), false)
+			s := newState(reason, err.Error())
 			return &s
 		}
 	}
 	return nil
+}
+
+// exportRetry is when to try a failed export again: soon when it failed on
+// its way (ExportFailed); in a minute when a Secret or ConfigMap of another
+// owner is in the way, since its removal is not reported here; at the sync
+// period when the spec must change (which reconciles at once anyway).
+func exportRetry(s state, period time.Duration) time.Duration {
+	switch {
+	case s.reconciling:
+		return jitter(15 * time.Second)
+	case s.reason == ReasonExportConflict:
+		return jitter(min(period, time.Minute))
+	}
+	return jitter(period)
+}
+
+type invalidNameError struct {
+	kind, name string
+	problems   []string
+}
+
+func (e *invalidNameError) Error() string {
+	return fmt.Sprintf("%s name %q is not a valid name in this namespace (%s): choose another in spec.operatorSpec", e.kind, e.name, strings.Join(e.problems, "; "))
 }
 
 type conflictError struct{ kind, name string }
@@ -154,6 +184,10 @@ func (r *Reconciler) writeOne(ctx context.Context, obj azurev1alpha1.Resource, n
 		target, kind = &corev1.Secret{}, "Secret"
 	} else {
 		target = &corev1.ConfigMap{}
+	}
+	if problems := validation.IsDNS1123Subdomain(name); len(problems) > 0 {
+		// Such as "other-namespace/name": never sent to the API server.
+		return &invalidNameError{kind: kind, name: name, problems: problems}
 	}
 	key := client.ObjectKey{Namespace: obj.GetNamespace(), Name: name}
 	err := r.Client.Get(ctx, key, target)

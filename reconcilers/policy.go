@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -40,18 +41,49 @@ func ParsePolicy(s string) (Policy, error) {
 	return "", fmt.Errorf("reconcile policy %q: want manage, skip or detach-on-delete", s)
 }
 
+// invalidPolicyError is an annotation whose value is not a policy: the
+// spec (or the namespace) must change.
+type invalidPolicyError struct{ err error }
+
+func (e *invalidPolicyError) Error() string { return e.err.Error() }
+
+func parseAnnotation(where, v string) (Policy, error) {
+	p, err := ParsePolicy(v)
+	if err != nil {
+		return "", &invalidPolicyError{fmt.Errorf("%s %s annotation: %w", where, AnnotationReconcilePolicy, err)}
+	}
+	return p, nil
+}
+
 // policyFor reads the policy from the resource, then its namespace, then the
 // operator default. An adopted resource defaults to detach-on-delete: the
 // operator did not create it, so it does not delete it unless told to.
+//
+// It is read at every reconcile, never remembered: a change of the
+// namespace's annotation reconciles the namespace's objects (SetupWithManager
+// watches it). For an object being deleted the namespace is read from the API
+// server, not the cache (Reconcile reads the object itself the same way), so
+// that what is deleted in Azure follows the policy in force at that moment; a
+// namespace that cannot be read then is an error, retried, and nothing is
+// deleted on a guess.
 func (r *Reconciler) policyFor(ctx context.Context, obj azurev1alpha1.Resource) (Policy, error) {
 	if v, ok := obj.GetAnnotations()[AnnotationReconcilePolicy]; ok {
-		return ParsePolicy(v)
+		return parseAnnotation("the object's", v)
+	}
+	var reader client.Reader = r.Client
+	deleting := !obj.GetDeletionTimestamp().IsZero()
+	if deleting && r.APIReader != nil {
+		reader = r.APIReader
 	}
 	var ns corev1.Namespace
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: obj.GetNamespace()}, &ns); err == nil {
+	err := reader.Get(ctx, client.ObjectKey{Name: obj.GetNamespace()}, &ns)
+	switch {
+	case err == nil:
 		if v, ok := ns.Annotations[AnnotationReconcilePolicy]; ok {
-			return ParsePolicy(v)
+			return parseAnnotation("namespace "+ns.Name+"'s", v)
 		}
+	case deleting && !apierrors.IsNotFound(err):
+		return "", fmt.Errorf("reading namespace %s for its %s annotation before deleting in Azure: %w", obj.GetNamespace(), AnnotationReconcilePolicy, err)
 	}
 	if obj.AzureStatus().Adopted {
 		return PolicyDetachOnDelete, nil

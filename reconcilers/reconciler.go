@@ -84,7 +84,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if r.APIReader != nil && r.writes.differs(obj) {
+	// Being deleted, the object is read from the API server too: what is done
+	// in Azure follows its annotations as they are now (policyFor reads the
+	// namespace's the same way).
+	if r.APIReader != nil && (r.writes.differs(obj) || !obj.GetDeletionTimestamp().IsZero()) {
 		if err := r.APIReader.Get(ctx, req.NamespacedName, obj); err != nil {
 			if apierrors.IsNotFound(err) {
 				r.writes.forget(req.NamespacedName)
@@ -119,14 +122,20 @@ var errGone = errors.New("object gone")
 func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Resource) (*state, reconcile.Result, error) {
 	policy, err := r.policyFor(ctx, obj)
 	if err != nil {
-		s := failed(ReasonInvalidSpec, err.Error(), true)
+		var invalid *invalidPolicyError
+		if !errors.As(err, &invalid) {
+			// Not known: in particular, nothing is deleted in Azure on a
+			// policy that could not be read.
+			return nil, reconcile.Result{}, err
+		}
+		s := newState(ReasonInvalidSpec, err.Error())
 		return &s, reconcile.Result{}, nil
 	}
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return r.delete(ctx, obj, policy)
 	}
 	if policy == PolicySkip {
-		s := state{ready: "Unknown", reason: "ReconcileSkipped", message: AnnotationReconcilePolicy + " is skip: Azure is neither read nor written"}
+		s := newState(ReasonReconcileSkipped, AnnotationReconcilePolicy+" is skip: Azure is neither read nor written")
 		return &s, reconcile.Result{}, r.removeFinalizer(ctx, obj, before)
 	}
 	if released(obj) {
@@ -134,12 +143,12 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 		if id := obj.AzureStatus().ID; id != "" {
 			msg = AnnotationRelease + " is \"true\": this object lets go of " + id + " and writes nothing to it; another object may adopt it, and deleting this one leaves it in Azure"
 		}
-		s := state{ready: "Unknown", reason: ReasonReleased, message: msg}
+		s := newState(ReasonReleased, msg)
 		return &s, reconcile.Result{}, r.removeFinalizer(ctx, obj, before)
 	}
 	period, err := r.syncPeriod(obj)
 	if err != nil {
-		s := failed(ReasonInvalidSpec, err.Error(), true)
+		s := newState(ReasonInvalidSpec, err.Error())
 		return &s, reconcile.Result{}, nil
 	}
 	calls, scope, id, s, res := r.prepare(ctx, obj)
@@ -180,18 +189,18 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 		// onboarding) owns is not this object's to manage.
 		who, err := r.ownerOf(ctx, obj, id, actual, false)
 		if err != nil {
-			s := failed(ReasonGuardFailed, "could not check who owns the resource before writing to it: "+err.Error(), false)
+			s := newState(ReasonGuardFailed, "could not check who owns the resource before writing to it: "+err.Error())
 			return &s, reconcile.Result{RequeueAfter: 30 * time.Second}, nil
 		}
 		if who != "" {
-			s := failed(ReasonOwnedByAnother, fmt.Sprintf("%s is owned by %s. This object does not adopt it or write to it, and deleting this object leaves it in Azure", id, who), false)
+			s := newState(ReasonOwnedByAnother, fmt.Sprintf("%s is owned by %s. This object does not adopt it or write to it, and deleting this object leaves it in Azure", id, who))
 			// The owner letting go produces no event here: look again later.
 			return &s, reconcile.Result{RequeueAfter: time.Minute}, nil
 		}
 	}
 	if actual != nil && st.ID == "" {
 		if obj.GetAnnotations()[AnnotationAdopt] != "true" {
-			s := failed(ReasonAlreadyExists, fmt.Sprintf("%s already exists in Azure and was not created by this object; annotate it %s: \"true\" to adopt it", id, AnnotationAdopt), true)
+			s := newState(ReasonAlreadyExists, fmt.Sprintf("%s already exists in Azure and was not created by this object; annotate it %s: \"true\" to adopt it", id, AnnotationAdopt))
 			return &s, reconcile.Result{}, nil
 		}
 		st.Adopted = true
@@ -202,13 +211,13 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 	var resolved map[string]string
 	if res, ok := r.Kind.(Resolver); ok {
 		if resolved, err = res.Resolve(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj); err != nil {
-			s := failed(ReasonReferenceNotFound, err.Error(), false)
+			s := newState(ReasonReferenceNotFound, err.Error())
 			return &s, reconcile.Result{RequeueAfter: 10 * time.Second}, nil
 		}
 	}
 	desired, err := r.desired(obj, resolved)
 	if err != nil {
-		s := failed(ReasonInvalidSpec, err.Error(), true)
+		s := newState(ReasonInvalidSpec, err.Error())
 		return &s, reconcile.Result{}, nil
 	}
 	specTags, dropped, tagged := r.applyTags(obj, desired)
@@ -245,7 +254,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 			// Record the ID before creating: if the operator dies after the PUT,
 			// the next attempt knows the resource is its own, not a stranger to adopt.
 			st.ID = id
-			s := inProgress(ReasonReconciling, "Creating "+id)
+			s := newState(ReasonReconciling, "Creating "+id)
 			s.apply(obj)
 			if err := r.patchStatus(ctx, before, obj); err != nil {
 				return nil, reconcile.Result{}, err
@@ -285,11 +294,11 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 	if ps := st.ProvisioningState; !terminalState(ps) {
 		// An operation is still running in Azure (ours, seen before its resume
 		// token, or someone else's): the resource is not Ready until it ends.
-		s := inProgress(ReasonReconciling, fmt.Sprintf("Azure reports provisioningState %s for %s: waiting for it to finish", ps, id))
+		s := newState(ReasonReconciling, fmt.Sprintf("Azure reports provisioningState %s for %s: waiting for it to finish", ps, id))
 		return &s, reconcile.Result{RequeueAfter: r.PollInterval}, nil
 	}
 	if s := r.export(ctx, obj, calls, id); s != nil {
-		return s, reconcile.Result{RequeueAfter: jitter(period)}, nil
+		return s, reconcile.Result{RequeueAfter: exportRetry(*s, period)}, nil
 	}
 	ready := readyState()
 	return &ready, reconcile.Result{RequeueAfter: jitter(period)}, nil
@@ -306,7 +315,7 @@ func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (a
 		if reason == "" {
 			reason = identity.ReasonTokenRequestFailed
 		}
-		s := failed(reason, err.Error(), false)
+		s := newState(reason, err.Error())
 		return armCalls{}, scope, "", &s, reconcile.Result{RequeueAfter: credentialRetry(reason)}
 	}
 	parentID, s := r.parentID(ctx, obj, scope)
@@ -315,12 +324,12 @@ func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (a
 	}
 	id := armIDOf(r.Kind, obj, parentID)
 	if st := obj.AzureStatus(); st.ID != "" && !strings.EqualFold(st.ID, id) {
-		s := failed(ReasonInvalidSpec, fmt.Sprintf("the resource is %s in Azure but the spec now names %s: the name and owner cannot change; delete and recreate the object instead", st.ID, id), true)
+		s := newState(ReasonInvalidSpec, fmt.Sprintf("the resource is %s in Azure but the spec now names %s: the name and owner cannot change; delete and recreate the object instead", st.ID, id))
 		return armCalls{}, scope, "", &s, reconcile.Result{}
 	}
 	target, err := r.target(obj, id, scope)
 	if err != nil {
-		s := failed(tenancy.ReasonPolicyDenied, err.Error(), true)
+		s := newState(tenancy.ReasonPolicyDenied, err.Error())
 		return armCalls{}, scope, "", &s, reconcile.Result{}
 	}
 	for _, g := range r.Guards {
@@ -328,12 +337,12 @@ func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (a
 			var reasoned interface{ Reason() string }
 			if !errors.As(err, &reasoned) {
 				// The guard could not decide: fail closed and try again.
-				s := failed(ReasonGuardFailed, "could not check the request before calling Azure: "+err.Error(), false)
+				s := newState(ReasonGuardFailed, "could not check the request before calling Azure: "+err.Error())
 				return armCalls{}, scope, "", &s, reconcile.Result{RequeueAfter: 30 * time.Second}
 			}
-			s := failed(reasoned.Reason(), err.Error(), true)
+			s := newState(reasoned.Reason(), err.Error())
 			// Tenants change without touching this object: look again later.
-			return armCalls{}, scope, "", &s, reconcile.Result{RequeueAfter: 5 * time.Minute}
+			return armCalls{}, scope, "", &s, reconcile.Result{RequeueAfter: s.retryAfter(30*time.Second, 5*time.Minute)}
 		}
 	}
 	if obj.GetDeletionTimestamp().IsZero() {
@@ -356,10 +365,10 @@ func (r *Reconciler) identityTerminating(ctx context.Context, obj azurev1alpha1.
 		return nil
 	}
 	kind := r.Registry.groupKindOf(r.Kind).Kind
-	s := failed(ReasonIdentityTerminating, fmt.Sprintf("Identity %s/%s is being deleted and serves only deletions: %s %q is not created or updated in Azure. "+
+	s := newState(ReasonIdentityTerminating, fmt.Sprintf("Identity %s/%s is being deleted and serves only deletions: %s %q is not created or updated in Azure. "+
 		"The Identity waits for the namespace's resources that still hold it (its Ready condition lists them); "+
 		"delete this object to delete its Azure resource, or annotate it %s: detach-on-delete to leave the resource in Azure",
-		id.Namespace, id.Name, kind, obj.GetName(), AnnotationReconcilePolicy), true)
+		id.Namespace, id.Name, kind, obj.GetName(), AnnotationReconcilePolicy))
 	return &s
 }
 
@@ -396,7 +405,7 @@ func (r *Reconciler) parentID(ctx context.Context, obj azurev1alpha1.Resource, s
 		return "/subscriptions/" + scope.SubscriptionID, nil
 	}
 	if ref == nil || ref.Name == "" {
-		s := failed(ReasonInvalidSpec, "spec.owner is required: name a "+ownerKind.Kind+" in this namespace", true)
+		s := newState(ReasonInvalidSpec, "spec.owner is required: name a "+ownerKind.Kind+" in this namespace")
 		return "", &s
 	}
 	if ns, name, ok := strings.Cut(ref.Name, "/"); ok {
@@ -410,23 +419,28 @@ func (r *Reconciler) parentID(ctx context.Context, obj azurev1alpha1.Resource, s
 		if ce, ok := err.(*tenancy.CrossNamespaceError); ok {
 			reason = ce.Reason()
 		}
-		s := failed(reason, err.Error(), true)
+		s := newState(reason, err.Error())
 		return "", &s
 	}
 	owner, err := r.Registry.newObject(ownerKind)
 	if err != nil {
-		s := failed(ReasonInvalidSpec, err.Error(), true)
+		s := newState(ReasonInvalidSpec, err.Error())
 		return "", &s
 	}
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}, owner); err != nil {
-		s := inProgress(ReasonWaitingForOwner, fmt.Sprintf("waiting for %s %q in this namespace: %v", ownerKind.Kind, ref.Name, errorText(err)))
+		s := newState(ReasonWaitingForOwner, fmt.Sprintf("waiting for %s %q in this namespace: %v", ownerKind.Kind, ref.Name, errorText(err)))
 		return "", &s
 	}
 	// A child being deleted only needs its owner's ID: the owner itself may be
 	// deleting (and so not Ready), waiting for its children to go first.
 	deleting := !obj.GetDeletionTimestamp().IsZero()
 	if (!isReady(owner) && !deleting) || owner.AzureStatus().ID == "" {
-		s := inProgress(ReasonWaitingForOwner, fmt.Sprintf("waiting for %s %q to be Ready", ownerKind.Kind, ref.Name))
+		msg := fmt.Sprintf("waiting for %s %q to be Ready", ownerKind.Kind, ref.Name)
+		if isReady(owner) {
+			// Skipped (or released) before anything of it was in Azure.
+			msg = fmt.Sprintf("waiting for %s %q to have a resource in Azure (its Ready reason is %s)", ownerKind.Kind, ref.Name, readyReason(owner))
+		}
+		s := newState(ReasonWaitingForOwner, msg)
 		return "", &s
 	}
 	return owner.AzureStatus().ID, nil
@@ -521,7 +535,7 @@ func (r *Reconciler) poll(ctx context.Context, p *runtime.Poller[json.RawMessage
 		if err == nil {
 			st.ResumeToken = token
 		}
-		s := inProgress(ReasonReconciling, what+": waiting for Azure to finish")
+		s := newState(ReasonReconciling, what+": waiting for Azure to finish")
 		return nil, &s, reconcile.Result{RequeueAfter: r.PollInterval}, false
 	}
 	st.ResumeToken = ""
@@ -551,7 +565,7 @@ func (r *Reconciler) resume(ctx context.Context, calls armCalls, obj azurev1alph
 
 func (r *Reconciler) armFailure(err error, scope identity.Scope) (*state, reconcile.Result, error) {
 	if fe := identity.AsFederationError(err, scope); identity.ReasonOf(fe) != "" {
-		s := failed(identity.ReasonOf(fe), fe.Error(), false)
+		s := newState(identity.ReasonOf(fe), fe.Error())
 		return &s, reconcile.Result{RequeueAfter: credentialRetry(identity.ReasonOf(fe))}, nil
 	}
 	c := classify(err, scope.ClientID)
@@ -577,6 +591,17 @@ func provisioningState(body map[string]any) string {
 	return ""
 }
 
+func readyReason(obj azurev1alpha1.Resource) string {
+	for _, c := range obj.AzureStatus().Conditions {
+		if c.Type == ConditionReady {
+			return c.Reason
+		}
+	}
+	return ""
+}
+
+// isReady reports Ready=True for the current generation: Succeeded, or a
+// policy that asks for nothing to be done (ReconcileSkipped, Released).
 func isReady(obj azurev1alpha1.Resource) bool {
 	for _, c := range obj.AzureStatus().Conditions {
 		if c.Type == ConditionReady {

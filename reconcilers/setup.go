@@ -55,8 +55,10 @@ type Options struct {
 // The controller reacts to spec and annotation changes of its objects (not to
 // its own status writes), to Identities of the namespace (a missing one may
 // appear, one being deleted stops its objects' updates), to owners (a child waits for its owner to become Ready), to the
-// data of the Secrets and ConfigMaps its objects read (Referencer), and to
-// Tenant changes through Options.AdmissionChanges.
+// data of the Secrets and ConfigMaps its objects read (Referencer), to a
+// change of a namespace's reconcile-policy annotation, and to Tenant changes
+// through Options.AdmissionChanges. A namespace's change reconciles all its
+// objects of the kind (allInNamespace).
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	if r.PollInterval == 0 {
 		r.PollInterval = 2 * time.Second
@@ -87,7 +89,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 		Named(strings.ToLower(gvk.Kind)+"."+gvk.Group).
 		For(obj, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers, NewQueue: o.NewQueue}).
-		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.identityChanged))
+		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.identityChanged)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			return r.allInNamespace(ctx, o.GetName(), "its "+AnnotationReconcilePolicy+" annotation changed")
+		}), builder.WithPredicates(reconcilePolicyChanged))
 	if refr, ok := r.Kind.(Referencer); ok {
 		// A referenced Secret or ConfigMap that appears lets a waiting object
 		// proceed; one that changes is written to Azure (a rotated password).
@@ -131,7 +136,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 			go func() {
 				for namespaces := range changes {
 					for _, ns := range namespaces {
-						for _, req := range r.allInNamespace(ctx, ns) {
+						for _, req := range r.allInNamespace(ctx, ns, "a Tenant changed") {
 							q.Add(req)
 						}
 					}
@@ -166,10 +171,25 @@ func (r *Reconciler) requests(ctx context.Context, why string, keep func(azurev1
 	return reqs
 }
 
-// allInNamespace lists every object of the kind in namespace ns: a Tenant
-// change can deny what was Ready as well as admit what was denied.
-func (r *Reconciler) allInNamespace(ctx context.Context, ns string) []reconcile.Request {
-	return r.requests(ctx, "after a Tenant change in namespace "+ns, nil, client.InNamespace(ns))
+// allInNamespace lists every object of the kind in namespace ns, after a
+// change there (why) that can deny what was Ready as well as admit what was
+// denied: a Tenant change, a namespace's reconcile policy.
+func (r *Reconciler) allInNamespace(ctx context.Context, ns, why string) []reconcile.Request {
+	return r.requests(ctx, "in namespace "+ns+" after "+why, nil, client.InNamespace(ns))
+}
+
+// reconcilePolicyChanged passes the namespace updates that change (add,
+// remove or set) its reconcile-policy annotation. A namespace created has no
+// objects yet, and at start every object is reconciled anyway.
+var reconcilePolicyChanged = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, hadOld := e.ObjectOld.GetAnnotations()[AnnotationReconcilePolicy]
+		n, hasNew := e.ObjectNew.GetAnnotations()[AnnotationReconcilePolicy]
+		return hadOld != hasNew || o != n
+	},
 }
 
 // inNamespace enqueues every object of the kind in the event's namespace that

@@ -18,8 +18,9 @@ import (
 // written, and only while the object is not being deleted.
 //
 // An error with a Reason() method (such as PolicyDenied) stops the object
-// there, Ready=False with that reason and the error's message, as a guard's
-// denial does, and it is looked at again a few minutes later. Any other error
+// there, Ready=False with that reason (of the class readyReasons gives it)
+// and the error's message, as a guard's denial does, and it is looked at
+// again a few minutes later (a transient reason, such as GuardFailed, sooner). Any other error
 // is an ARM failure (AuthorizationFailed when the identity may not read what
 // Verify needs, AzureUnavailable ...) and is retried as one.
 type Verifier interface {
@@ -45,8 +46,8 @@ func (r *Reconciler) verify(ctx context.Context, calls armCalls, obj azurev1alph
 	}
 	var reasoned interface{ Reason() string }
 	if errors.As(err, &reasoned) {
-		s := failed(reasoned.Reason(), err.Error(), true)
-		return &s, reconcile.Result{RequeueAfter: 5 * time.Minute}
+		s := newState(reasoned.Reason(), err.Error())
+		return &s, reconcile.Result{RequeueAfter: s.retryAfter(30*time.Second, 5*time.Minute)}
 	}
 	s, res, _ := r.armFailure(err, scope)
 	return s, res

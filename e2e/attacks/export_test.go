@@ -49,7 +49,7 @@ func TestAttack_SecretExportIntoAnotherNamespace(t *testing.T) {
 		SecretExpressions: []azurev1alpha1.DestinationExpression{{Name: a.victim + "/azure-creds", Key: "token", Value: `"planted"`}},
 	}}
 	a.Create(t, rg)
-	a.denied(t, rg, reconcilers.ReasonExportFailed, a.victim+"/azure-creds")
+	a.denied(t, rg, reconcilers.ReasonInvalidSpec, a.victim+"/azure-creds")
 	if err := a.Client.Get(t.Context(), client.ObjectKey{Namespace: a.victim, Name: "azure-creds"}, &corev1.Secret{}); !apierrors.IsNotFound(err) {
 		t.Errorf("Secret azure-creds in the victim's namespace: %v, want it not to exist", err)
 	}

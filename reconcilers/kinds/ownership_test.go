@@ -131,7 +131,7 @@ func TestAdoptionRespectsOwnership(t *testing.T) {
 	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(first), first))
 	first.Annotations = map[string]string{reconcilers.AnnotationRelease: "true"}
 	must(t, s.Client.Update(ctx, first))
-	s.WaitReady(t, first, metav1.ConditionUnknown, reconcilers.ReasonReleased)
+	s.WaitReady(t, first, metav1.ConditionTrue, reconcilers.ReasonReleased)
 	s.Touch(t, second, "after-release")
 	s.WaitReady(t, second, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	if tags := s.azureTags(t, rgID("own-data")); tags["team"] != "b" || tags[reconcilers.TagOwner] != s.markerOf(t, ns, "second") {
