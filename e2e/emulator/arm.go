@@ -361,6 +361,9 @@ func (e *Emulator) getResource(w http.ResponseWriter, r *http.Request, req *armR
 	}
 	e.mu.RUnlock()
 	if res == nil {
+		if missing != nil && missing.Code == "ResourceNotFound" && req.target.typeKey() == typeRoleAssignment {
+			return armErr(http.StatusNotFound, "RoleAssignmentNotFound", "The role assignment '%s' is not found.", req.target.name)
+		}
 		return missing
 	}
 	if r.Method == http.MethodHead {
@@ -531,7 +534,13 @@ func (e *Emulator) deleteResource(w http.ResponseWriter, r *http.Request, req *a
 		if opFail != nil {
 			return ruleError(*opFail)
 		}
+		raw := res.raw
 		e.removeLocked(res)
+		if tk == typeRoleAssignment {
+			// ARM answers a role assignment's DELETE with the assignment.
+			writeJSON(w, http.StatusOK, raw)
+			return nil
+		}
 		w.WriteHeader(http.StatusOK)
 		return nil
 	}

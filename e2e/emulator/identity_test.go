@@ -434,3 +434,35 @@ func TestNewPrincipalReplicates(t *testing.T) {
 		t.Errorf("once replicated, the assignment is still refused: %v", err)
 	}
 }
+
+// ARM answers a role assignment's DELETE with the deleted assignment, and a
+// GET of a missing one with 404 RoleAssignmentNotFound.
+func TestRoleAssignmentDeleteAndNotFoundShapes(t *testing.T) {
+	f := newFixture(t)
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "shape")
+	ids, _ := f.identities(t, cred)
+	id, err := ids.CreateOrUpdate(ctxT(t), "shape", "app", armmsi.Identity{Location: to.Ptr("westeurope")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ras := f.assignments(t, cred)
+	scope, name := rgScope+"shape", "0b7a1c2d-0000-4000-8000-00000000000a"
+	reader := "/subscriptions/" + subscriptionID + "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"
+	if _, err := ras.Create(ctxT(t), scope, name, armauthorization.RoleAssignmentCreateParameters{Properties: &armauthorization.RoleAssignmentProperties{
+		PrincipalID: id.Properties.PrincipalID, RoleDefinitionID: to.Ptr(reader)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	del, err := ras.Delete(ctxT(t), scope, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if del.ID == nil || !strings.HasSuffix(*del.ID, name) || del.Properties == nil || *del.Properties.PrincipalID != *id.Properties.PrincipalID {
+		t.Errorf("DELETE answered %+v, want the deleted assignment", del.RoleAssignment)
+	}
+	_, err = ras.Get(ctxT(t), scope, name, nil)
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != 404 || re.ErrorCode != "RoleAssignmentNotFound" {
+		t.Errorf("GET of a deleted assignment: %v, want 404 RoleAssignmentNotFound", err)
+	}
+}
