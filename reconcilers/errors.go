@@ -25,6 +25,10 @@ type classified struct {
 // written while another one of the same managed identity is being written.
 const codeConcurrentFICWrites = "ConcurrentFederatedIdentityCredentialsWritesForSingleManagedIdentity"
 
+// codePrincipalNotFound is ARM's 400 for a role assignment naming a principal
+// the directory does not know (yet).
+const codePrincipalNotFound = "PrincipalNotFound"
+
 // codeAnotherOperationInProgress is ARM's 409 for a write while an operation
 // on the same resource runs.
 const codeAnotherOperationInProgress = "AnotherOperationInProgress"
@@ -55,6 +59,11 @@ func classify(err error, principal string) classified {
 		return classified{state: newState(ReasonAzureUnavailable, msg), retryAfter: jitter(2 * time.Second)}
 	case re.StatusCode == http.StatusConflict && re.ErrorCode == codeAnotherOperationInProgress:
 		return classified{state: newState(ReasonAzureUnavailable, msg), retryAfter: armlimit.RetryAfter(re.RawResponse, 15*time.Second)}
+	case re.StatusCode == http.StatusBadRequest && re.ErrorCode == codePrincipalNotFound:
+		// Entra replicates a principal created a moment ago for a while
+		// (Azure's message says so, and how principalType avoids it): look
+		// again in seconds, not at the next spec change.
+		return classified{state: newState(ReasonAzureRejected, msg), retryAfter: jitter(5 * time.Second)}
 	case re.StatusCode == http.StatusConflict:
 		// A name taken, a lock, a location that cannot change: retry, without
 		// hammering, in case the environment changed.

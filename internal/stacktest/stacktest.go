@@ -99,7 +99,8 @@ func NewWith(t testing.TB, cfg operator.Config, namespaces ...string) *Stack {
 			Roles:                []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + SubscriptionID}},
 		})
 	}
-	emu, err := emulator.New(emulator.Config{Seed: seed})
+	// Azure's hiccups where it has them: a new principal replicates for 2 s.
+	emu, err := emulator.New(emulator.Config{Seed: seed, PrincipalReplication: emulator.Duration(2 * time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,6 +77,9 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Reader"})
 	reader.Spec.PrincipalIDFromConfig = &authorizationv1alpha1.ConfigMapReference{Name: "ra-app-ids", Key: "principalId"}
 	reader.Spec.Description = "v1"
+	// As Azure advises for a principal created a moment ago (the stack's
+	// emulator replicates new principals for 2 s; TestRoleAssignmentForANewPrincipal).
+	reader.Spec.PrincipalType = "ServicePrincipal"
 	s.Create(t, reader)
 	s.WaitReady(t, reader, metav1.ConditionFalse, reconcilers.ReasonReferenceNotFound)
 	if msg := readyMessage(reader); !strings.Contains(msg, `ConfigMap "ra-app-ids"`) {
@@ -189,5 +192,36 @@ func TestRoleAssignmentDerivedName(t *testing.T) {
 	ra.Spec.AzureName = "0b1c2d3e-0000-4000-8000-000000000001"
 	if got := (kinds.RoleAssignment{}).ARMID(ra, scope); got != scope+"/providers/Microsoft.Authorization/roleAssignments/"+ra.Spec.AzureName {
 		t.Errorf("spec.azureName ignored: %s", got)
+	}
+}
+
+// An assignment for a principal created a moment ago, without principalType,
+// meets Azure's directory replication (400 PrincipalNotFound, with Azure's
+// hint in the condition) and is made within seconds of it, not at the next
+// spec change.
+func TestRoleAssignmentForANewPrincipal(t *testing.T) {
+	const ns = "ranew"
+	s := newStack(t, ns)
+	rg := resourceGroup(ns, "ranew-rg", nil, nil)
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	must(t, s.Emu.Seed(emulator.Seed{RoleAssignments: []emulator.RoleAssignment{{
+		PrincipalID: s.Principal[ns], Role: "Role Based Access Control Administrator", Scope: rgID("ranew-rg"),
+	}}}))
+	uai := userAssignedIdentity(ns, "ranew-app", "ranew-rg")
+	s.Create(t, uai)
+	s.WaitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	created := time.Now()
+	ra := roleAssignment(ns, "ranew-reader", authorizationv1alpha1.RoleAssignmentOwner{Name: "ranew-rg"},
+		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Reader"})
+	ra.Spec.PrincipalID = uai.Status.PrincipalID
+	s.Create(t, ra)
+	s.WaitReady(t, ra, metav1.ConditionFalse, reconcilers.ReasonAzureRejected)
+	if msg := readyMessage(ra); !strings.Contains(msg, "PrincipalNotFound") || !strings.Contains(msg, "principalType") {
+		t.Errorf("message %q does not carry Azure's PrincipalNotFound and its hint", msg)
+	}
+	s.WaitReady(t, ra, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if d := time.Since(created); d > 15*time.Second {
+		t.Errorf("the assignment was made %s after its principal: it waited for more than the replication", d)
 	}
 }
