@@ -420,6 +420,9 @@ func (e *Emulator) writeResource(w http.ResponseWriter, r *http.Request, req *ar
 	}
 	lro := e.lroForLocked(req.target.typeKey())
 	style := lro.Write
+	if existing != nil && lro.Update != "" {
+		style = lro.Update
+	}
 	if opFail != nil && style == LROSync {
 		return ruleError(*opFail)
 	}
@@ -446,7 +449,10 @@ func (e *Emulator) writeResource(w http.ResponseWriter, r *http.Request, req *ar
 	}
 	op := e.startOpLocked(res, false, created, time.Duration(lro.Duration), opFail, apiVersion)
 	e.setOpHeaders(w, r, op, style)
-	if style == LROLocation {
+	if created && lro.CreateStatus != 0 {
+		status = lro.CreateStatus
+	}
+	if style == LROLocation || status == http.StatusAccepted {
 		w.WriteHeader(http.StatusAccepted)
 		return nil
 	}

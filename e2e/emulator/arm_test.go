@@ -392,3 +392,81 @@ func TestAPIVersionIsChecked(t *testing.T) {
 		t.Errorf("a registered version: %v", err)
 	}
 }
+
+// Each emulated type answers its create, update and delete with the status
+// and headers Azure's service does: a raw client sees them, without a poller
+// hiding the shape.
+func TestAnswerShapesPerType(t *testing.T) {
+	f := newFixture(t)
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "shapes")
+	res := f.resources(t, cred)
+	type shape struct {
+		status       int
+		asyncOp, loc bool
+		body         bool
+	}
+	raw := func(method, id, apiVersion string, body any) (shape, error) {
+		t.Helper()
+		var resp *http.Response
+		ctx := runtime.WithCaptureResponse(ctxT(t), &resp)
+		var err error
+		switch method {
+		case http.MethodPut:
+			_, err = res.BeginCreateOrUpdateByID(ctx, id, apiVersion, body.(armresources.GenericResource), nil)
+		case http.MethodDelete:
+			_, err = res.BeginDeleteByID(ctx, id, apiVersion, nil)
+		}
+		if resp == nil {
+			return shape{}, err
+		}
+		b, _ := runtime.Payload(resp)
+		return shape{status: resp.StatusCode, asyncOp: resp.Header.Get("Azure-AsyncOperation") != "",
+			loc: resp.Header.Get("Location") != "", body: len(b) > 0}, err
+	}
+	g := func(props map[string]any, sku map[string]any) armresources.GenericResource {
+		r := armresources.GenericResource{Location: to.Ptr("westeurope"), Properties: props}
+		if sku != nil {
+			r.SKU = &armresources.SKU{Name: to.Ptr(sku["name"].(string))}
+		}
+		return r
+	}
+	base := rgScope + "shapes/providers/"
+	for _, tc := range []struct {
+		name, id, apiVersion string
+		body                 armresources.GenericResource
+		create, update, del  shape
+	}{
+		{"redis", base + "Microsoft.Cache/redis/cache1", "2024-03-01",
+			g(map[string]any{"sku": map[string]any{"name": "Basic", "family": "C", "capacity": 0}}, nil),
+			shape{201, true, true, true}, shape{}, shape{202, false, true, false}},
+		{"storage account", base + "Microsoft.Storage/storageAccounts/shapes1", "2023-05-01",
+			armresources.GenericResource{Location: to.Ptr("westeurope"), Kind: to.Ptr("StorageV2"), SKU: &armresources.SKU{Name: to.Ptr("Standard_LRS")}},
+			shape{202, false, true, false}, shape{200, false, false, true}, shape{200, false, false, false}},
+		{"postgres flexible server", base + "Microsoft.DBforPostgreSQL/flexibleServers/pg1", "2024-08-01",
+			armresources.GenericResource{Location: to.Ptr("westeurope"), SKU: &armresources.SKU{Name: to.Ptr("Standard_B1ms")}, Properties: map[string]any{"version": "16"}},
+			shape{202, true, true, false}, shape{}, shape{}},
+		{"user-assigned identity", base + "Microsoft.ManagedIdentity/userAssignedIdentities/id1", "2023-01-31",
+			g(nil, nil), shape{201, false, false, true}, shape{200, false, false, true}, shape{200, false, false, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := raw(http.MethodPut, tc.id, tc.apiVersion, tc.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.create {
+				t.Errorf("create answered %+v, want %+v", got, tc.create)
+			}
+			if tc.update.status != 0 {
+				if got, err = raw(http.MethodPut, tc.id, tc.apiVersion, tc.body); err != nil || got != tc.update {
+					t.Errorf("update answered %+v (%v), want %+v", got, err, tc.update)
+				}
+			}
+			if tc.del.status != 0 {
+				if got, err = raw(http.MethodDelete, tc.id, tc.apiVersion, nil); err != nil || got != tc.del {
+					t.Errorf("delete answered %+v (%v), want %+v", got, err, tc.del)
+				}
+			}
+		})
+	}
+}

@@ -174,12 +174,21 @@ const (
 	// LROProvisioningState answers 201 with a non-terminal properties.provisioningState;
 	// the client polls the resource itself. For deletes it behaves like LROLocation.
 	LROProvisioningState LROStyle = "provisioning-state"
+	// LROAsyncOperationLocation answers like LROAsyncOperation with a Location header
+	// too, as Redis and PostgreSQL flexible servers do; clients poll Azure-AsyncOperation.
+	LROAsyncOperationLocation LROStyle = "azure-async-operation+location"
 )
 
 // LROConfig is the long-running-operation behaviour of one resource type.
 type LROConfig struct {
-	Write  LROStyle `json:"write,omitempty"`
-	Delete LROStyle `json:"delete,omitempty"`
+	Write LROStyle `json:"write,omitempty"`
+	// Update, when set, is how writes to an existing resource answer (a storage
+	// account's create is long-running, its update answers 200 with the body).
+	Update LROStyle `json:"update,omitempty"`
+	// CreateStatus is the status of a long-running create (default 201; 202
+	// answers with no body).
+	CreateStatus int      `json:"createStatus,omitempty"`
+	Delete       LROStyle `json:"delete,omitempty"`
 	// Duration is how long an operation stays in progress; zero means it completes at the
 	// first poll.
 	Duration Duration `json:"duration,omitempty"`

@@ -34,6 +34,13 @@ type operation struct {
 	location   string
 }
 
+// defaultLRO is how types served generically (no behaviour of their own)
+// answer where Azure's are long-running: AKS agent pools write with
+// Azure-AsyncOperation and delete with both headers (202).
+var defaultLRO = map[string]LROConfig{
+	"microsoft.containerservice/managedclusters/agentpools": {Write: LROAsyncOperation, Delete: LROAsyncOperationLocation},
+}
+
 // SetLRO changes the long-running-operation behaviour of a resource type at run time.
 func (e *Emulator) SetLRO(resourceType string, c LROConfig) {
 	e.mu.Lock()
@@ -44,7 +51,7 @@ func (e *Emulator) SetLRO(resourceType string, c LROConfig) {
 // lroForLocked resolves a type's LRO config: run-time override, then Config.LRO, then the
 // type's own default, then synchronous.
 func (e *Emulator) lroForLocked(typeKey string) LROConfig {
-	var c LROConfig
+	c := defaultLRO[typeKey]
 	if b := e.behaviours[typeKey]; b != nil {
 		c = b.lro
 	}
@@ -71,6 +78,12 @@ func (e *Emulator) lroForLocked(typeKey string) LROConfig {
 func overlayLRO(base, over LROConfig) LROConfig {
 	if over.Write != "" {
 		base.Write = over.Write
+	}
+	if over.Update != "" {
+		base.Update = over.Update
+	}
+	if over.CreateStatus != 0 {
+		base.CreateStatus = over.CreateStatus
 	}
 	if over.Delete != "" {
 		base.Delete = over.Delete
@@ -175,6 +188,9 @@ func (e *Emulator) setOpHeaders(w http.ResponseWriter, r *http.Request, op *oper
 		if op.delete {
 			h.Set("Location", base+op.pollPath("operationResults"))
 		}
+	case LROAsyncOperationLocation:
+		h.Set("Azure-AsyncOperation", base+op.pollPath("operationStatuses"))
+		h.Set("Location", base+op.pollPath("operationResults"))
 	case LROLocation:
 		h.Set("Location", base+op.pollPath("operationResults"))
 	case LROProvisioningState:

@@ -3,14 +3,16 @@ package emulator
 import (
 	"bytes"
 	"net"
+	"net/http"
 )
 
 // postgresServerBehaviour: fully qualified domain name and state; the administrator
-// password is write-only (accepted, never returned), as in Azure.
+// password is write-only (accepted, never returned), as in Azure. A create
+// answers 202 with Azure-AsyncOperation and Location, as the service does.
 func postgresServerBehaviour() *typeBehaviour {
 	return &typeBehaviour{
 		fullType: "Microsoft.DBforPostgreSQL/flexibleServers",
-		lro:      LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+		lro:      LROConfig{Write: LROAsyncOperationLocation, CreateStatus: http.StatusAccepted, Delete: LROAsyncOperation},
 		prepare: func(w *writeRequest) *apiError {
 			if err := w.requireLocation(); err != nil {
 				return err

@@ -3,11 +3,12 @@ package emulator
 import "net/http"
 
 // redisBehaviour: host name and ports, access keys; creation answers 201 with
-// provisioningState Creating and clients poll the resource, as the real service does.
+// provisioningState Creating and both Azure-AsyncOperation and Location, as the
+// real service does.
 func redisBehaviour() *typeBehaviour {
 	return &typeBehaviour{
 		fullType: "Microsoft.Cache/redis",
-		lro:      LROConfig{Write: LROProvisioningState, Delete: LROLocation},
+		lro:      LROConfig{Write: LROAsyncOperationLocation, Delete: LROLocation},
 		prepare: func(w *writeRequest) *apiError {
 			if err := w.requireLocation(); err != nil {
 				return err

@@ -16,7 +16,7 @@ const typeStorageAccount = "microsoft.storage/storageaccounts"
 func storageAccountBehaviour() *typeBehaviour {
 	return &typeBehaviour{
 		fullType: "Microsoft.Storage/storageAccounts",
-		lro:      LROConfig{Write: LROLocation, Delete: LROSync},
+		lro:      LROConfig{Write: LROLocation, Update: LROSync, Delete: LROSync},
 		prepare: func(w *writeRequest) *apiError {
 			name := w.target.name
 			if !validStorageName(name) {
