@@ -5,6 +5,8 @@
 // (federation), the attack suite (attacks), fault injection with real
 // processes (faults), the real Gatekeeper and generated admission policies on
 // the API server (gatekeeper), apps' workload identity through the real
-// azure-workload-identity webhook (workloadidentity), and the benchmark
-// runner behind `make bench` (bench).
+// azure-workload-identity webhook (workloadidentity), deletion of parents
+// and of tenant namespaces with kube-controller-manager's garbage collector
+// and namespace controller (lifecycle), and the benchmark runner behind
+// `make bench` (bench).
 package e2e

@@ -6,11 +6,14 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -112,17 +115,22 @@ func (c *Credentials) entryLocked(res *Resolved) (*credEntry, error) {
 		c.forgetLocked(res.Namespace, res.ServiceAccount)
 	}
 	ns, sa := res.Namespace, res.ServiceAccount
+	failures := &assertionFailures{}
 	assertion := func(ctx context.Context) (string, error) {
 		// Each exchange with Entra asks for an assertion, so this counts exchanges.
 		c.exchanges.Add(1)
-		return c.tokens.Token(ctx, ns, sa, TokenAudience)
+		tok, err := c.tokens.Token(ctx, ns, sa, TokenAudience)
+		if err != nil {
+			failures.record(err)
+		}
+		return tok, err
 	}
 	inner, err := azidentity.NewClientAssertionCredential(res.TenantID, res.ClientID, assertion,
 		&azidentity.ClientAssertionCredentialOptions{ClientOptions: c.opts, DisableInstanceDiscovery: true})
 	if err != nil {
 		return nil, err
 	}
-	cred := renewingCredential{inner: inner, forget: func() { c.tokens.Forget(ns, sa) }}
+	cred := renewingCredential{inner: inner, forget: func() { c.tokens.Forget(ns, sa) }, failures: failures, namespace: ns, serviceAccount: sa}
 	e = &credEntry{cred: cred, saUID: res.ServiceAccountUID, arm: map[string]*arm.Client{}}
 	c.creds[key] = e
 	return e, nil
@@ -159,18 +167,68 @@ func (c *Credentials) Exchanges() int64 { return c.exchanges.Load() }
 // expired (AADSTS700024: its clock and ours disagree, or the token outlived
 // its use) and exchanges once more at once, instead of presenting the refused
 // token until the cache's own refresh point.
+//
+// It also tells a ServiceAccount token the API server would not mint from a
+// refusal by Entra ID: azidentity reports both alike, as an authentication
+// failure without Entra's answer.
 type renewingCredential struct {
 	inner  azcore.TokenCredential
 	forget func()
+
+	failures                  *assertionFailures
+	namespace, serviceAccount string
 }
 
 func (r renewingCredential) GetToken(ctx context.Context, opts policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	since := time.Now()
 	tok, err := r.inner.GetToken(ctx, opts)
 	if err != nil && assertionExpired(err) {
 		r.forget()
-		return r.inner.GetToken(ctx, opts)
+		since = time.Now()
+		tok, err = r.inner.GetToken(ctx, opts)
+	}
+	if err != nil {
+		if aerr := r.failures.since(since); aerr != nil {
+			return tok, tokenRequestFailed(r.namespace, r.serviceAccount, aerr)
+		}
 	}
 	return tok, err
+}
+
+// tokenRequestFailed explains a ServiceAccount token the API server did not
+// mint: in a namespace being deleted it mints none, so whoever holds no token
+// of the namespace any more cannot act as it.
+func tokenRequestFailed(ns, sa string, err error) error {
+	if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+		return errorf(ReasonTokenRequestFailed, err, "no token of ServiceAccount %s/%s: namespace %s is being deleted, and the API server mints no new token there (%v). "+
+			"The operator acts in a namespace being deleted only with a token it already holds (--serviceaccount-token-expiry); it holds none now (it restarted, or the token expired)",
+			ns, sa, ns, err)
+	}
+	return errorf(ReasonTokenRequestFailed, err, "could not obtain a token for ServiceAccount %s/%s: %v", ns, sa, err)
+}
+
+// assertionFailures remembers when the last assertion (TokenRequest) of a
+// credential failed, and why.
+type assertionFailures struct {
+	mu  sync.Mutex
+	err error
+	at  time.Time
+}
+
+func (a *assertionFailures) record(err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.err, a.at = err, time.Now()
+}
+
+// since returns the last failure if it happened at or after t.
+func (a *assertionFailures) since(t time.Time) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.err != nil && !a.at.Before(t) {
+		return a.err
+	}
+	return nil
 }
 
 func assertionExpired(err error) bool {

@@ -2,113 +2,411 @@ package reconcilers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/tenancy"
 )
 
 // ownerNameField indexes objects by spec.owner.name, to find children.
 const ownerNameField = "aztenant.spec.owner.name"
 
-// delete handles an object being deleted: children first, then the Azure
-// resource (policy manage) until ARM reports it gone, then the finalizer.
-// With detach-on-delete or skip the Azure resource is left alone.
+// Reasons of the events a deletion records.
+const (
+	// EventDeleted: the object's resource was deleted in Azure (or was
+	// already gone there).
+	EventDeleted = "Deleted"
+	// EventDeletedWithOwner: the object was deleted with its owner, whose
+	// Azure resource holds its own: ARM deletes them together (or the owner
+	// leaves both in Azure), so nothing was called for this object.
+	EventDeletedWithOwner = "DeletedWithOwner"
+	// EventDetached: the resource is left in Azure (a reconcile policy, a
+	// release, an owner leaving it there, another owner, or children that
+	// stay).
+	EventDetached = "Detached"
+)
+
+// delete handles an object being deleted. What happens in Azure is decided
+// once, by the topmost object being deleted, the way ARM deletes a resource
+// with everything inside it:
+//
+//   - An object deleted with or after its owner (its dependent: Kubernetes'
+//     garbage collector deletes dependents once the owner is gone, and a
+//     namespace deletion deletes all at once) calls nothing in Azure: its
+//     resource is inside the owner's, which the owner deletes or leaves in
+//     Azure (goesWithOwner).
+//   - Otherwise, with policy manage, the object deletes its resource until
+//     ARM reports it gone, then lets go. It does not wait for its children:
+//     ARM deletes them with it (everything in a resource group, a container
+//     with its storage account, credentials with their identity), and their
+//     objects go afterwards without a call. Children that stay (orphaned,
+//     propagationPolicy Orphan) would lose their resources: then the object
+//     leaves its own in Azure instead (keptChildren).
+//   - With detach-on-delete or skip, or released, the resource is left alone.
 func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, policy Policy) (*state, reconcile.Result, error) {
 	before := obj.DeepCopyObject().(azurev1alpha1.Resource)
 	st := obj.AzureStatus()
 	if policy != PolicyManage || st.ID == "" || released(obj) {
-		if err := r.removeFinalizer(ctx, obj, before); err != nil {
-			return nil, reconcile.Result{}, err
+		if st.ID != "" && controllerutil.ContainsFinalizer(obj, Finalizer) {
+			why := "reconcile policy " + string(policy)
+			if released(obj) {
+				why = AnnotationRelease + ` is "true"`
+			}
+			r.event(obj, corev1.EventTypeNormal, EventDetached, fmt.Sprintf("%s is left in Azure (%s)", st.ID, why))
 		}
-		return nil, reconcile.Result{}, errGone
+		return r.letGo(ctx, obj, before)
 	}
-	if n, kind, err := r.children(ctx, obj); err != nil {
+	if f, err := r.goesWithOwner(ctx, obj); err != nil {
 		return nil, reconcile.Result{}, err
-	} else if n > 0 {
-		s := inProgress(ReasonDeleting, fmt.Sprintf("waiting for %d %s owned by this object to be deleted first", n, kind))
-		return &s, reconcile.Result{RequeueAfter: 2 * time.Second}, nil
+	} else if f != nil && f.wait {
+		s := inProgress(ReasonDeleting, f.message)
+		return &s, reconcile.Result{RequeueAfter: 5 * time.Second}, nil
+	} else if f != nil {
+		r.event(obj, corev1.EventTypeNormal, f.reason, f.message)
+		return r.letGo(ctx, obj, before)
 	}
-	calls, scope, _, s, res := r.prepare(ctx, obj)
+	if kept, err := r.keptChildren(ctx, obj); err != nil {
+		return nil, reconcile.Result{}, err
+	} else if len(kept) > 0 {
+		r.event(obj, corev1.EventTypeNormal, EventDetached, keptMessage(st.ID, r.Registry.groupKindOf(r.Kind).Kind, obj.GetName(), kept))
+		return r.letGo(ctx, obj, before)
+	}
+	calls, scope, s, res := r.prepareDeletion(ctx, obj)
 	if s != nil {
 		// Without an identity or past the guards nothing can be deleted; say
 		// why and keep the finalizer so nothing is orphaned silently.
-		s.message = "cannot delete " + st.ID + " in Azure: " + s.message
-		if s.stalled && !strings.Contains(s.message, string(PolicyDetachOnDelete)) {
-			s.message += "; to leave the resource in Azure and let the object go, annotate it " + AnnotationReconcilePolicy + ": " + string(PolicyDetachOnDelete)
-		}
-		return s, res, nil
+		return r.blocked(ctx, obj, s, res)
 	}
-	if st.ResumeToken != "" {
+	resumed := st.ResumeToken != ""
+	if resumed {
 		if s, res, done := r.resume(ctx, calls, obj, scope); !done {
-			return s, res, nil
+			return r.blocked(ctx, obj, deleting(s), res)
 		}
 	}
+	actual, err := calls.get(ctx, st.ID)
+	if err != nil {
+		s, res, _ := r.armFailure(err, scope)
+		return r.blocked(ctx, obj, s, res)
+	}
+	if actual == nil {
+		msg := st.ID + " is already gone in Azure (deleted with its parent, or outside aztenant)"
+		if resumed {
+			msg = "Deleted " + st.ID + " in Azure"
+		}
+		r.event(obj, corev1.EventTypeNormal, EventDeleted, msg)
+		return r.letGo(ctx, obj, before)
+	}
+	// Only what this object marked itself (or nobody marked) is deleted:
+	// never the platform's onboarded groups, never another object's.
+	who, err := r.ownerOf(ctx, obj, st.ID, actual, true)
+	if err != nil {
+		s := failed(ReasonGuardFailed, "could not check who owns "+st.ID+" before deleting it: "+err.Error(), false)
+		return &s, reconcile.Result{RequeueAfter: 30 * time.Second}, nil
+	}
+	if who != "" {
+		msg := fmt.Sprintf("%s is owned by %s: a %s deletes only what it owns, so it is left in Azure (detached)", st.ID, who, r.Registry.groupKindOf(r.Kind).Kind)
+		r.event(obj, corev1.EventTypeWarning, EventDetached, msg)
+		s := failed(ReasonOwnedByAnother, msg, false)
+		s.apply(obj)
+		if err := r.patchStatus(ctx, before, obj); err != nil {
+			return nil, reconcile.Result{}, err
+		}
+		return r.letGo(ctx, obj, before)
+	}
+	poller, err := calls.delete(ctx, st.ID)
+	if err != nil {
+		s, res, _ := r.armFailure(err, scope)
+		return r.blocked(ctx, obj, s, res)
+	}
+	if poller != nil {
+		if _, s, res, done := r.poll(ctx, poller, obj, scope, "Deleting "+st.ID); !done {
+			return r.blocked(ctx, obj, deleting(s), res)
+		}
+	}
+	// Deletion may finish after the operation reports success: look again.
 	if actual, err := calls.get(ctx, st.ID); err != nil {
-		return r.armFailure(err, scope)
+		s, res, _ := r.armFailure(err, scope)
+		return r.blocked(ctx, obj, s, res)
 	} else if actual != nil {
-		// Only what this object marked itself (or nobody marked) is deleted:
-		// never the platform's onboarded groups, never another object's.
-		who, err := r.ownerOf(ctx, obj, st.ID, actual, true)
-		if err != nil {
-			s := failed(ReasonGuardFailed, "could not check who owns "+st.ID+" before deleting it: "+err.Error(), false)
-			return &s, reconcile.Result{RequeueAfter: 30 * time.Second}, nil
-		}
-		if who != "" {
-			msg := fmt.Sprintf("%s is owned by %s: a %s deletes only what it owns, so it is left in Azure (detached)", st.ID, who, r.Registry.groupKindOf(r.Kind).Kind)
-			r.event(obj, "Warning", "Detached", msg)
-			s := failed(ReasonOwnedByAnother, msg, false)
-			s.apply(obj)
-			if err := r.patchStatus(ctx, before, obj); err != nil {
-				return nil, reconcile.Result{}, err
-			}
-			if err := r.removeFinalizer(ctx, obj, before); err != nil {
-				return nil, reconcile.Result{}, err
-			}
-			return nil, reconcile.Result{}, errGone
-		}
-		poller, err := calls.delete(ctx, st.ID)
-		if err != nil {
-			return r.armFailure(err, scope)
-		}
-		if poller != nil {
-			if _, s, res, done := r.poll(ctx, poller, obj, scope, "Deleting "+st.ID); !done {
-				return s, res, nil
-			}
-		}
-		// Deletion may finish after the operation reports success: look again.
-		if actual, err := calls.get(ctx, st.ID); err != nil {
-			return r.armFailure(err, scope)
-		} else if actual != nil {
-			s := inProgress(ReasonDeleting, "waiting for Azure to report "+st.ID+" gone")
-			return &s, reconcile.Result{RequeueAfter: r.PollInterval}, nil
-		}
+		s := inProgress(ReasonDeleting, "waiting for Azure to report "+st.ID+" gone")
+		return &s, reconcile.Result{RequeueAfter: r.PollInterval}, nil
 	}
-	r.event(obj, "Normal", "Deleted", "Deleted "+st.ID+" in Azure")
+	r.event(obj, corev1.EventTypeNormal, EventDeleted, "Deleted "+st.ID+" in Azure")
+	return r.letGo(ctx, obj, before)
+}
+
+// letGo removes the finalizer: the object is gone once nothing else holds it.
+func (r *Reconciler) letGo(ctx context.Context, obj, before azurev1alpha1.Resource) (*state, reconcile.Result, error) {
 	if err := r.removeFinalizer(ctx, obj, before); err != nil {
 		return nil, reconcile.Result{}, err
 	}
 	return nil, reconcile.Result{}, errGone
 }
 
-// children counts objects in the namespace that name obj as their owner.
-func (r *Reconciler) children(ctx context.Context, obj azurev1alpha1.Resource) (int, string, error) {
-	gk := r.Registry.groupKindOf(r.Kind)
-	for _, k := range r.Registry.childrenOf(gk) {
-		list, err := r.Registry.newList(k)
-		if err != nil {
-			return 0, "", err
-		}
-		if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{ownerNameField: obj.GetName()}); err != nil {
-			return 0, "", err
-		}
-		if n := lenOf(list); n > 0 {
-			return n, r.Registry.groupKindOf(k).Kind, nil
+// deleting names an unfinished operation of a deletion as such.
+func deleting(s *state) *state {
+	if s != nil && s.reason == ReasonReconciling {
+		d := inProgress(ReasonDeleting, s.message)
+		return &d
+	}
+	return s
+}
+
+// blocked says that obj's resource cannot be deleted now, and how to let the
+// object go when only a change in Azure or of its bounds would help. In a
+// namespace being deleted, where the API server refuses new events, it
+// tells the Namespace's events instead (kubectl describe namespace).
+func (r *Reconciler) blocked(ctx context.Context, obj azurev1alpha1.Resource, s *state, res reconcile.Result) (*state, reconcile.Result, error) {
+	if s == nil || s.ready != metav1.ConditionFalse {
+		return s, res, nil
+	}
+	s.message = "cannot delete " + obj.AzureStatus().ID + " in Azure: " + s.message
+	if s.reason != ReasonAzureUnavailable && !strings.Contains(s.message, string(PolicyDetachOnDelete)) {
+		s.message += "; the deletion is tried again by itself. To leave the resource in Azure and let the object go, annotate it " +
+			AnnotationReconcilePolicy + ": " + string(PolicyDetachOnDelete)
+	}
+	if c := meta.FindStatusCondition(obj.AzureStatus().Conditions, ConditionReady); r.Recorder != nil && (c == nil || c.Reason != s.reason || c.Message != s.message) {
+		var ns corev1.Namespace
+		if err := r.Client.Get(ctx, client.ObjectKey{Name: obj.GetNamespace()}, &ns); err == nil && ns.Status.Phase == corev1.NamespaceTerminating {
+			r.Recorder.Eventf(&ns, obj, corev1.EventTypeWarning, s.reason, "Delete", "%s %s/%s holds the namespace: %s",
+				r.Registry.groupKindOf(r.Kind).Kind, obj.GetNamespace(), obj.GetName(), s.message)
 		}
 	}
-	return 0, "", nil
+	return s, res, nil
+}
+
+// fate is what becomes of a dependent's resource with its owner.
+type fate struct {
+	reason, message string
+	// wait: the owner is not being deleted yet but will be (the namespace is
+	// being deleted, and the namespace controller deletes objects kind by
+	// kind): its fate is not known yet.
+	wait bool
+}
+
+// goesWithOwner returns the fate of obj when it is deleted with or after its
+// owner, or nil when obj decides for itself: it is not the owner's dependent
+// (no owner reference to it: an owner by armId, or orphaned), or its owner
+// exists and is not being deleted. In a namespace being deleted, a dependent
+// waits for its owner's deletion, which is sure to come.
+//
+// A dependent's resource is inside its owner's (its ARM ID extends the
+// owner's): the owner deletes it with its own, or leaves both in Azure. So
+// the dependent calls nothing in Azure, and never deletes what its owner
+// leaves in Azure (detach-on-delete, skip, release). The owner is read from
+// the API server, not the cache: a cache that has not seen it yet must not
+// make a dependent of a live owner let go of its resource.
+func (r *Reconciler) goesWithOwner(ctx context.Context, obj azurev1alpha1.Resource) (*fate, error) {
+	ref := obj.Owner()
+	gk := r.ownerKindOf(obj)
+	if ref == nil || ref.Name == "" || ref.ARMID != "" || gk.Empty() {
+		return nil, nil
+	}
+	dep := ownerReferenceTo(obj, gk, ref.Name)
+	if dep == nil {
+		return nil, nil
+	}
+	owner, err := r.Registry.newObject(gk)
+	if err != nil {
+		return nil, nil
+	}
+	reader := client.Reader(r.Client)
+	if r.APIReader != nil {
+		reader = r.APIReader
+	}
+	id := obj.AzureStatus().ID
+	err = reader.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}, owner)
+	switch {
+	case apierrors.IsNotFound(err) || (err == nil && dep.UID != "" && owner.GetUID() != dep.UID):
+		return &fate{reason: EventDeletedWithOwner, message: fmt.Sprintf("its owner %s %q is gone, and %s is inside that object's Azure resource, "+
+			"which it deleted in Azure (taking this one with it) or left there as its reconcile policy said: nothing is called in Azure for this object", gk.Kind, ref.Name, id)}, nil
+	case err != nil:
+		return nil, err
+	case owner.GetDeletionTimestamp().IsZero():
+		var ns corev1.Namespace
+		if err := reader.Get(ctx, client.ObjectKey{Name: obj.GetNamespace()}, &ns); err != nil {
+			return nil, client.IgnoreNotFound(err)
+		}
+		if ns.Status.Phase != corev1.NamespaceTerminating {
+			return nil, nil
+		}
+		return &fate{wait: true, message: fmt.Sprintf("waiting for its owner %s %q to be deleted with the namespace: %s is inside that object's Azure resource, "+
+			"which goes (or stays in Azure) with it", gk.Kind, ref.Name, id)}, nil
+	}
+	if why := r.ownerLeaves(ctx, owner); why != "" {
+		return &fate{reason: EventDetached, message: fmt.Sprintf("%s is left in Azure inside the resource of its owner %s %q, which is being deleted and leaves its resource in Azure (%s)", id, gk.Kind, ref.Name, why)}, nil
+	}
+	return &fate{reason: EventDeletedWithOwner, message: fmt.Sprintf("%s is deleted in Azure with its owner %s %q, which is being deleted: ARM deletes it with that resource, so nothing is called in Azure for this object", id, gk.Kind, ref.Name)}, nil
+}
+
+// ownerLeaves says why an owner being deleted leaves its resource in Azure,
+// or "" when it deletes it (or has let go already, either way).
+func (r *Reconciler) ownerLeaves(ctx context.Context, owner azurev1alpha1.Resource) string {
+	switch policy, err := r.policyFor(ctx, owner); {
+	case err != nil:
+		return ""
+	case released(owner):
+		return AnnotationRelease + ` is "true"`
+	case policy != PolicyManage:
+		return "reconcile policy " + string(policy)
+	}
+	return ""
+}
+
+// ownerReferenceTo finds obj's owner reference to the object of kind gk
+// named name.
+func ownerReferenceTo(obj client.Object, gk schema.GroupKind, name string) *metav1.OwnerReference {
+	refs := obj.GetOwnerReferences()
+	for i, or := range refs {
+		gv, err := schema.ParseGroupVersion(or.APIVersion)
+		if err == nil && or.Name == name && or.Kind == gk.Kind && gv.Group == gk.Group {
+			return &refs[i]
+		}
+	}
+	return nil
+}
+
+// keptChildren names the objects that name obj as their owner, have a
+// resource in Azure and stay after obj: not being deleted, and no longer its
+// dependents (obj is being deleted with propagationPolicy Orphan, whose
+// garbage collector removes their owner references, or they lost them
+// earlier). ARM would delete their resources with obj's.
+func (r *Reconciler) keptChildren(ctx context.Context, obj azurev1alpha1.Resource) ([]string, error) {
+	gk := r.Registry.groupKindOf(r.Kind)
+	orphaning := controllerutil.ContainsFinalizer(obj, metav1.FinalizerOrphanDependents)
+	var kept []string
+	for _, k := range r.Registry.Kinds() {
+		if !mayBeOwnedBy(k, gk) {
+			continue
+		}
+		list, err := r.Registry.newList(k)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{ownerNameField: obj.GetName()}); err != nil {
+			return nil, err
+		}
+		kind := r.Registry.groupKindOf(k).Kind
+		_ = meta.EachListItem(list, func(item runtime.Object) error {
+			o := item.(azurev1alpha1.Resource)
+			if ownerKindOf(k, o) != gk || o.AzureStatus().ID == "" || !o.GetDeletionTimestamp().IsZero() {
+				return nil
+			}
+			if dep := ownerReferenceTo(o, gk, obj.GetName()); !orphaning && dep != nil && dep.UID == obj.GetUID() {
+				return nil // deleted after obj by the garbage collector, with it in Azure
+			}
+			kept = append(kept, kind+" "+o.GetName())
+			return nil
+		})
+	}
+	slices.Sort(kept)
+	return kept, nil
+}
+
+func keptMessage(id, kind, name string, kept []string) string {
+	shown := kept
+	if len(shown) > 5 {
+		shown = append(slices.Clone(kept[:5]), fmt.Sprintf("and %d more", len(kept)-5))
+	}
+	return fmt.Sprintf("%s is left in Azure: %d object(s) naming this one as their owner stay (%s), orphaned by the deletion "+
+		"(propagationPolicy Orphan), and ARM would delete their resources with it. They wait for a %s %q to exist again: "+
+		"create it with the annotation %s: \"true\" to manage the resource again, or delete them to delete their resources",
+		id, len(kept), strings.Join(shown, ", "), kind, name, AnnotationAdopt)
+}
+
+// mayBeOwnedBy reports whether objects of kind k may name an owner of kind gk.
+func mayBeOwnedBy(k Kind, gk schema.GroupKind) bool {
+	if k.OwnerKind() == gk {
+		return true
+	}
+	if ok, has := k.(OwnerKinder); has {
+		return slices.Contains(ok.OwnerKinds(), gk)
+	}
+	return false
+}
+
+// ownerKindOf is the kind of o's owner, o being of kind k.
+func ownerKindOf(k Kind, o azurev1alpha1.Resource) schema.GroupKind {
+	if ok, has := o.(interface{ OwnerGroupKind() schema.GroupKind }); has {
+		return ok.OwnerGroupKind()
+	}
+	return k.OwnerKind()
+}
+
+// prepareDeletion is prepare for an object being deleted. Its resource is the
+// one status.id names. While its owner exists with an ID, prepare checks that
+// status.id is still what the spec names under that owner. Once the owner is
+// gone (this object outlived it: orphaned, or the owner was deleted with
+// detach-on-delete), status.id stands alone: it must end with the object's
+// own type and name, and pass the same identity and guards as any call.
+func (r *Reconciler) prepareDeletion(ctx context.Context, obj azurev1alpha1.Resource) (armCalls, identity.Scope, *state, reconcile.Result) {
+	if !r.ownerGone(ctx, obj) {
+		calls, scope, _, s, res := r.prepare(ctx, obj)
+		return calls, scope, s, res
+	}
+	id := obj.AzureStatus().ID
+	if suffix := armIDOf(r.Kind, obj, ""); len(id) <= len(suffix) || !strings.EqualFold(id[len(id)-len(suffix):], suffix) {
+		s := failed(ReasonInvalidSpec, fmt.Sprintf("status.id %s is not a %s named %q: the object's Azure resource cannot be told, so nothing is deleted", id, r.Kind.ResourceType(), obj.AzureName()), true)
+		return armCalls{}, identity.Scope{}, &s, reconcile.Result{}
+	}
+	// As prepare does, with the ID from status.
+	cctx, span := tracer.Start(ctx, "Credential")
+	cl, scope, err := r.Broker.ARMClientFor(cctx, obj)
+	span.End()
+	if err != nil {
+		reason := identity.ReasonOf(err)
+		if reason == "" {
+			reason = identity.ReasonTokenRequestFailed
+		}
+		s := failed(reason, err.Error(), false)
+		return armCalls{}, scope, &s, reconcile.Result{RequeueAfter: credentialRetry(reason)}
+	}
+	target, err := r.target(obj, id, scope)
+	if err != nil {
+		s := failed(tenancy.ReasonPolicyDenied, err.Error(), true)
+		return armCalls{}, scope, &s, reconcile.Result{}
+	}
+	for _, g := range r.Guards {
+		if err := g.Admit(ctx, obj, target); err != nil {
+			var reasoned interface{ Reason() string }
+			if !errors.As(err, &reasoned) {
+				s := failed(ReasonGuardFailed, "could not check the request before calling Azure: "+err.Error(), false)
+				return armCalls{}, scope, &s, reconcile.Result{RequeueAfter: 30 * time.Second}
+			}
+			s := failed(reasoned.Reason(), err.Error(), true)
+			return armCalls{}, scope, &s, reconcile.Result{RequeueAfter: 5 * time.Minute}
+		}
+	}
+	return armCalls{client: cl, apiVersion: r.Kind.APIVersion()}, scope, nil, reconcile.Result{}
+}
+
+// ownerGone reports an object whose owner (by name) no longer exists or has
+// no Azure resource, so its parent's ID can only come from status.id.
+func (r *Reconciler) ownerGone(ctx context.Context, obj azurev1alpha1.Resource) bool {
+	ref := obj.Owner()
+	gk := r.ownerKindOf(obj)
+	if ref == nil || ref.Name == "" || ref.ARMID != "" || gk.Empty() || strings.Contains(ref.Name, "/") {
+		return false
+	}
+	owner, err := r.Registry.newObject(gk)
+	if err != nil {
+		return false
+	}
+	err = r.Client.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}, owner)
+	return apierrors.IsNotFound(err) || (err == nil && owner.AzureStatus().ID == "")
 }

@@ -69,17 +69,6 @@ func (r *Registry) newList(k Kind) (client.ObjectList, error) {
 	return o.(client.ObjectList), nil
 }
 
-// childrenOf lists the kinds whose owner is gk.
-func (r *Registry) childrenOf(gk schema.GroupKind) []Kind {
-	var out []Kind
-	for _, k := range r.Kinds() {
-		if k.OwnerKind() == gk {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
 // InUse lists the objects of every kind in a namespace that still hold the
 // reconciler's finalizer: they may still need the namespace's identity to
 // delete their Azure resources.

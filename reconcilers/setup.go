@@ -262,5 +262,3 @@ func (r *Reconciler) childrenOfOwner(ctx context.Context, o client.Object) []rec
 	return r.requests(ctx, "whose owner "+o.GetNamespace()+"/"+o.GetName()+" changed", nil,
 		client.InNamespace(o.GetNamespace()), client.MatchingFields{ownerNameField: o.GetName()})
 }
-
-func lenOf(list client.ObjectList) int { return meta.LenList(list) }
