@@ -9,6 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
@@ -409,7 +410,7 @@ func TestAnswerShapesPerType(t *testing.T) {
 	raw := func(method, id, apiVersion string, body any) (shape, error) {
 		t.Helper()
 		var resp *http.Response
-		ctx := runtime.WithCaptureResponse(ctxT(t), &resp)
+		ctx := policy.WithCaptureResponse(ctxT(t), &resp)
 		var err error
 		switch method {
 		case http.MethodPut:
