@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -243,5 +245,53 @@ func TestIdentityCheckAndARMShareOneExchange(t *testing.T) {
 	}
 	if n := w.emu.Counters().TokensIssued; n != 1 {
 		t.Errorf("Entra issued %d tokens for one identity's check and ARM call, want 1", n)
+	}
+}
+
+// Each exchange with Entra ID is logged with the principal it gave, and each
+// refusal with its reason; a cached access token logs nothing; no line holds
+// a token.
+func TestExchangesAreLogged(t *testing.T) {
+	w := newWorld(t, "logx-a", "logx-thief")
+	tenantNamespace(t, w.c, "logx-a", clientA)
+	tenantNamespace(t, w.c, "logx-thief", clientA) // clientA trusts logx-a only
+	var out strings.Builder
+	var mu sync.Mutex
+	log := funcr.NewJSON(func(obj string) { mu.Lock(); defer mu.Unlock(); out.WriteString(obj + "\n") }, funcr.Options{})
+	ctx := ctrl.LoggerInto(t.Context(), log)
+	b := w.broker()
+	opts := policy.TokenRequestOptions{Scopes: []string{w.cloud.ARMScope()}}
+
+	cred, _, err := b.CredentialFor(ctx, resource("logx-a", nil))
+	must(t, err)
+	for range 2 { // the second is served from azidentity's cache
+		if _, err := cred.GetToken(ctx, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	thief, _, err := b.CredentialFor(ctx, resource("logx-thief", nil))
+	must(t, err)
+	if _, err := thief.GetToken(ctx, opts); err == nil {
+		t.Fatal("the thief got a token")
+	}
+
+	text := out.String()
+	if n := strings.Count(text, `"msg":"token exchange"`); n != 1 {
+		t.Errorf("%d exchange lines, want 1:\n%s", n, text)
+	}
+	for _, want := range []string{
+		`"serviceAccount":"logx-a/` + identity.ProvisionerServiceAccount + `","clientID":"` + clientA + `"`,
+		`"principalID":"` + w.principal(t, clientA) + `"`,
+		`"msg":"token exchange refused"`,
+		`"serviceAccount":"logx-thief/` + identity.ProvisionerServiceAccount + `"`,
+		`"reason":"` + identity.ReasonFederationRejected + `"`,
+		"AADSTS70021",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("log lacks %s:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "eyJ") {
+		t.Errorf("the log holds a token:\n%s", text)
 	}
 }

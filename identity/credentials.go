@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 type credKey struct{ namespace, serviceAccount, clientID, tenantID string }
@@ -116,9 +117,11 @@ func (c *Credentials) entryLocked(res *Resolved) (*credEntry, error) {
 	}
 	ns, sa := res.Namespace, res.ServiceAccount
 	failures := &assertionFailures{}
+	exchanges := &atomic.Int64{}
 	assertion := func(ctx context.Context) (string, error) {
 		// Each exchange with Entra asks for an assertion, so this counts exchanges.
 		c.exchanges.Add(1)
+		exchanges.Add(1)
 		tok, err := c.tokens.Token(ctx, ns, sa, TokenAudience)
 		if err != nil {
 			failures.record(err)
@@ -130,7 +133,8 @@ func (c *Credentials) entryLocked(res *Resolved) (*credEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	cred := renewingCredential{inner: inner, forget: func() { c.tokens.Forget(ns, sa) }, failures: failures, namespace: ns, serviceAccount: sa}
+	cred := renewingCredential{inner: inner, forget: func() { c.tokens.Forget(ns, sa) }, failures: failures, exchanges: exchanges,
+		scope: Scope{Namespace: ns, ServiceAccount: sa, ClientID: res.ClientID, TenantID: res.TenantID}}
 	e = &credEntry{cred: cred, saUID: res.ServiceAccountUID, arm: map[string]*arm.Client{}}
 	c.creds[key] = e
 	return e, nil
@@ -175,24 +179,50 @@ type renewingCredential struct {
 	inner  azcore.TokenCredential
 	forget func()
 
-	failures                  *assertionFailures
-	namespace, serviceAccount string
+	failures *assertionFailures
+	// exchanges counts this credential's exchanges with Entra (azidentity
+	// serves cached access tokens without one).
+	exchanges *atomic.Int64
+	scope     Scope
 }
 
 func (r renewingCredential) GetToken(ctx context.Context, opts policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	exchangesBefore := r.exchanges.Load()
 	since := time.Now()
 	tok, err := r.inner.GetToken(ctx, opts)
 	if err != nil && assertionExpired(err) {
+		logExchange(ctx, r.scope, "", time.Time{}, AsFederationError(err, r.scope))
 		r.forget()
 		since = time.Now()
 		tok, err = r.inner.GetToken(ctx, opts)
 	}
 	if err != nil {
 		if aerr := r.failures.since(since); aerr != nil {
-			return tok, tokenRequestFailed(r.namespace, r.serviceAccount, aerr)
+			err = tokenRequestFailed(r.scope.Namespace, r.scope.ServiceAccount, aerr)
+			logExchange(ctx, r.scope, "", time.Time{}, err)
+			return tok, err
+		}
+	}
+	if r.exchanges.Load() != exchangesBefore {
+		if err != nil {
+			logExchange(ctx, r.scope, "", time.Time{}, AsFederationError(err, r.scope))
+		} else {
+			logExchange(ctx, r.scope, PrincipalOf(tok.Token), tok.ExpiresOn, nil)
 		}
 	}
 	return tok, err
+}
+
+// logExchange logs one exchange of a ServiceAccount token with Entra ID, or
+// its refusal, with the principal (never a token: only the object ID read
+// from it, and Entra's error description).
+func logExchange(ctx context.Context, s Scope, principal string, expires time.Time, err error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("serviceAccount", s.Namespace+"/"+s.ServiceAccount, "clientID", s.ClientID, "tenantID", s.TenantID)
+	if err != nil {
+		log.Info("token exchange refused", "reason", ReasonOf(err), "message", err.Error())
+		return
+	}
+	log.Info("token exchange", "principalID", principal, "expires", expires.UTC().Format(time.RFC3339))
 }
 
 // tokenRequestFailed explains a ServiceAccount token the API server did not

@@ -68,6 +68,7 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 				why = AnnotationRelease + ` is "true"`
 			}
 			r.event(obj, corev1.EventTypeNormal, EventDetached, fmt.Sprintf("%s is left in Azure (%s)", st.ID, why))
+			r.decide(ctx, obj, DecisionDetach, "why", why)
 		}
 		return r.letGo(ctx, obj, before)
 	}
@@ -78,12 +79,18 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 		return &s, reconcile.Result{RequeueAfter: 5 * time.Second}, nil
 	} else if f != nil {
 		r.event(obj, corev1.EventTypeNormal, f.reason, f.message)
+		decision := DecisionDelete
+		if f.reason == EventDetached {
+			decision = DecisionDetach
+		}
+		r.decide(ctx, obj, decision, "why", f.reason, "message", f.message)
 		return r.letGo(ctx, obj, before)
 	}
 	if kept, err := r.keptChildren(ctx, obj); err != nil {
 		return nil, reconcile.Result{}, err
 	} else if len(kept) > 0 {
 		r.event(obj, corev1.EventTypeNormal, EventDetached, keptMessage(st.ID, r.Registry.groupKindOf(r.Kind).Kind, obj.GetName(), kept))
+		r.decide(ctx, obj, DecisionDetach, "why", "children kept", "children", kept)
 		return r.letGo(ctx, obj, before)
 	}
 	calls, scope, s, res := r.prepareDeletion(ctx, obj)
@@ -109,6 +116,7 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 			msg = "Deleted " + st.ID + " in Azure"
 		}
 		r.event(obj, corev1.EventTypeNormal, EventDeleted, msg)
+		r.decide(ctx, obj, DecisionDelete, "done", true, "alreadyGone", !resumed)
 		return r.letGo(ctx, obj, before)
 	}
 	// Only what this object marked itself (or nobody marked) is deleted:
@@ -121,6 +129,7 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 	if who != "" {
 		msg := fmt.Sprintf("%s is owned by %s: a %s deletes only what it owns, so it is left in Azure (detached)", st.ID, who, r.Registry.groupKindOf(r.Kind).Kind)
 		r.event(obj, corev1.EventTypeWarning, EventDetached, msg)
+		r.decide(ctx, obj, DecisionDetach, "why", "owned by "+who)
 		s := failed(ReasonOwnedByAnother, msg, false)
 		s.apply(obj)
 		if err := r.patchStatus(ctx, before, obj); err != nil {
@@ -128,6 +137,7 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 		}
 		return r.letGo(ctx, obj, before)
 	}
+	r.decide(ctx, obj, DecisionDelete, "done", false)
 	poller, err := calls.delete(ctx, st.ID)
 	if err != nil {
 		s, res, _ := r.armFailure(err, scope)
@@ -147,6 +157,7 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 		return &s, reconcile.Result{RequeueAfter: r.PollInterval}, nil
 	}
 	r.event(obj, corev1.EventTypeNormal, EventDeleted, "Deleted "+st.ID+" in Azure")
+	r.decide(ctx, obj, DecisionDelete, "done", true)
 	return r.letGo(ctx, obj, before)
 }
 
@@ -368,6 +379,8 @@ func (r *Reconciler) prepareDeletion(ctx context.Context, obj azurev1alpha1.Reso
 	cctx, span := tracer.Start(ctx, "Credential")
 	cl, scope, err := r.Broker.ARMClientFor(cctx, obj)
 	span.End()
+	noteScope(ctx, scope)
+	noteID(ctx, id)
 	if err != nil {
 		reason := identity.ReasonOf(err)
 		if reason == "" {

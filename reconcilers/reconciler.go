@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -76,7 +77,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	ctx, span := tracer.Start(ctx, "Reconcile "+kind, trace.WithAttributes(
 		attribute.String("k8s.namespace.name", req.Namespace), attribute.String("aztenant.name", req.Name)))
 	defer span.End()
-	ctx = withLabels(ctx, kind, req.Namespace)
+	ctx = withNotes(withLabels(ctx, kind, req.Namespace))
+	// Every line of this reconcile, the broker's included, names the kind
+	// (controller-runtime's logger names the namespace and name).
+	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("kind", kind))
 	obj := r.Kind.New()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -103,12 +107,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if errors.Is(err, errGone) {
 		return reconcile.Result{}, nil
 	}
-	if s != nil && s.apply(obj) {
-		typ := corev1.EventTypeNormal
-		if s.ready == "False" {
-			typ = corev1.EventTypeWarning
+	if s != nil {
+		changed := s.apply(obj)
+		if changed {
+			typ := corev1.EventTypeNormal
+			if s.ready == "False" {
+				typ = corev1.EventTypeWarning
+			}
+			r.event(obj, typ, s.reason, s.message)
 		}
-		r.event(obj, typ, s.reason, s.message)
+		r.logOutcome(ctx, obj, s, changed)
 	}
 	if perr := r.patchStatus(ctx, before, obj); perr != nil && err == nil {
 		err = perr
@@ -206,6 +214,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 		st.Adopted = true
 		st.ID = id
 		r.event(obj, corev1.EventTypeNormal, "Adopted", "Adopted existing Azure resource "+id)
+		r.decide(ctx, obj, DecisionAdopt)
 	}
 
 	var resolved map[string]string
@@ -260,8 +269,13 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 				return nil, reconcile.Result{}, err
 			}
 			before.AzureStatus().ID = id
+			r.decide(ctx, obj, DecisionCreate)
 		} else if actual != nil {
 			r.event(obj, corev1.EventTypeNormal, "Updating", fmt.Sprintf("Azure differs from the spec at %s: updating", diff))
+			r.decide(ctx, obj, DecisionUpdate, "diff", diff)
+		} else {
+			// Recorded but missing in Azure (deleted outside aztenant): created again.
+			r.decide(ctx, obj, DecisionCreate, "diff", diff)
 		}
 		// A PUT replaces every tag: keep those the spec does not manage.
 		poller, err := calls.put(ctx, id, mergeTags(desired, actual, dropped))
@@ -310,6 +324,7 @@ func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (a
 	cctx, span := tracer.Start(ctx, "Credential")
 	cl, scope, err := r.Broker.ARMClientFor(cctx, obj)
 	span.End()
+	noteScope(ctx, scope)
 	if err != nil {
 		reason := identity.ReasonOf(err)
 		if reason == "" {
@@ -323,6 +338,7 @@ func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (a
 		return armCalls{}, scope, "", s, reconcile.Result{RequeueAfter: 10 * time.Second}
 	}
 	id := armIDOf(r.Kind, obj, parentID)
+	noteID(ctx, id)
 	if st := obj.AzureStatus(); st.ID != "" && !strings.EqualFold(st.ID, id) {
 		s := newState(ReasonInvalidSpec, fmt.Sprintf("the resource is %s in Azure but the spec now names %s: the name and owner cannot change; delete and recreate the object instead", st.ID, id))
 		return armCalls{}, scope, "", &s, reconcile.Result{}

@@ -218,7 +218,8 @@ func TestTemplateDefaults(t *testing.T) {
 	wantFlag(t, a, "default-reconcile-policy", "manage")
 	wantFlag(t, a, "workers", "4")
 	wantFlag(t, a, "serviceaccount-token-expiry", "1h")
-	wantFlag(t, a, "zap-log-level", "info")
+	wantFlag(t, a, "log-level", "info")
+	wantNoFlag(t, a, "zap-log-level")
 	for _, absent := range []string{"azure-authority-host", "azure-arm-endpoint", "azure-arm-audience", "azure-ca-bundle", "otlp-endpoint", "otlp-insecure"} {
 		wantNoFlag(t, a, absent)
 	}
@@ -475,7 +476,7 @@ func TestTemplateValues(t *testing.T) {
 		wantFlag(t, a, "workers", "8")
 		wantFlag(t, a, "otlp-endpoint", "otel-collector.observability:4317")
 		wantFlag(t, a, "otlp-insecure", "")
-		wantFlag(t, a, "zap-log-level", "debug")
+		wantFlag(t, a, "log-level", "debug")
 		wantFlag(t, a, "zap-devel", "")
 		spec := d.Spec.Template.Spec
 		if spec.NodeSelector["kubernetes.io/os"] != "linux" || len(spec.Tolerations) != 1 || spec.Affinity == nil || spec.Affinity.PodAntiAffinity == nil {

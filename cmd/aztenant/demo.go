@@ -100,6 +100,8 @@ type demo struct {
 	c        client.Client
 	emuURL   string
 	http     *http.Client
+	// metricsURL is the operator's Prometheus endpoint.
+	metricsURL string
 }
 
 func (d *demo) step(format string, args ...any) { fmt.Fprintf(d.out, "\n==> "+format+"\n", args...) }
@@ -141,10 +143,12 @@ Done in %s. Everything keeps running. Try:
   bin/kubectl get tenants,identities -A
   bin/kubectl --as dev@team-a --as-group team-a apply -f examples/...   # act as team-a's developer
   bin/aztenant whoami -n team-a                 # the Azure principal team-a acts as
+  tail -f %s   # the operator's log: a line per create, update, adopt, deny, delete, detach, token exchange
+  curl -s %s | grep '^aztenant_'   # the operator's metrics
 The Azure emulator (ARM and Entra ID) is at %s, its CA in %s.
 Stop it with:
   make demo-down
-`, time.Since(start).Round(time.Second), d.cp.KubeconfigPath, d.emuURL, filepath.Join(abs, "emulator-ca.pem"))
+`, time.Since(start).Round(time.Second), d.cp.KubeconfigPath, filepath.Join(abs, "operator.log"), d.metricsURL, d.emuURL, filepath.Join(abs, "emulator-ca.pem"))
 	return nil
 }
 
@@ -260,8 +264,19 @@ func (d *demo) startOperator(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	metrics, err := controlplane.FreePort()
+	if err != nil {
+		return err
+	}
+	if metrics == probe {
+		if metrics, err = controlplane.FreePort(); err != nil {
+			return err
+		}
+	}
+	d.metricsURL = "http://127.0.0.1:" + strconv.Itoa(metrics) + "/metrics"
 	if err := controlplane.StartDetached(d.dir, "operator", filepath.Join(d.bin, "operator"), []string{
-		"--metrics-bind-address=0", "--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probe),
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metrics), "--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probe),
+		"--log-level=info",
 		"--azure-authority-host=" + d.emuURL + "/", "--azure-arm-endpoint=" + d.emuURL,
 		"--azure-arm-audience=https://management.core.windows.net/", "--azure-ca-bundle=" + filepath.Join(d.dir, "emulator-ca.pem"),
 		// Short, so the demo shows drift being reverted.
@@ -288,7 +303,7 @@ func (d *demo) startOperator(ctx context.Context) error {
 			return fmt.Errorf("operator not ready after 60s")
 		}
 	}
-	fmt.Fprintln(d.out, "    ready")
+	fmt.Fprintf(d.out, "    ready; its log is %s, its metrics at %s\n", filepath.Join(d.dir, "operator.log"), d.metricsURL)
 	return nil
 }
 

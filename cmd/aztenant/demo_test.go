@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -47,6 +50,8 @@ func TestDemoUpAndDown(t *testing.T) {
 		"team-b   /resourceGroups/team-b-aks/providers/Microsoft.ContainerService/managedClusters/team-b-cluster\n",
 		"node count in Azure is 1 again", // drift reverted
 		"export KUBECONFIG=" + filepath.Join(dir, "kubeconfig"),
+		"tail -f " + filepath.Join(dir, "operator.log"),
+		"curl -s http://127.0.0.1:",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
@@ -54,6 +59,32 @@ func TestDemoUpAndDown(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("demo output:\n%s", out.String())
+	}
+	// The metrics endpoint printed answers, and the operator's log says what
+	// it decided (never a token).
+	if m := regexp.MustCompile(`curl -s (\S+)`).FindStringSubmatch(out.String()); m != nil {
+		resp, err := http.Get(m[1])
+		if err != nil {
+			t.Errorf("metrics: %v", err)
+		} else {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(body), "controller_runtime_reconcile_total") {
+				t.Errorf("metrics at %s: %.200s", m[1], body)
+			}
+		}
+	}
+	oplog, err := os.ReadFile(filepath.Join(dir, "operator.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"msg":"token exchange"`, `"msg":"create"`, `"msg":"update"`, `"msg":"deny"`, `"reason":"TenantPolicyDenied"`, `"reason":"PolicyDenied"`, `"reason":"FederationRejected"`} {
+		if !bytes.Contains(oplog, []byte(want)) {
+			t.Errorf("operator log lacks %s", want)
+		}
+	}
+	if bytes.Contains(oplog, []byte("eyJ")) {
+		t.Error("the operator log holds a JWT")
 	}
 	if err := demoUp(t.Context(), &out, dir); err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Errorf("second demo up: %v, want 'already running'", err)

@@ -36,6 +36,7 @@ type options struct {
 	platformIdentity       string
 	platformSpec           identityv1alpha1.IdentitySpec
 	otlpInsecure           bool
+	logLevel               string
 	cloud                  identity.CloudFlags
 	cfg                    operator.Config
 }
@@ -64,18 +65,38 @@ func main() {
 	fs.StringVar(&o.cfg.OIDCIssuerURL, "oidc-issuer-url", "", "the cluster's service-account issuer URL for onboarding's federated credentials (AKS: az aks show --query oidcIssuerProfile.issuerUrl); empty reads it from the API server's /.well-known/openid-configuration")
 	fs.BoolVar(&o.cfg.AllowUnreservedServiceAccounts, "insecure-allow-unreserved-service-accounts", false, "exchange Identities whose ServiceAccount is not the reserved aztenant-provisioner; anyone who may create pods or tokens in such a namespace can then act as its Azure identity without the operator, its Tenant bounds or its policy")
 	fs.BoolVar(&o.cfg.SkipDefaultIdentityRules, "insecure-skip-default-identity-rules", false, "do not enforce the built-in identity rules (federated credentials only for ServiceAccounts of their own namespace, this cluster's issuer and audience api://AzureADTokenExchange; no privileged role assignments); tenants could then trust foreign subjects or grant themselves access")
+	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug (also every reconcile that changes nothing and every token served from cache), info (one line per decision: create, update, adopt, deny, delete, detach, token exchange) or error; overrides --zap-log-level")
 	o.cloud.Bind(fs)
 	zopts := zap.Options{}
 	zfs := flag.NewFlagSet("zap", flag.ExitOnError)
 	zopts.BindFlags(zfs)
 	fs.AddGoFlagSet(zfs)
 	_ = fs.Parse(os.Args[1:])
+	if err := applyLogLevel(fs, o.logLevel); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(2)
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zopts)))
 
 	if err := run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
+}
+
+// applyLogLevel maps --log-level onto zap's level (debug shows V(1) lines
+// too). --zap-log-level keeps working on its own; --log-level, when given,
+// decides.
+func applyLogLevel(fs *pflag.FlagSet, level string) error {
+	switch level {
+	case "debug", "info", "error":
+	default:
+		return fmt.Errorf("--log-level %q: want debug, info or error", level)
+	}
+	if fs.Changed("log-level") || !fs.Changed("zap-log-level") {
+		return fs.Set("zap-log-level", level)
+	}
+	return nil
 }
 
 func run(ctx context.Context, restCfg *rest.Config, o options) error {

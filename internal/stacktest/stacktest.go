@@ -10,6 +10,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -59,6 +60,7 @@ type Stack struct {
 	cfg    operator.Config
 	served tenancy.ServeMode
 	stop   func()
+	log    logr.Logger
 }
 
 // DefaultConfig is the operator's configuration New uses: no resync during a
@@ -81,6 +83,13 @@ func New(t testing.TB, namespaces ...string) *Stack {
 // NewWith is New with the operator's settings (Cloud and Served are filled in).
 func NewWith(t testing.TB, cfg operator.Config, namespaces ...string) *Stack {
 	t.Helper()
+	return NewLogged(t, cfg, logr.Logger{}, namespaces...)
+}
+
+// NewLogged is NewWith with the operator's logger (the manager's, so every
+// controller's); the zero Logger is controller-runtime's global one.
+func NewLogged(t testing.TB, cfg operator.Config, log logr.Logger, namespaces ...string) *Stack {
+	t.Helper()
 	env := testenv.Get(t)
 	seed := emulator.Seed{
 		Tenants:        []emulator.Tenant{{ID: TenantID}},
@@ -89,7 +98,7 @@ func NewWith(t testing.TB, cfg operator.Config, namespaces ...string) *Stack {
 	}
 	seed.Principals = append(seed.Principals, emulator.Principal{ClientID: PlatformClientID, TenantID: TenantID, ClientSecret: PlatformSecret,
 		Roles: []emulator.RoleAssignment{{Role: "Owner", Scope: "/subscriptions/" + SubscriptionID}}})
-	s := &Stack{Env: env, Client: env.Client, ClientID: map[string]string{}, Principal: map[string]string{}}
+	s := &Stack{Env: env, Client: env.Client, ClientID: map[string]string{}, Principal: map[string]string{}, log: log}
 	for i, ns := range namespaces {
 		cid := strings.Replace("cccccccc-0000-0000-0000-00000000000X", "X", string(rune('a'+i)), 1)
 		s.ClientID[ns] = cid
@@ -159,11 +168,15 @@ func (s *Stack) StartManager(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := ctrl.NewManager(s.Env.OperatorConfig, ctrl.Options{
+	opts := ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}, // one manager per test
 		Cache:      operator.CacheOptions(s.served),
-	})
+	}
+	if s.log.GetSink() != nil {
+		opts.Logger = s.log
+	}
+	mgr, err := ctrl.NewManager(s.Env.OperatorConfig, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
