@@ -134,7 +134,8 @@ func stringsOf(spec json.RawMessage, resolved map[string]string) origins {
 	o := origins{}
 	var v any
 	_ = json.Unmarshal(spec, &v)
-	walkStrings(v, func(s string) { o[s] = true })
+	// A location goes to ARM by its name (display names normalised).
+	walkStrings(v, func(s string) { o[s], o[azurev1alpha1.NormalizeLocation(s)] = true, true })
 	for _, s := range resolved {
 		o[s] = true
 	}
