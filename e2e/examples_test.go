@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/aztenant/aztenant/internal/controlplane"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // Every example applies as a user would, on the demo environment (binaries
@@ -125,12 +127,14 @@ func TestExamples(t *testing.T) {
 				// A refusal by admission policy applied a moment earlier
 				// comes once the API server has loaded it (seconds): an
 				// apply admitted before that is undone and tried again.
-				for deadline := time.Now().Add(20 * time.Second); c.fails && err == nil && strings.HasPrefix(c.line, "kubectl apply -f ") && time.Now().Before(deadline); {
-					if undo, uerr := sh(strings.Replace(c.line, "kubectl apply", "kubectl delete --wait", 1)); uerr != nil {
-						t.Fatalf("undo %q: %v\n%s", c.line, uerr, undo)
-					}
-					time.Sleep(500 * time.Millisecond)
-					out, err = sh(c.line)
+				if c.fails && err == nil && strings.HasPrefix(c.line, "kubectl apply -f ") {
+					_ = wait.PollUntilContextTimeout(t.Context(), 500*time.Millisecond, 20*time.Second, false, func(context.Context) (bool, error) {
+						if undo, uerr := sh(strings.Replace(c.line, "kubectl apply", "kubectl delete --wait", 1)); uerr != nil {
+							t.Fatalf("undo %q: %v\n%s", c.line, uerr, undo)
+						}
+						out, err = sh(c.line)
+						return err != nil, nil
+					})
 				}
 				switch {
 				case c.fails && err == nil:

@@ -1,6 +1,7 @@
 package emulator_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -16,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
 
 	"github.com/aztenant/aztenant/e2e/emulator"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 const (
@@ -425,11 +427,10 @@ func TestNewPrincipalReplicates(t *testing.T) {
 	if err := assign("0b7a1c2d-0000-4000-8000-000000000002", mk("typed"), true); err != nil {
 		t.Errorf("with principalType the assignment is made at once: %v", err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for err != nil && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
+	_ = wait.PollUntilContextTimeout(ctxT(t), 50*time.Millisecond, 10*time.Second, false, func(context.Context) (bool, error) {
 		err = assign("0b7a1c2d-0000-4000-8000-000000000001", fresh, false)
-	}
+		return err == nil, nil
+	})
 	if err != nil {
 		t.Errorf("once replicated, the assignment is still refused: %v", err)
 	}

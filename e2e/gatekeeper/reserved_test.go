@@ -20,6 +20,7 @@ import (
 	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/policy"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 const (
@@ -96,15 +97,13 @@ spec:
     operatorUsernames: ["` + controlplane.OperatorUser + `"]
 `
 	start := time.Now()
-	for {
-		_, stderr, err := kubectl(t, env, constraint, "apply", "-f", "-")
-		if err == nil {
-			break
-		}
-		if time.Since(start) > enforceWithin {
-			t.Fatalf("constraint not accepted: %v\n%s", err, stderr)
-		}
-		time.Sleep(250 * time.Millisecond)
+	var applyErr error
+	var applyOut string
+	if wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, enforceWithin, true, func(context.Context) (bool, error) {
+		_, applyOut, applyErr = kubectl(t, env, constraint, "apply", "-f", "-")
+		return applyErr == nil, nil
+	}) != nil {
+		t.Fatalf("constraint not accepted: %v\n%s", applyErr, applyOut)
 	}
 
 	operator := kubernetes.NewForConfigOrDie(env.OperatorConfig)
@@ -133,16 +132,12 @@ spec:
 	// Enforced when only this constraint judges: the developer is denied
 	// with its name, the operator (whom the sample constraint denied) admitted.
 	var stdout, stderr string
-	for {
+	if wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, enforceWithin-time.Since(start), true, func(context.Context) (bool, error) {
 		stdout, stderr, err = kubectl(t, env, "", createToken...)
-		if err != nil && strings.Contains(stderr, wantToken) && operatorToken() == nil {
-			break
-		}
-		if time.Since(start) > enforceWithin {
-			t.Fatalf("the constraint was not the only one enforced within %v: kubectl create token as %s: %v\n%s%s\nthe operator's: %v",
-				enforceWithin, developer, err, stdout, stderr, operatorToken())
-		}
-		time.Sleep(200 * time.Millisecond)
+		return err != nil && strings.Contains(stderr, wantToken) && operatorToken() == nil, nil
+	}) != nil {
+		t.Fatalf("the constraint was not the only one enforced within %v: kubectl create token as %s: %v\n%s%s\nthe operator's: %v",
+			enforceWithin, developer, err, stdout, stderr, operatorToken())
 	}
 	t.Logf("kubectl create token as %s: %s", developer, strings.TrimSpace(stderr))
 

@@ -27,6 +27,7 @@ import (
 	"github.com/aztenant/aztenant/internal/stacktest"
 	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
+	kwait "k8s.io/apimachinery/pkg/util/wait"
 )
 
 // The cluster's own controllers run: the garbage collector deletes
@@ -45,14 +46,14 @@ const wait = 90 * time.Second
 func eventually(t testing.TB, what string, cond func() (bool, string)) {
 	t.Helper()
 	var last string
-	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	err := kwait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, wait, true, func(context.Context) (bool, error) {
 		ok, seen := cond()
-		if ok {
-			return
-		}
 		last = seen
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("%s: not reached in %s; last seen: %s", what, wait, last)
 	}
-	t.Fatalf("%s: not reached in %s; last seen: %s", what, wait, last)
 }
 
 func must(t testing.TB, err error) {

@@ -27,6 +27,7 @@ import (
 	"github.com/aztenant/aztenant/internal/testenv"
 
 	"github.com/aztenant/aztenant/internal/pki"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 const (
@@ -200,15 +201,16 @@ func startWebhook(t *testing.T, env *testenv.Env, bin, tenantID, authorityHost s
 func waitPortFree(t *testing.T, port int) {
 	t.Helper()
 	var err error
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+	_ = wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, within, true, func(context.Context) (bool, error) {
 		var l net.Listener
 		if l, err = net.Listen("tcp", fmt.Sprintf(":%d", port)); err == nil {
 			l.Close()
-			return
+			return true, nil
 		}
-		if !errors.Is(err, syscall.EADDRINUSE) {
-			break
-		}
+		return !errors.Is(err, syscall.EADDRINUSE), nil
+	})
+	if err == nil {
+		return
 	}
 	t.Fatalf("port %d, where azure-wi-webhook serves, stays in use: %v", port, err)
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/stacktest"
 	"github.com/aztenant/aztenant/reconcilers"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // runs numbers the test's namespaces: each run (-count) gets a fresh one, as
@@ -292,12 +293,11 @@ func jwtClaims(t *testing.T, token string) map[string]any {
 func poll(t *testing.T, what string, cond func() (bool, error)) {
 	t.Helper()
 	var last error
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	if wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, within, true, func(context.Context) (bool, error) {
 		ok, err := cond()
-		if ok {
-			return
-		}
 		last = err
+		return ok, nil
+	}) != nil {
+		t.Fatalf("%s: not within %v (last error: %v)", what, within, last)
 	}
-	t.Fatalf("%s: not within %v (last error: %v)", what, within, last)
 }
