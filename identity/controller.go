@@ -168,14 +168,7 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		requeue = res
 	}
 	before := id.DeepCopy()
-	var res *Resolved
-	err := error(nil)
-	if req.NamespacedName != c.Platform {
-		err = CheckReserved(&id, c.Broker.UnreservedAllowed())
-	}
-	if err == nil {
-		res, err = ResolveIdentity(ctx, c.Client, &id)
-	}
+	res, err := c.resolve(ctx, &id)
 	if err != nil {
 		if ReasonOf(err) == "" {
 			return reconcile.Result{}, err // the API server failed us: retry with backoff
@@ -225,6 +218,17 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		requeue.RequeueAfter = c.Resync
 	}
 	return requeue, c.patchStatus(ctx, before, &id)
+}
+
+// resolve completes the Identity as the broker would for its resources: the
+// reserved-account rule first, except for the platform's own Identity.
+func (c *Controller) resolve(ctx context.Context, id *identityv1alpha1.Identity) (*Resolved, error) {
+	if client.ObjectKeyFromObject(id) != c.Platform {
+		if err := CheckReserved(id, c.Broker.UnreservedAllowed()); err != nil {
+			return nil, err
+		}
+	}
+	return ResolveIdentity(ctx, c.Client, id)
 }
 
 func (c *Controller) setNotReady(id *identityv1alpha1.Identity, err error) {
