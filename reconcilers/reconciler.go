@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -473,7 +474,10 @@ func (r *Reconciler) ownerKindOf(obj azurev1alpha1.Resource) schema.GroupKind {
 // ensureOwnerReference points obj's metadata at its owner, so Kubernetes'
 // garbage collector deletes children with their parent (and tools such as
 // Argo CD show the tree). It is not a controller reference: the owner does not
-// manage the child.
+// manage the child. It blocks the owner's deletion, so a foreground deletion
+// (kubectl delete --cascade=foreground) ends with the owner, after its
+// children, as Kubernetes documents it; the children's objects go without an
+// ARM call of their own either way.
 func (r *Reconciler) ensureOwnerReference(ctx context.Context, obj, before azurev1alpha1.Resource) error {
 	ref := obj.Owner()
 	gk := r.ownerKindOf(obj)
@@ -482,7 +486,7 @@ func (r *Reconciler) ensureOwnerReference(ctx context.Context, obj, before azure
 	}
 	// Steady state: the reference is already there, no need to read the owner.
 	for _, or := range obj.GetOwnerReferences() {
-		if or.Name == ref.Name && or.Kind == gk.Kind {
+		if or.Name == ref.Name && or.Kind == gk.Kind && ptr.Deref(or.BlockOwnerDeletion, false) {
 			return nil
 		}
 	}
@@ -493,7 +497,7 @@ func (r *Reconciler) ensureOwnerReference(ctx context.Context, obj, before azure
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}, owner); err != nil {
 		return nil // parentID has reported it already
 	}
-	if err := controllerutil.SetOwnerReference(owner, obj, r.Client.Scheme()); err != nil {
+	if err := controllerutil.SetOwnerReference(owner, obj, r.Client.Scheme(), controllerutil.WithBlockOwnerDeletion(true)); err != nil {
 		return err
 	}
 	if err := r.Client.Patch(ctx, obj, client.MergeFrom(before)); err != nil {

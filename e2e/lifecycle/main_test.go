@@ -16,6 +16,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kwait "k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,7 +30,6 @@ import (
 	"github.com/aztenant/aztenant/internal/stacktest"
 	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
-	kwait "k8s.io/apimachinery/pkg/util/wait"
 )
 
 // The cluster's own controllers run: the garbage collector deletes
@@ -140,11 +142,57 @@ func newTree(t *testing.T, s *stacktest.Stack, ns string, rgAnnotations map[stri
 		{tr.exports[0], tr.account}, {tr.exports[1], tr.account}, {tr.exports[2], tr.uai},
 	} {
 		must(t, s.Client.Get(t.Context(), client.ObjectKeyFromObject(c.child), c.child))
-		if !slices.ContainsFunc(c.child.GetOwnerReferences(), func(r metav1.OwnerReference) bool { return r.UID == c.owner.GetUID() }) {
+		i := slices.IndexFunc(c.child.GetOwnerReferences(), func(r metav1.OwnerReference) bool { return r.UID == c.owner.GetUID() })
+		if i < 0 {
 			t.Fatalf("%T %s has no owner reference to %s: %+v", c.child, c.child.GetName(), c.owner.GetName(), c.child.GetOwnerReferences())
+		}
+		if ref := c.child.GetOwnerReferences()[i]; !ptr.Deref(ref.BlockOwnerDeletion, false) {
+			t.Errorf("%T %s does not block the deletion of its owner %s: %+v", c.child, c.child.GetName(), c.owner.GetName(), ref)
 		}
 	}
 	return tr
+}
+
+// watchDeletions watches the aztenant objects of namespace ns from now on;
+// the function returned waits until n of them are deleted and returns
+// "Kind/name" in the order the API server deleted them.
+func watchDeletions(t *testing.T, s *stacktest.Stack, ns string) func(n int) []string {
+	t.Helper()
+	wc, err := client.NewWithWatch(s.Env.Config, client.Options{Scheme: s.Env.Scheme})
+	must(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	var mu sync.Mutex
+	var gone []string
+	for _, list := range []client.ObjectList{&resourcesv1alpha1.ResourceGroupList{}, &storagev1alpha1.StorageAccountList{},
+		&storagev1alpha1.StorageAccountsBlobServicesContainerList{}, &managedidentityv1alpha1.UserAssignedIdentityList{},
+		&managedidentityv1alpha1.FederatedIdentityCredentialList{}} {
+		w, err := wc.Watch(ctx, list, client.InNamespace(ns))
+		must(t, err)
+		go func() {
+			defer w.Stop()
+			for ev := range w.ResultChan() {
+				if ev.Type != watch.Deleted {
+					continue
+				}
+				o := ev.Object.(client.Object)
+				mu.Lock()
+				gone = append(gone, kindOf(s, o)+"/"+o.GetName())
+				mu.Unlock()
+			}
+		}()
+	}
+	return func(n int) []string {
+		t.Helper()
+		var out []string
+		eventually(t, fmt.Sprintf("%d deletions seen", n), func() (bool, string) {
+			mu.Lock()
+			defer mu.Unlock()
+			out = slices.Clone(gone)
+			return len(out) >= n, fmt.Sprintf("seen %q", out)
+		})
+		return out
+	}
 }
 
 // resources are the tree's aztenant objects, parents first.

@@ -34,8 +34,17 @@ func TestDeletingAParentDeletesOnceInAzure(t *testing.T) {
 			tr := newTree(t, s, tc.ns, nil)
 			rgID := tr.rg.Status.ID
 			mark := lastSeq(s)
+			order := watchDeletions(t, s, tc.ns)
 			must(t, s.Client.Delete(t.Context(), tr.rg, client.PropagationPolicy(tc.policy)))
 			waitGone(t, s, tr.all()...)
+			if tc.policy == metav1.DeletePropagationForeground {
+				// Every child blocks its owner's deletion: a foreground
+				// deletion removes the group's object last, as Kubernetes
+				// documents it.
+				if got := order(len(tr.resources())); got[len(got)-1] != "ResourceGroup/"+tr.rg.Name {
+					t.Errorf("objects gone in the order %q, want the ResourceGroup last", got)
+				}
+			}
 
 			if got := writes(s, mark); len(got) != 1 || !strings.EqualFold(got[0], "DELETE "+rgID+" 202") {
 				t.Errorf("ARM writes during the deletion: %q, want only the resource group's DELETE", got)
