@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -153,28 +155,50 @@ func (c *Controller) serviceAccountChanged(ctx context.Context, obj client.Objec
 // Tell users what happened to their objects:
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile implements reconcile.Reconciler.
+// Reconcile implements reconcile.Reconciler. Its span carries the outcome
+// (the Ready reason, error status when not Ready) with the exchange as a
+// child.
 func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	ctx, span := tracer.Start(ctx, SpanReconcile, trace.WithAttributes(
+		attribute.String(AttrNamespace, req.Namespace), attribute.String(AttrName, req.Name)))
+	defer span.End()
 	var id identityv1alpha1.Identity
-	if err := c.Client.Get(ctx, req.NamespacedName, &id); err != nil {
+	res, err := c.reconcile(ctx, req, &id)
+	traceIdentity(span, outcomeOf(&id), err)
+	return res, err
+}
+
+// outcomeOf reads the outcome of a reconcile from the Identity's status;
+// nil when it has no Ready condition (it was not found).
+func outcomeOf(id *identityv1alpha1.Identity) *readyOutcome {
+	c := meta.FindStatusCondition(id.Status.Conditions, ConditionReady)
+	if c == nil {
+		return nil
+	}
+	return &readyOutcome{ok: c.Status == metav1.ConditionTrue, reason: c.Reason, message: c.Message,
+		clientID: id.Status.ClientID, tenantID: id.Status.TenantID, principalID: id.Status.PrincipalID}
+}
+
+func (c *Controller) reconcile(ctx context.Context, req reconcile.Request, id *identityv1alpha1.Identity) (reconcile.Result, error) {
+	if err := c.Client.Get(ctx, req.NamespacedName, id); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	var requeue reconcile.Result
 	if c.InUse != nil {
-		done, res, err := c.protect(ctx, &id)
+		done, res, err := c.protect(ctx, id)
 		if done || err != nil {
 			return res, err
 		}
 		requeue = res
 	}
 	before := id.DeepCopy()
-	res, err := c.resolve(ctx, &id)
+	res, err := c.resolve(ctx, id)
 	if err != nil {
 		if ReasonOf(err) == "" {
 			return reconcile.Result{}, err // the API server failed us: retry with backoff
 		}
-		c.setNotReady(&id, err)
-		return reconcile.Result{}, c.patchStatus(ctx, before, &id)
+		c.setNotReady(id, err)
+		return reconcile.Result{}, c.patchStatus(ctx, before, id)
 	}
 	if id.Status.ClientID != "" && (id.Status.ClientID != res.ClientID || id.Status.TenantID != res.TenantID) {
 		c.Broker.Credentials().Forget(res.Namespace, res.ServiceAccount)
@@ -191,12 +215,12 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if ReasonOf(err) == "" {
 			err = errorf(ReasonTokenRequestFailed, err, "could not obtain a token for ServiceAccount %s/%s: %v", res.Namespace, res.ServiceAccount, err)
 		}
-		c.setNotReady(&id, err)
+		c.setNotReady(id, err)
 		retry := c.RetryRejected
 		if ReasonOf(err) == ReasonEntraUnavailable {
 			retry = c.RetryUnavailable + rand.N(c.RetryUnavailable/2+1)
 		}
-		return reconcile.Result{RequeueAfter: retry}, c.patchStatus(ctx, before, &id)
+		return reconcile.Result{RequeueAfter: retry}, c.patchStatus(ctx, before, id)
 	}
 	// EnableCAE above matches what ARM clients ask for: azidentity caches CAE and
 	// non-CAE tokens apart, and sharing one cache keeps one exchange per lifetime.
@@ -209,7 +233,7 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		now := metav1.Now()
 		id.Status.LastExchangeTime = &now
 		if changed {
-			c.event(&id, corev1.EventTypeNormal, ReasonExchanged, "Federation works: acting as principal %s in tenant %s", principal, res.TenantID)
+			c.event(id, corev1.EventTypeNormal, ReasonExchanged, "Federation works: acting as principal %s in tenant %s", principal, res.TenantID)
 		}
 	}
 	id.Status.PrincipalID = principal
@@ -217,7 +241,7 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if requeue.RequeueAfter == 0 {
 		requeue.RequeueAfter = c.Resync
 	}
-	return requeue, c.patchStatus(ctx, before, &id)
+	return requeue, c.patchStatus(ctx, before, id)
 }
 
 // resolve completes the Identity as the broker would for its resources: the

@@ -116,12 +116,15 @@ func (c *Credentials) entryLocked(res *Resolved) (*credEntry, error) {
 		c.forgetLocked(res.Namespace, res.ServiceAccount)
 	}
 	ns, sa := res.Namespace, res.ServiceAccount
+	scope := Scope{Namespace: ns, ServiceAccount: sa, ClientID: res.ClientID, TenantID: res.TenantID}
 	failures := &assertionFailures{}
 	exchanges := &atomic.Int64{}
 	assertion := func(ctx context.Context) (string, error) {
-		// Each exchange with Entra asks for an assertion, so this counts exchanges.
+		// Each exchange with Entra asks for an assertion, so this counts
+		// exchanges, and the exchange's span starts here.
 		c.exchanges.Add(1)
 		exchanges.Add(1)
+		ctx = exchangeTraceFrom(ctx).start(ctx, scope)
 		tok, err := c.tokens.Token(ctx, ns, sa, TokenAudience)
 		if err != nil {
 			failures.record(err)
@@ -133,8 +136,7 @@ func (c *Credentials) entryLocked(res *Resolved) (*credEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	cred := renewingCredential{inner: inner, forget: func() { c.tokens.Forget(ns, sa) }, failures: failures, exchanges: exchanges,
-		scope: Scope{Namespace: ns, ServiceAccount: sa, ClientID: res.ClientID, TenantID: res.TenantID}}
+	cred := renewingCredential{inner: inner, forget: func() { c.tokens.Forget(ns, sa) }, failures: failures, exchanges: exchanges, scope: scope}
 	e = &credEntry{cred: cred, saUID: res.ServiceAccountUID, arm: map[string]*arm.Client{}}
 	c.creds[key] = e
 	return e, nil
@@ -187,6 +189,10 @@ type renewingCredential struct {
 }
 
 func (r renewingCredential) GetToken(ctx context.Context, opts policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	// An exchange is a span of its own, child of whatever needed the token;
+	// logExchange ends it with the outcome.
+	ctx, x := withExchangeTrace(ctx)
+	defer x.close()
 	exchangesBefore := r.exchanges.Load()
 	since := time.Now()
 	tok, err := r.inner.GetToken(ctx, opts)
@@ -215,8 +221,9 @@ func (r renewingCredential) GetToken(ctx context.Context, opts policy.TokenReque
 
 // logExchange logs one exchange of a ServiceAccount token with Entra ID, or
 // its refusal, with the principal (never a token: only the object ID read
-// from it, and Entra's error description).
+// from it, and Entra's error description), and ends its span the same way.
 func logExchange(ctx context.Context, s Scope, principal string, expires time.Time, err error) {
+	exchangeTraceFrom(ctx).end(principal, expires, err)
 	log := ctrl.LoggerFrom(ctx).WithValues("serviceAccount", s.Namespace+"/"+s.ServiceAccount, "clientID", s.ClientID, "tenantID", s.TenantID)
 	if err != nil {
 		log.Info("token exchange refused", "reason", ReasonOf(err), "message", err.Error())

@@ -83,7 +83,9 @@ func (c *TokenCache) Token(ctx context.Context, ns, sa, audience string) (string
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		issued := c.now()
+		rctx, span := startTokenRequest(rctx, ns, sa, audience, c.ttl)
 		tok, exp, err := c.requester.RequestToken(rctx, ns, sa, audience, c.ttl)
+		endTokenRequest(span, exp, err)
 		c.requests.Add(1)
 		if err != nil {
 			return "", err

@@ -376,9 +376,9 @@ func (r *Reconciler) prepareDeletion(ctx context.Context, obj azurev1alpha1.Reso
 		return armCalls{}, identity.Scope{}, &s, reconcile.Result{}
 	}
 	// As prepare does, with the ID from status.
-	cctx, span := tracer.Start(ctx, "Credential")
+	cctx, endSpan := startCredentialSpan(ctx)
 	cl, scope, err := r.Broker.ARMClientFor(cctx, obj)
-	span.End()
+	endSpan(scope, err)
 	noteScope(ctx, scope)
 	noteID(ctx, id)
 	if err != nil {

@@ -96,8 +96,9 @@ func (r *Reconciler) logger(ctx context.Context, obj azurev1alpha1.Resource) log
 	return ctrl.LoggerFrom(ctx).WithValues(kv...)
 }
 
-// decide logs a decision at Info.
+// decide logs a decision at Info, and adds it to the reconcile's span.
 func (r *Reconciler) decide(ctx context.Context, obj azurev1alpha1.Resource, decision string, kv ...any) {
+	traceDecision(ctx, decision, kv...)
 	r.logger(ctx, obj).Info(decision, kv...)
 }
 

@@ -104,8 +104,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		r.writes.record(obj)
 	}
 	before := obj.DeepCopyObject().(azurev1alpha1.Resource)
+	tr := traceReconcile(span, obj)
 	s, result, err := r.reconcile(ctx, obj, before)
 	if errors.Is(err, errGone) {
+		tr.end(ctx, obj, nil, reconcile.Result{}, err)
 		return reconcile.Result{}, nil
 	}
 	if s != nil {
@@ -122,6 +124,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if perr := r.patchStatus(ctx, before, obj); perr != nil && err == nil {
 		err = perr
 	}
+	tr.end(ctx, obj, s, result, err)
 	return result, err
 }
 
@@ -322,9 +325,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 // prepare resolves the identity, the parent and the ARM ID, and asks the guards.
 // A non-nil state means stop here without calling Azure.
 func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (armCalls, identity.Scope, string, *state, reconcile.Result) {
-	cctx, span := tracer.Start(ctx, "Credential")
+	cctx, endSpan := startCredentialSpan(ctx)
 	cl, scope, err := r.Broker.ARMClientFor(cctx, obj)
-	span.End()
+	endSpan(scope, err)
 	noteScope(ctx, scope)
 	if err != nil {
 		reason := identity.ReasonOf(err)

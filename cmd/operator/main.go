@@ -123,11 +123,11 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 		}
 	}
 	if o.otlpEndpoint != "" {
-		shutdown, err := operator.Tracing(ctx, o.otlpEndpoint, o.otlpInsecure)
+		tp, err := operator.Tracing(ctx, o.otlpEndpoint, o.otlpInsecure)
 		if err != nil {
 			return fmt.Errorf("--otlp-endpoint: %w", err)
 		}
-		defer shutdown(context.Background())
+		defer tp.Shutdown(context.Background())
 	}
 	scheme, err := operator.Scheme()
 	if err != nil {

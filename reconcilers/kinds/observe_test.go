@@ -12,7 +12,7 @@ import (
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
-// A reconcile is one span with children for the credential and each ARM
+// A reconcile is one span with children for resolving its identity and each ARM
 // call, and ARM calls are counted by kind, method, code and namespace.
 func TestReconcileIsTracedAndCounted(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
@@ -35,7 +35,7 @@ func TestReconcileIsTracedAndCounted(t *testing.T) {
 	if !ok {
 		t.Fatalf("no reconcile span among %v", keys(spans))
 	}
-	for _, child := range []string{"Credential", "ARM GET", "ARM PUT"} {
+	for _, child := range []string{"Resolve identity", "ARM GET", "ARM PUT"} {
 		sp, ok := spans[child]
 		if !ok {
 			t.Errorf("no %q span", child)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -123,9 +125,20 @@ func onboardedBy(_ context.Context, obj client.Object) []reconcile.Request {
 }
 
 // Reconcile onboards the Tenant's namespaces and offboards what is recorded
-// but no longer wanted.
+// but no longer wanted. Its span has the pass's steps as children and
+// carries the outcome (tracing.go).
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	ctx, span := tracer.Start(ctx, SpanReconcile, trace.WithAttributes(attribute.String("aztenant.tenant", req.Name)))
+	defer span.End()
+	tr := &stepTrace{}
 	t := &tenancyv1alpha1.Tenant{}
+	res, err := r.reconcile(context.WithValue(ctx, stepTraceKey{}, tr), req, t)
+	tr.close(err)
+	traceOutcome(span, t, tr.ran, res, err)
+	return res, err
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request, t *tenancyv1alpha1.Tenant) (reconcile.Result, error) {
 	if err := r.Client.Get(ctx, req.NamespacedName, t); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
@@ -147,7 +160,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return conflictRetry(err)
 		}
 	}
-	s := &pass{r: r, t: t, rec: rec, azure: map[string]*azure{}}
+	s := &pass{r: r, t: t, rec: rec, azure: map[string]*azure{}, tr: passTrace(ctx)}
 	res, err := s.run(ctx)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -218,6 +231,7 @@ type pass struct {
 	rec   *record
 	azure map[string]*azure
 	cred  azcore.TokenCredential
+	tr    *stepTrace // the span of the step in progress
 
 	steps   []tenancyv1alpha1.OnboardingStep
 	failure *tenancyv1alpha1.OnboardingStep // first failed step
@@ -266,6 +280,7 @@ func (s *pass) step(ns, name, state string, err error, ids ...string) {
 		}
 		st.Message = err.Error()
 	}
+	s.tr.endStep(st)
 	s.steps = append(s.steps, st)
 	if state == tenancyv1alpha1.StepFailed && s.failure == nil {
 		s.failure = &s.steps[len(s.steps)-1]
@@ -505,7 +520,7 @@ func (s *pass) resourceGroups(ctx context.Context) ([]string, error) {
 	}
 	var scopes, ids []string
 	for _, rg := range append(slices.Clone(ob.ResourceGroups), identityGroupOf(ob)) {
-		id, created, err := a.ensureResourceGroup(ctx, rg, location(ob), s.t.Name)
+		id, created, err := a.ensureResourceGroup(s.begin(ctx, "", tenancyv1alpha1.StepResourceGroups), rg, location(ob), s.t.Name)
 		if err != nil {
 			s.step("", tenancyv1alpha1.StepResourceGroups, tenancyv1alpha1.StepFailed, err, ids...)
 			return nil, err
@@ -563,14 +578,14 @@ func (s *pass) onboard(ctx context.Context, ns, issuer string, scopes []string) 
 		}
 	}
 
-	mi, err := a.ensureIdentity(ctx, idRG, IdentityName(ns), location(ob), t.Name)
+	mi, err := a.ensureIdentity(s.begin(ctx, ns, order[0]), idRG, IdentityName(ns), location(ob), t.Name)
 	if err != nil {
 		return failed(0, err)
 	}
 	ok(KindManagedIdentity, mi.id, mi.created)
 	s.step(ns, order[0], tenancyv1alpha1.StepReady, nil, mi.id)
 
-	ficID, created, err := a.ensureFederatedCredential(ctx, idRG, IdentityName(ns), FederatedCredentialName(ns), issuer, Subject(ns, saName))
+	ficID, created, err := a.ensureFederatedCredential(s.begin(ctx, ns, order[1]), idRG, IdentityName(ns), FederatedCredentialName(ns), issuer, Subject(ns, saName))
 	if err != nil {
 		return failed(1, err)
 	}
@@ -579,20 +594,20 @@ func (s *pass) onboard(ctx context.Context, ns, issuer string, scopes []string) 
 	ok(KindFederatedCredential, ficID, created && !mi.created)
 	s.step(ns, order[1], tenancyv1alpha1.StepReady, nil, ficID)
 
-	raIDs, err := assignRoles(ctx, a, sub, scopes, roles(ob), CheckRole, mi.principalID, ok)
+	raIDs, err := assignRoles(s.begin(ctx, ns, order[2]), a, sub, scopes, roles(ob), CheckRole, mi.principalID, ok)
 	if err != nil {
 		return failed(2, err, raIDs...)
 	}
 	s.step(ns, order[2], tenancyv1alpha1.StepReady, nil, raIDs...)
 
-	saID, created, err := s.ensureServiceAccount(ctx, ns, saName, mi)
+	saID, created, err := s.ensureServiceAccount(s.begin(ctx, ns, order[3]), ns, saName, mi)
 	if err != nil {
 		return failed(3, err)
 	}
 	ok(KindServiceAccount, saID, created)
 	s.step(ns, order[3], tenancyv1alpha1.StepReady, nil, saID)
 
-	idID, created, err := s.ensureIdentity(ctx, ns, saName, sub, mi)
+	idID, created, err := s.ensureIdentity(s.begin(ctx, ns, order[4]), ns, saName, sub, mi)
 	if err != nil {
 		return failed(4, err)
 	}
@@ -618,27 +633,27 @@ func (s *pass) onboardApps(ctx context.Context, a *azure, ns, issuer string, sco
 	ok func(kind, id string, created bool), failed func(i int, err error, ids ...string) error) error {
 	ob, t := s.t.Spec.Onboarding, s.t
 	sub, idRG, saName := subscriptionOf(t), identityGroupOf(ob), appServiceAccountOf(ob.Apps)
-	mi, err := a.ensureIdentity(ctx, idRG, AppIdentityName(ns), location(ob), t.Name)
+	mi, err := a.ensureIdentity(s.begin(ctx, ns, tenancyv1alpha1.StepAppManagedIdentity), idRG, AppIdentityName(ns), location(ob), t.Name)
 	if err != nil {
 		return failed(0, err)
 	}
 	ok(KindManagedIdentity, mi.id, mi.created)
 	s.step(ns, tenancyv1alpha1.StepAppManagedIdentity, tenancyv1alpha1.StepReady, nil, mi.id)
 
-	ficID, created, err := a.ensureFederatedCredential(ctx, idRG, AppIdentityName(ns), AppIdentityName(ns), issuer, Subject(ns, saName))
+	ficID, created, err := a.ensureFederatedCredential(s.begin(ctx, ns, tenancyv1alpha1.StepAppFederatedCredential), idRG, AppIdentityName(ns), AppIdentityName(ns), issuer, Subject(ns, saName))
 	if err != nil {
 		return failed(1, err)
 	}
 	ok(KindFederatedCredential, ficID, created && !mi.created)
 	s.step(ns, tenancyv1alpha1.StepAppFederatedCredential, tenancyv1alpha1.StepReady, nil, ficID)
 
-	raIDs, err := assignRoles(ctx, a, sub, scopes, ob.Apps.Roles, CheckAppRole, mi.principalID, ok)
+	raIDs, err := assignRoles(s.begin(ctx, ns, tenancyv1alpha1.StepAppRoleAssignments), a, sub, scopes, ob.Apps.Roles, CheckAppRole, mi.principalID, ok)
 	if err != nil {
 		return failed(2, err, raIDs...)
 	}
 	s.step(ns, tenancyv1alpha1.StepAppRoleAssignments, tenancyv1alpha1.StepReady, nil, raIDs...)
 
-	saID, created, err := s.ensureServiceAccount(ctx, ns, saName, mi)
+	saID, created, err := s.ensureServiceAccount(s.begin(ctx, ns, tenancyv1alpha1.StepAppServiceAccount), ns, saName, mi)
 	if err != nil {
 		return failed(3, err)
 	}
@@ -688,7 +703,7 @@ func (s *pass) offboard(ctx context.Context, ns string, keep map[string]bool) er
 		if keep[strings.ToLower(c.ID)] {
 			continue
 		}
-		done, err := s.remove(ctx, c)
+		done, err := s.removeTraced(ctx, c)
 		if err != nil {
 			var se *StepError
 			if !errors.As(err, &se) {
