@@ -5,29 +5,80 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
 
-// apiVersions lists, per emulated type (lower-cased full type), the ARM
-// api-versions the emulator accepts: some of the versions Azure registers for
-// the type (not all of them), those whose request and response shapes the
-// emulator follows, including the ones aztenant's kinds and the SDK clients
-// of the tests speak. ARM refuses a version its resource provider does not
-// register, so a kind moved to a version nobody checked against the emulator
-// fails here first. Types not listed (served generically) accept any
-// well-formed version.
-var apiVersions = map[string][]string{
-	"microsoft.resources/resourcegroups":                                            {"2021-04-01", "2022-09-01", "2023-07-01", "2024-03-01", "2024-07-01", "2024-11-01", "2025-01-01", "2025-03-01", "2025-04-01"},
-	"microsoft.managedidentity/userassignedidentities":                              {"2018-11-30", "2023-01-31", "2024-11-30"},
-	"microsoft.managedidentity/userassignedidentities/federatedidentitycredentials": {"2022-01-31-preview", "2023-01-31", "2024-11-30"},
-	"microsoft.authorization/roleassignments":                                       {"2020-04-01-preview", "2022-04-01"},
-	"microsoft.authorization/roledefinitions":                                       {"2015-07-01", "2022-04-01"},
-	"microsoft.storage/storageaccounts":                                             {"2023-01-01", "2023-04-01", "2023-05-01", "2024-01-01", "2025-01-01"},
-	"microsoft.cache/redis":                                                         {"2023-08-01", "2024-03-01", "2024-11-01"},
-	"microsoft.dbforpostgresql/flexibleservers":                                     {"2022-12-01", "2023-06-01-preview", "2024-08-01"},
-	"microsoft.dbforpostgresql/flexibleservers/databases":                           {"2022-12-01", "2023-06-01-preview", "2024-08-01"},
-	"microsoft.dbforpostgresql/flexibleservers/firewallrules":                       {"2022-12-01", "2023-06-01-preview", "2024-08-01"},
-	"microsoft.containerservice/managedclusters":                                    {"2024-05-01", "2024-07-01", "2024-09-01", "2024-10-01", "2025-01-01"},
+// registeredType is an emulated resource type with the api-versions its
+// resource provider registers for it and whose request and response shapes
+// the emulator follows.
+type registeredType struct {
+	fullType string   // as the provider spells it: Microsoft.Storage/storageAccounts
+	versions []string // oldest first
 }
+
+// registeredTypes is the one table of api-versions. Sources: the version
+// folders of azure-rest-api-specs (specification/<rp>/resource-manager/<ns>/
+// stable and preview), which are what ARM registers, cross-checked with the
+// versioned packages of the Python SDK that Debian's azure-cli ships (its
+// commands pin the older ones: managed identity 2022-01-31-preview, storage
+// 2022-09-01, AKS 2022-11-01, resource groups 2021-04-01, role definitions
+// 2018-01-01-preview) and the Go SDK modules the product uses (the newer
+// ones). Versions older than the shapes the emulator answers with (role
+// assignments before principalType, 2018-09-01-preview) are left out, so a
+// client speaking one gets ARM's refusal rather than a body it would misread.
+// Types not listed (served generically) accept any well-formed version.
+var registeredTypes = []registeredType{
+	{"Microsoft.Resources/resourceGroups", []string{
+		"2014-04-01", "2015-01-01", "2015-11-01", "2016-02-01", "2016-06-01", "2016-07-01", "2016-09-01", "2017-03-01",
+		"2017-05-01", "2017-05-10", "2017-06-01", "2017-08-01", "2017-12-01", "2018-01-01", "2018-02-01", "2018-05-01",
+		"2018-06-01", "2018-07-01", "2018-08-01", "2018-09-01", "2018-11-01", "2019-03-01", "2019-05-01", "2019-05-10",
+		"2019-06-01", "2019-07-01", "2019-08-01", "2019-09-01", "2019-10-01", "2019-11-01", "2020-01-01", "2020-05-01",
+		"2020-06-01", "2020-07-01", "2020-08-01", "2020-09-01", "2020-10-01", "2021-01-01", "2021-04-01", "2022-09-01",
+		"2023-07-01", "2024-03-01", "2024-07-01", "2024-11-01", "2025-01-01", "2025-03-01", "2025-04-01"}},
+	{"Microsoft.ManagedIdentity/userAssignedIdentities", []string{
+		"2015-08-31-preview", "2018-11-30", "2021-09-30-preview", "2022-01-31-preview", "2023-01-31", "2023-07-31-preview",
+		"2024-11-30", "2025-01-31-preview", "2025-05-31-preview"}},
+	{"Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials", []string{
+		"2022-01-31-preview", "2023-01-31", "2023-07-31-preview", "2024-11-30", "2025-01-31-preview", "2025-05-31-preview"}},
+	{"Microsoft.Authorization/roleAssignments", []string{
+		"2018-09-01-preview", "2020-03-01-preview", "2020-04-01-preview", "2020-08-01-preview", "2020-10-01-preview",
+		"2022-01-01-preview", "2022-04-01"}},
+	{"Microsoft.Authorization/roleDefinitions", []string{
+		"2015-07-01", "2018-01-01-preview", "2022-04-01", "2022-05-01-preview"}},
+	{"Microsoft.Storage/storageAccounts", []string{
+		"2021-01-01", "2021-02-01", "2021-04-01", "2021-06-01", "2021-08-01", "2021-09-01",
+		"2022-05-01", "2022-09-01", "2023-01-01", "2023-04-01", "2023-05-01", "2024-01-01", "2025-01-01"}},
+	{"Microsoft.Cache/redis", []string{
+		"2020-06-01", "2020-12-01", "2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
+	{"Microsoft.DBforPostgreSQL/flexibleServers", postgresVersions},
+	{"Microsoft.DBforPostgreSQL/flexibleServers/databases", postgresVersions},
+	{"Microsoft.DBforPostgreSQL/flexibleServers/firewallRules", postgresVersions},
+	{"Microsoft.ContainerService/managedClusters", aksVersions},
+	{"Microsoft.ContainerService/managedClusters/agentPools", aksVersions},
+}
+
+var postgresVersions = []string{
+	"2021-06-01", "2022-01-20-preview", "2022-03-08-preview", "2022-12-01", "2023-03-01-preview", "2023-06-01-preview",
+	"2023-12-01-preview", "2024-03-01-preview", "2024-08-01"}
+
+var aksVersions = []string{
+	"2021-02-01", "2021-03-01", "2021-05-01", "2021-07-01", "2021-08-01", "2021-09-01", "2021-10-01", "2021-11-01-preview",
+	"2022-01-01", "2022-01-02-preview", "2022-02-01", "2022-02-02-preview", "2022-03-01", "2022-03-02-preview",
+	"2022-04-01", "2022-04-02-preview", "2022-05-02-preview", "2022-06-01", "2022-06-02-preview", "2022-07-01",
+	"2022-07-02-preview", "2022-08-02-preview", "2022-08-03-preview", "2022-09-01", "2022-09-02-preview",
+	"2022-10-02-preview", "2022-11-01", "2022-11-02-preview", "2023-01-01", "2023-02-01", "2023-03-01", "2023-04-01",
+	"2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01",
+	"2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01"}
+
+// apiVersions indexes registeredTypes by lower-cased full type.
+var apiVersions = func() map[string]registeredType {
+	m := map[string]registeredType{}
+	for _, t := range registeredTypes {
+		m[strings.ToLower(t.fullType)] = t
+	}
+	return m
+}()
 
 var apiVersionSyntax = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-(preview|alpha|beta|privatepreview))?$`)
 
@@ -39,16 +90,80 @@ func checkAPIVersion(fullType, version string) *apiError {
 		return badRequest("InvalidApiVersionParameter",
 			"The api-version '%s' is invalid. The supported versions are in the form YYYY-MM-DD or YYYY-MM-DD-preview.", version)
 	}
-	supported, ok := apiVersions[strings.ToLower(fullType)]
-	if !ok || slices.Contains(supported, version) {
+	t, ok := apiVersions[strings.ToLower(fullType)]
+	if !ok || slices.Contains(t.versions, version) {
 		return nil
 	}
 	if strings.HasPrefix(strings.ToLower(fullType), "microsoft.resources/") {
+		// ARM itself names its versions newest first.
+		supported := slices.Clone(t.versions)
+		slices.Reverse(supported)
 		return badRequest("InvalidApiVersionParameter",
 			"The api-version '%s' is invalid. The supported versions are '%s'.", version, strings.Join(supported, ","))
 	}
-	ns, typ, _ := strings.Cut(fullType, "/")
+	// A resource provider's refusal names them in its manifest's order.
+	ns, typ, _ := strings.Cut(t.fullType, "/")
 	return armErr(http.StatusBadRequest, "NoRegisteredProviderFound",
 		"No registered resource provider found for API version '%s' and type '%s' of namespace '%s'. The supported api-versions are '%s'.",
-		version, typ, ns, strings.Join(supported, ", "))
+		version, typ, ns, strings.Join(t.versions, ", "))
+}
+
+// providerNamespaces are the namespaces the emulator has types of, in the
+// order /subscriptions/{s}/providers lists them.
+func providerNamespaces() []string {
+	var out []string
+	for _, t := range registeredTypes {
+		ns, _, _ := strings.Cut(t.fullType, "/")
+		if !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// providerBody answers resource provider reads and registrations as ARM
+// does: registered, with each emulated type of the namespace, its
+// api-versions newest first (clients such as `az resource` pick the version
+// they send from here) and its locations by display name. Every provider is
+// registered, so azcore's registration policy never has to act.
+func providerBody(sub, ns string) map[string]any {
+	canonical := ns
+	types := []any{}
+	for _, t := range registeredTypes {
+		tns, rel, _ := strings.Cut(t.fullType, "/")
+		if !strings.EqualFold(tns, ns) {
+			continue
+		}
+		canonical = tns
+		versions := slices.Clone(t.versions)
+		slices.Reverse(versions)
+		rt := map[string]any{"resourceType": rel, "apiVersions": versions, "capabilities": "None"}
+		if !strings.EqualFold(t.fullType, typeResourceGroup) && !strings.HasPrefix(strings.ToLower(t.fullType), "microsoft.authorization/") {
+			rt["locations"] = providerLocations()
+			rt["capabilities"] = "CrossResourceGroupResourceMove, CrossSubscriptionResourceMove"
+		}
+		for _, v := range versions {
+			if !strings.Contains(v, "-preview") {
+				rt["defaultApiVersion"] = v
+				break
+			}
+		}
+		types = append(types, rt)
+	}
+	return map[string]any{
+		"id": "/subscriptions/" + sub + "/providers/" + canonical, "namespace": canonical,
+		"registrationState": "Registered", "registrationPolicy": "RegistrationRequired", "resourceTypes": types,
+	}
+}
+
+// providerLocations are the public cloud's regions by display name, as ARM
+// spells them in provider metadata.
+func providerLocations() []string {
+	var out []string
+	for _, l := range azurev1alpha1.Locations {
+		if publicCloudLocation(l.Name) {
+			out = append(out, l.DisplayName)
+		}
+	}
+	return out
 }

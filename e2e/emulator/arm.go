@@ -201,7 +201,21 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 	}
 	// Lists are not refused but filtered: ARM answers with what the caller
 	// may read (listResources).
-	if req.rbacType != "" && req.kind != kindList {
+	// Provider metadata is readable by any principal with a role anywhere
+	// in the subscription, as in Azure (clients read it to pick
+	// api-versions); registering still needs the provider's action.
+	readsProviders := (req.kind == kindProvider || req.kind == kindProviderList) && r.Method == http.MethodGet
+	if readsProviders {
+		e.mu.RLock()
+		reaches := e.reachesSubscriptionLocked(c, sub)
+		e.mu.RUnlock()
+		if !reaches {
+			return armErr(http.StatusForbidden, "AuthorizationFailed",
+				"The client '%s' with object id '%s' does not have authorization to perform action 'Microsoft.Resources/subscriptions/providers/read' over scope '/subscriptions/%s' or the scope is invalid. If access was recently granted, please refresh your credentials.",
+				c.appid, c.oid, sub)
+		}
+	}
+	if req.rbacType != "" && req.kind != kindList && !readsProviders {
 		scope := req.target.id
 		e.mu.RLock()
 		aerr := e.authorizeLocked(c, actionFor(req.rbacType, r.Method, req.action), scope)
@@ -237,7 +251,11 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 		writeJSON(w, http.StatusOK, providerBody(sub, req.action))
 		return nil
 	case kindProviderList:
-		writeJSON(w, http.StatusOK, map[string]any{"value": []any{}})
+		var value []any
+		for _, ns := range providerNamespaces() {
+			value = append(value, providerBody(sub, ns))
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"value": value})
 		return nil
 	case kindRoleDefinition, kindRoleDefinitionList:
 		return e.serveRoleDefinitions(w, r, req, c)
@@ -805,15 +823,6 @@ func (e *Emulator) listSubscriptions(w http.ResponseWriter, c *caller) *apiError
 	buf.WriteString("]}")
 	writeJSON(w, http.StatusOK, buf.Bytes())
 	return nil
-}
-
-// providerBody answers resource provider reads and registrations: every provider is
-// registered, so azcore's registration policy never has to act.
-func providerBody(sub, ns string) map[string]any {
-	return map[string]any{
-		"id": "/subscriptions/" + sub + "/providers/" + ns, "namespace": ns,
-		"registrationState": "Registered", "registrationPolicy": "RegistrationRequired", "resourceTypes": []any{},
-	}
 }
 
 // checkTags refuses tag names ARM refuses: characters <, >, %, &, \, ?, / or

@@ -375,7 +375,7 @@ func TestAPIVersionIsChecked(t *testing.T) {
 	cases := []struct {
 		id, version, code, msg string
 	}{
-		{rgScope + "versions", "2099-01-01", "InvalidApiVersionParameter", "The supported versions are '2021-04-01,"},
+		{rgScope + "versions", "2099-01-01", "InvalidApiVersionParameter", "The supported versions are '2025-04-01,2025-03-01,"},
 		{rgScope + "versions/providers/Microsoft.Storage/storageAccounts/stv", "2019-06-01", "NoRegisteredProviderFound", "for API version '2019-06-01' and type 'storageAccounts'"},
 		{rgScope + "versions/providers/Microsoft.Test/widgets/w", "latest", "InvalidApiVersionParameter", "The api-version 'latest' is invalid"},
 	}

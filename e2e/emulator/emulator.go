@@ -267,8 +267,10 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.serveControl(w, r)
 	case hasFoldPrefix(p, "/subscriptions") || hasFoldPrefix(p, "/providers/") || strings.EqualFold(strings.TrimSuffix(p, "/"), "/tenants"):
 		e.serveARM(w, r)
+	case strings.EqualFold(strings.TrimSuffix(p, "/"), "/metadata/endpoints"):
+		e.serveMetadataEndpoints(w, r)
 	default:
-		if !e.serveEntra(w, r) {
+		if !e.serveADFS(w, r) && !e.serveEntra(w, r) {
 			writeARMError(w, armErr(http.StatusNotFound, "NotFound", "No route for %s %s.", r.Method, p))
 		}
 	}

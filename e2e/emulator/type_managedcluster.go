@@ -60,6 +60,12 @@ func managedClusterBehaviour() *typeBehaviour {
 				rg = ap.resourceGroup()
 			}
 			w.keep("nodeResourceGroup", func() any { return fmt.Sprintf("MC_%s_%s_%s", rg, w.target.name, w.location()) })
+			// A cluster with a managed identity, not a service principal,
+			// reports the placeholder client ID "msi", as AKS does (az aks
+			// show reads this object and fails without it).
+			if _, ok := w.props["servicePrincipalProfile"]; !ok {
+				w.props["servicePrincipalProfile"] = map[string]any{"clientId": "msi"}
+			}
 			w.props["currentKubernetesVersion"] = version
 			w.props["powerState"] = map[string]any{"code": "Running"}
 			return nil
