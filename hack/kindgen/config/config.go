@@ -1,0 +1,182 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// File is api/kinds.yaml.
+type File struct {
+	// Modules maps a short alias (network) to an SDK module path.
+	Modules map[string]string `json:"modules"`
+	// Groups maps an ASO group short name (network, as in network.azure.com) to the
+	// aztenant group it becomes; a group not listed becomes <name>.aztenant.io.
+	Groups map[string]string `json:"groups,omitempty"`
+	Kinds  []Kind            `json:"kinds"`
+}
+
+// Kind is one kind to generate.
+type Kind struct {
+	// Kind is the Kubernetes kind as ASO names it (VirtualNetworksSubnet).
+	Kind string `json:"kind"`
+	// Group is ASO's group without .azure.com (network).
+	Group string `json:"group"`
+	// Module is an alias of File.Modules.
+	Module string `json:"module"`
+	// Client is the SDK operation group (SubnetsClient).
+	Client string `json:"client"`
+	// Get names the SDK method that reads the resource when the client serves several
+	// types (cosmos's SQLResourcesClient: GetSQLDatabase); by default the method Get, or
+	// the client's only GET of one resource.
+	Get string `json:"get,omitempty"`
+	// Existing marks the kinds aztenant already has, written by hand, that move onto
+	// the generator.
+	Existing bool `json:"existing,omitempty"`
+	// PathParams fixes URL parameters of a client that serves several types, such as a
+	// record-set client's recordType: A.
+	PathParams map[string]string `json:"pathParams,omitempty"`
+	// Fields overrides facts about fields, by dotted JSON path from the resource
+	// (properties.subnets).
+	Fields map[string]FieldOverride `json:"fields,omitempty"`
+}
+
+// FieldOverride changes what the reader concluded about one field.
+type FieldOverride struct {
+	// Rename gives the field another name in the API type.
+	Rename string `json:"rename,omitempty"`
+	// Skip leaves the field out.
+	Skip bool `json:"skip,omitempty"`
+	// IDOnly keeps only the ID of the field's type (breaks a cycle, as ASO's
+	// SubResourceEmbedded); false expands an embedded resource the reader would cut.
+	IDOnly *bool `json:"idOnly,omitempty"`
+	// Secret and Reference set or clear the reader's flags.
+	Secret    *bool `json:"secret,omitempty"`
+	Reference *bool `json:"reference,omitempty"`
+	// Because says why; required.
+	Because string `json:"because"`
+}
+
+// Key is the kind's unique name: group/Kind.
+func (k Kind) Key() string { return k.Group + "/" + k.Kind }
+
+// Load reads and validates a config file.
+func Load(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes and validates config data; name is used in errors.
+func Parse(name string, data []byte) (*File, error) {
+	var f File
+	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+		return nil, &Error{File: name, Problem: err.Error()}
+	}
+	if err := f.validate(); err != nil {
+		if e, ok := err.(*Error); ok {
+			e.File = name
+		}
+		return nil, err
+	}
+	return &f, nil
+}
+
+// Error is a problem with the config file; Kind is "" for file-wide problems.
+type Error struct {
+	File    string
+	Kind    string
+	Problem string
+}
+
+func (e *Error) Error() string {
+	if e.Kind == "" {
+		return fmt.Sprintf("%s: %s", e.File, e.Problem)
+	}
+	return fmt.Sprintf("%s: kind %s: %s", e.File, e.Kind, e.Problem)
+}
+
+var (
+	kindName  = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+	groupName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+	goIdent   = regexp.MustCompile(`^[A-Z][A-Za-z0-9_]*$`)
+)
+
+func (f *File) validate() error {
+	if len(f.Kinds) == 0 {
+		return &Error{Problem: "no kinds"}
+	}
+	for alias, path := range f.Modules {
+		if !strings.HasPrefix(path, "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/") {
+			return &Error{Problem: fmt.Sprintf("module %s: %q is not an Azure SDK resourcemanager module", alias, path)}
+		}
+	}
+	seen := map[string]bool{}
+	for _, k := range f.Kinds {
+		bad := func(format string, args ...any) error {
+			return &Error{Kind: k.Key(), Problem: fmt.Sprintf(format, args...)}
+		}
+		switch {
+		case !kindName.MatchString(k.Kind):
+			return bad("kind %q is not a Kubernetes kind name", k.Kind)
+		case !groupName.MatchString(k.Group):
+			return bad("group %q is not ASO's short group name (network, storage)", k.Group)
+		case f.Modules[k.Module] == "":
+			return bad("module %q is not listed under modules", k.Module)
+		case !goIdent.MatchString(k.Client) || !strings.HasSuffix(k.Client, "Client"):
+			return bad("client %q is not an SDK client type name", k.Client)
+		case seen[k.Key()]:
+			return bad("listed twice")
+		}
+		seen[k.Key()] = true
+		for path, o := range k.Fields {
+			if strings.TrimSpace(o.Because) == "" {
+				return bad("field %s: override without because", path)
+			}
+			if o.Skip && (o.Rename != "" || o.IDOnly != nil) {
+				return bad("field %s: skip with rename or idOnly", path)
+			}
+		}
+	}
+	return nil
+}
+
+// Group returns the aztenant group of an ASO short group name.
+func (f *File) Group(name string) string {
+	if g, ok := f.Groups[name]; ok {
+		return g
+	}
+	return name + ".aztenant.io"
+}
+
+// Find returns the kinds named kind (several when groups share a kind name, as
+// servicebus and eventhub do with Namespace); group narrows it when not "".
+func (f *File) Find(group, kind string) []Kind {
+	var out []Kind
+	for _, k := range f.Kinds {
+		if k.Kind == kind && (group == "" || k.Group == group) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// ModulePaths returns the module paths the given kinds need, sorted and without repeats.
+func (f *File) ModulePaths(kinds []Kind) []string {
+	set := map[string]bool{}
+	for _, k := range kinds {
+		set[f.Modules[k.Module]] = true
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}

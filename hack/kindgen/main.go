@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/aztenant/aztenant/hack/kindgen/config"
+	"github.com/aztenant/aztenant/hack/kindgen/model"
+	"github.com/aztenant/aztenant/hack/kindgen/sdk"
+)
+
+// defaultConfig is relative to this module's directory, where `go -C hack/kindgen run .`
+// runs.
+const defaultConfig = "../../api/kinds.yaml"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "kindgen:", err)
+		var usage *usageError
+		if errors.As(err, &usage) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+const usage = `usage: kindgen model -kind NAME [-group GROUP] [-config FILE]
+       kindgen check [-config FILE]`
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return &usageError{usage}
+	}
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	cfgPath := fs.String("config", defaultConfig, "the kinds config")
+	kind := fs.String("kind", "", "kind to print (model)")
+	group := fs.String("group", "", "ASO short group, when kinds share a name (model)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return &usageError{err.Error()}
+	}
+	file, err := config.Load(*cfgPath)
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "model":
+		kinds := file.Find(*group, *kind)
+		switch {
+		case *kind == "":
+			return &usageError{"model needs -kind"}
+		case len(kinds) == 0:
+			return &usageError{fmt.Sprintf("no kind %s in %s", *kind, *cfgPath)}
+		case len(kinds) > 1:
+			return &usageError{fmt.Sprintf("kind %s is in several groups; add -group", *kind)}
+		}
+		models, err := sdk.ReadAll(ctx, ".", file, kinds)
+		if err != nil {
+			return err
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(models[0])
+	case "check":
+		start := time.Now()
+		models, err := sdk.ReadAll(ctx, ".", file, file.Kinds)
+		if err != nil {
+			return err
+		}
+		return summarise(out, file, models, time.Since(start))
+	}
+	return &usageError{usage}
+}
+
+// summarise prints one line per kind and the totals; it fails if any kind has
+// unresolved types.
+func summarise(out io.Writer, file *config.File, models []*model.Kind, took time.Duration) error {
+	tw := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "GROUP\tKIND\tARM TYPE\tSCOPE\tAPI\tLRO c/u/d\tACTIONS\tTYPES\tREFS\tSECRETS\tCUTS\tCYCLES\tUNRESOLVED")
+	var bad []string
+	for _, k := range models {
+		refs, secrets := 0, 0
+		for _, t := range k.Types {
+			for _, f := range t.Fields {
+				if f.Reference != nil {
+					refs++
+				}
+				if f.Secret != nil {
+					secrets++
+				}
+			}
+		}
+		var actions []string
+		for _, a := range k.Actions {
+			actions = append(actions, a.Name)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", k.Group.Name, k.Kind, k.ARMType, k.Scope,
+			k.APIVersion, lro(k), strings.Join(actions, ","), len(k.Types), refs, secrets, len(k.Cuts), len(k.Cycles), len(k.Unresolved))
+		if len(k.Unresolved) > 0 {
+			bad = append(bad, k.Group.Name+"/"+k.Kind+": "+strings.Join(k.Unresolved, "; "))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	fmt.Fprintf(out, "%d kinds from %d modules in %s (heap in use %d MiB, total allocated %d MiB)\n",
+		len(models), len(file.ModulePaths(file.Kinds)), took.Round(time.Millisecond), ms.HeapInuse>>20, ms.TotalAlloc>>20)
+	if len(bad) > 0 {
+		return fmt.Errorf("unresolved types:\n  %s", strings.Join(bad, "\n  "))
+	}
+	return nil
+}
+
+func lro(k *model.Kind) string {
+	flag := func(o *model.Operation) string {
+		switch {
+		case o == nil:
+			return "-"
+		case o.LongRunning:
+			return "L"
+		}
+		return "s"
+	}
+	return flag(k.Create) + "/" + flag(k.Update) + "/" + flag(k.Delete)
+}

@@ -1,0 +1,295 @@
+package model
+
+// Kind is one generated kind: the config's names plus everything read from the SDK.
+type Kind struct {
+	// Kind is the Kubernetes kind, named as ASO names it (VirtualNetworksSubnet).
+	Kind string `json:"kind"`
+	// Group is the API group, ASO's and aztenant's spelling.
+	Group Group `json:"group"`
+	// Module is the SDK module the facts come from.
+	Module Module `json:"module"`
+	// Client is the SDK operation group (VirtualNetworksClient).
+	Client string `json:"client"`
+	// Existing marks a kind aztenant already has, written by hand, that moves onto the
+	// generator (its API must stay as it is, or change with a conversion).
+	Existing bool `json:"existing,omitempty"`
+
+	// ARMType is the full resource type: Microsoft.Network/virtualNetworks/subnets.
+	ARMType string `json:"armType"`
+	// Scope is where the top of the type's chain lives.
+	Scope Scope `json:"scope"`
+	// Path is the resource's URL template (the Get operation's), with path parameters the
+	// config fixes (recordType: A) already substituted.
+	Path string `json:"path"`
+	// Parents is the chain of resources between the scope and this one, outermost first
+	// (for a subnet: the virtual network). Segments with a fixed name (blobServices/default)
+	// are parents too; Owner names the nearest one that a user names.
+	Parents []Segment `json:"parents,omitempty"`
+	// Owner is the ARM type of the resource a Kubernetes owner reference points at: the
+	// nearest parent with a name parameter, or the scope's type (resource group,
+	// subscription, tenant) when there is none, or "" for an extension resource (any scope).
+	Owner string `json:"owner"`
+	// NameParam is the URL parameter that names this resource (virtualNetworkName).
+	NameParam string `json:"nameParam,omitempty"`
+	// FixedName is set when the resource's own name is fixed by the URL (default).
+	FixedName string `json:"fixedName,omitempty"`
+	// APIVersion is the Get operation's api-version; APIVersions lists every version the
+	// client's operations send (normally the same one).
+	APIVersion  string   `json:"apiVersion"`
+	APIVersions []string `json:"apiVersions"`
+
+	// Resource is the Go name of the resource body type (the Get response's type), a key
+	// of Types.
+	Resource string `json:"resource"`
+	// Properties is the type of the resource's `properties` field ("" if it has none),
+	// the part ASO flattens into the spec.
+	Properties string `json:"properties,omitempty"`
+
+	// The resource's lifecycle operations; nil when the client has none.
+	Get    *Operation `json:"get"`
+	Create *Operation `json:"create,omitempty"`
+	// Update is a PATCH of the resource with a real body; UpdateTags a PATCH that only
+	// carries tags (network's TagsObject).
+	Update     *Operation  `json:"update,omitempty"`
+	UpdateTags *Operation  `json:"updateTags,omitempty"`
+	Delete     *Operation  `json:"delete,omitempty"`
+	Lists      []Operation `json:"lists,omitempty"`
+	Actions    []Operation `json:"actions,omitempty"`
+	// Other operations of the client that are none of the above (HEAD checks, GETs of
+	// sub-paths, POSTs at other paths), kept so nothing the client does is silently lost.
+	Other []Operation `json:"other,omitempty"`
+
+	// Types holds every named type reachable from the resource and the operations' bodies,
+	// by Go name. Embedded resources cut to their ID (see Field.IDOnly) are not expanded.
+	Types map[string]*Type `json:"types"`
+	// Cycles are the recursions left in the type graph after the cuts: each lists one edge
+	// that closes a loop. Emitters must break them (config: idOnly or skip).
+	Cycles []Cycle `json:"cycles,omitempty"`
+	// Cuts are the fields whose types the reader did not expand, and why.
+	Cuts []Cut `json:"cuts,omitempty"`
+	// Unresolved lists what the reader could not classify; a usable kind has none.
+	Unresolved []string `json:"unresolved,omitempty"`
+}
+
+// Group is an API group in ASO's and in aztenant's spelling (network.azure.com,
+// network.aztenant.io): aztenant keeps ASO's group names under its own domain, so ASO
+// manifests map mechanically.
+type Group struct {
+	Name     string `json:"name"`
+	ASO      string `json:"aso"`
+	Aztenant string `json:"aztenant"`
+}
+
+// Module is a pinned SDK module and the package the facts were read from.
+type Module struct {
+	Path    string `json:"path"`
+	Version string `json:"version"`
+	Package string `json:"package"`
+}
+
+// Scope says where a resource chain starts.
+type Scope string
+
+const (
+	ScopeTenant        Scope = "tenant"
+	ScopeSubscription  Scope = "subscription"
+	ScopeResourceGroup Scope = "resourceGroup"
+	// ScopeExtension is an extension resource that may sit on any ARM ID (`/{scope}`),
+	// such as a role assignment.
+	ScopeExtension Scope = "extension"
+)
+
+// Segment is one resource in an ARM path: its full type and how it is named.
+type Segment struct {
+	Type string `json:"type"`
+	// NameParam is the URL parameter naming it; FixedName the literal name when the URL
+	// fixes it (blobServices/default). Exactly one is set.
+	NameParam string `json:"nameParam,omitempty"`
+	FixedName string `json:"fixedName,omitempty"`
+}
+
+// Verb is what an operation does to the kind's resource.
+type Verb string
+
+const (
+	VerbGet        Verb = "get"
+	VerbCreate     Verb = "create"
+	VerbUpdate     Verb = "update"
+	VerbUpdateTags Verb = "updateTags"
+	VerbDelete     Verb = "delete"
+	VerbList       Verb = "list"
+	VerbAction     Verb = "action"
+	VerbOther      Verb = "other"
+)
+
+// Operation is one exported method of the client.
+type Operation struct {
+	// Method is the SDK method (BeginCreateOrUpdate, NewListPager, ListKeys).
+	Method string `json:"method"`
+	Verb   Verb   `json:"verb"`
+	// Name is the operation's short name: for an action its URL segment (listKeys), for
+	// others the method without Begin/New/Pager (CreateOrUpdate, List).
+	Name string `json:"name"`
+	// HTTPMethod is GET, PUT, PATCH, DELETE, POST or HEAD.
+	HTTPMethod string `json:"httpMethod"`
+	// Path is the URL template, as the SDK writes it.
+	Path       string   `json:"path"`
+	PathParams []string `json:"pathParams,omitempty"`
+	APIVersion string   `json:"apiVersion"`
+	// StatusCodes are the success codes the SDK accepts.
+	StatusCodes []int `json:"statusCodes,omitempty"`
+	// LongRunning is true for Begin… methods (a poller); FinalStateVia is the poller's
+	// final-state option when the SDK sets one (azure-async-operation, location,
+	// original-uri, operation-location).
+	LongRunning   bool   `json:"longRunning,omitempty"`
+	FinalStateVia string `json:"finalStateVia,omitempty"`
+	// Pageable is true for pagers; Item is then the type of one listed element.
+	Pageable bool     `json:"pageable,omitempty"`
+	Item     *TypeRef `json:"item,omitempty"`
+	// ListScope, for a list, is where it lists: resourceGroup, subscription, tenant or
+	// parent (the children of one parent resource).
+	ListScope string `json:"listScope,omitempty"`
+	// Request is the body the operation sends (nil: none); RequestOptional when the body
+	// travels in the options struct.
+	Request         *TypeRef `json:"request,omitempty"`
+	RequestOptional bool     `json:"requestOptional,omitempty"`
+	// Response is the body of a success response (nil: none, headers only).
+	Response *TypeRef `json:"response,omitempty"`
+}
+
+// TypeKind classifies a type reference.
+type TypeKind string
+
+const (
+	KindString  TypeKind = "string"
+	KindBool    TypeKind = "bool"
+	KindInt32   TypeKind = "int32"
+	KindInt64   TypeKind = "int64"
+	KindFloat32 TypeKind = "float32"
+	KindFloat64 TypeKind = "float64"
+	KindTime    TypeKind = "time"
+	KindBytes   TypeKind = "bytes"
+	// KindAny is free-form JSON (Go any / interface{}).
+	KindAny   TypeKind = "any"
+	KindSlice TypeKind = "slice"
+	KindMap   TypeKind = "map"
+	// KindNamed refers to an entry of Kind.Types (struct, enum or union).
+	KindNamed TypeKind = "named"
+)
+
+// TypeRef is the type of a field or body. Pointers are dropped: in the SDK every field is
+// a pointer, and JSON has no use for the difference.
+type TypeRef struct {
+	Kind TypeKind `json:"kind"`
+	// Name is the Go type's name: the Types key for KindNamed, or a named scalar's name
+	// (a string type without known values) for the scalar kinds.
+	Name string `json:"name,omitempty"`
+	// Elem is the element of a slice or the value of a map (keys are strings).
+	Elem *TypeRef `json:"elem,omitempty"`
+}
+
+// TypeShape is what a named type is.
+type TypeShape string
+
+const (
+	ShapeStruct TypeShape = "struct"
+	ShapeEnum   TypeShape = "enum"
+	// ShapeUnion is a polymorphic (discriminated) type: an SDK …Classification interface.
+	ShapeUnion TypeShape = "union"
+)
+
+// Type is a named type of the SDK package.
+type Type struct {
+	Name  string    `json:"name"`
+	Shape TypeShape `json:"shape"`
+	Doc   string    `json:"doc,omitempty"`
+	// ResourceShaped is true when the struct looks like an ARM resource of its own (it has
+	// id, name and type), so embedding it inside another resource repeats that resource.
+	ResourceShaped bool `json:"resourceShaped,omitempty"`
+	// SubResource is true for a struct whose only writable field is an ARM ID (SDK's
+	// SubResource): a reference to another resource.
+	SubResource bool    `json:"subResource,omitempty"`
+	Fields      []Field `json:"fields,omitempty"`
+	Enum        *Enum   `json:"enum,omitempty"`
+	Union       *Union  `json:"union,omitempty"`
+}
+
+// Field is one property of a struct.
+type Field struct {
+	// GoName is the SDK's field name; JSON the wire name read from the SDK's MarshalJSON /
+	// UnmarshalJSON code.
+	GoName string  `json:"goName"`
+	JSON   string  `json:"json"`
+	Doc    string  `json:"doc,omitempty"`
+	Type   TypeRef `json:"type"`
+	// Format is the wire format of a time or bytes field (rfc3339, rfc1123, date, unix,
+	// base64, base64url), from the SDK's (un)populate helpers.
+	Format   string `json:"format,omitempty"`
+	ReadOnly bool   `json:"readOnly,omitempty"`
+	Required bool   `json:"required,omitempty"`
+	// Reference is set when the field holds (or is) the ARM ID of another resource.
+	Reference *Flag `json:"reference,omitempty"`
+	// Secret is set for values that must not sit in a spec in clear: write-only passwords
+	// and keys sent to Azure (or, when ReadOnly, keys Azure returns).
+	Secret *Flag `json:"secret,omitempty"`
+	// IDOnly is set when only the ID of the field's type is kept (an embedded resource,
+	// as ASO's SubResourceEmbedded does); the type is then not expanded.
+	IDOnly *Flag `json:"idOnly,omitempty"`
+	// Skip is set when the config drops the field.
+	Skip *Flag `json:"skip,omitempty"`
+	// Rename is the name the config gives the field in the API type ("" keeps JSON).
+	Rename string `json:"rename,omitempty"`
+}
+
+// Flag is a fact about a field and where it comes from.
+type Flag struct {
+	// Source is "sdk" (read from the SDK's names, types or docs) or "config".
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// Enum is a named scalar type with the SDK's PossibleXxxValues.
+type Enum struct {
+	// Base is the underlying kind (string for nearly all).
+	Base   TypeKind    `json:"base"`
+	Values []EnumValue `json:"values"`
+}
+
+// EnumValue is one constant of an enum.
+type EnumValue struct {
+	GoName string `json:"goName"`
+	Value  string `json:"value"`
+	Doc    string `json:"doc,omitempty"`
+}
+
+// Union is a discriminated type: the JSON property that selects the variant and the
+// variants by discriminator value.
+type Union struct {
+	// Discriminator is the JSON property (type, kind, odata.type); "" if the SDK's
+	// unmarshal helper was not found.
+	Discriminator string `json:"discriminator,omitempty"`
+	// Base is the struct used when no variant matches.
+	Base     string    `json:"base,omitempty"`
+	Variants []Variant `json:"variants"`
+}
+
+// Variant is one concrete type of a union.
+type Variant struct {
+	Value string `json:"value"`
+	Type  string `json:"type"`
+}
+
+// Cycle is one recursion: Edge (Type.jsonField) closes a loop back to Type To; Path is
+// the loop, as Type.jsonField steps.
+type Cycle struct {
+	Edge string   `json:"edge"`
+	To   string   `json:"to"`
+	Path []string `json:"path"`
+}
+
+// Cut is a field whose type the reader did not expand.
+type Cut struct {
+	Field  string `json:"field"`
+	Type   string `json:"type"`
+	Reason string `json:"reason"`
+}

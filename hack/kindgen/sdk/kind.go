@@ -1,0 +1,380 @@
+package sdk
+
+import (
+	"fmt"
+	"go/types"
+	"sort"
+	"strings"
+
+	"github.com/aztenant/aztenant/hack/kindgen/config"
+	"github.com/aztenant/aztenant/hack/kindgen/model"
+)
+
+// Read builds the model of one configured kind from its loaded package.
+func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
+	bad := func(format string, args ...any) error {
+		return &KindError{Kind: k.Key(), Problem: fmt.Sprintf(format, args...)}
+	}
+	ops, err := p.clientOps(k.Client)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	for i := range ops {
+		for param, v := range k.PathParams {
+			ops[i].path = strings.ReplaceAll(ops[i].path, "{"+param+"}", v)
+		}
+	}
+	get := findGet(ops, k.Get)
+	if get == nil {
+		return nil, bad("%s has no Get operation (name it with get:)", k.Client)
+	}
+	for param := range k.PathParams {
+		if !strings.Contains(p.rawPath(k.Client, get.method), "{"+param+"}") {
+			return nil, bad("pathParams: %s is not a parameter of %s", param, get.path)
+		}
+	}
+	ap, err := parsePath(get.path)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	root := p.localNamed(get.response)
+	if root == nil {
+		return nil, bad("%s.%s returns no model type", k.Client, get.method)
+	}
+	self := ap.segments[len(ap.segments)-1]
+	mk := &model.Kind{
+		Kind:      k.Kind,
+		Group:     model.Group{Name: k.Group, ASO: k.Group + ".azure.com", Aztenant: file.Group(k.Group)},
+		Module:    model.Module{Path: p.ModulePath, Version: p.ModuleVersion, Package: p.Name},
+		Client:    k.Client,
+		Existing:  k.Existing,
+		ARMType:   ap.armType,
+		Scope:     ap.scope,
+		Path:      get.path,
+		Parents:   ap.segments[:len(ap.segments)-1],
+		Owner:     scopeOwner(ap.scope),
+		NameParam: self.NameParam, FixedName: self.FixedName,
+		APIVersion: get.apiVersion,
+		Resource:   root.Obj().Name(),
+	}
+	if len(mk.Parents) == 0 {
+		mk.Parents = nil
+	}
+	for i := len(mk.Parents) - 1; i >= 0; i-- {
+		if mk.Parents[i].NameParam != "" {
+			mk.Owner = mk.Parents[i].Type
+			break
+		}
+	}
+
+	g := newGraph(p, mk.Resource)
+	if err := g.resolveOverrides(root, k.Fields); err != nil {
+		return nil, bad("%v", err)
+	}
+	g.enqueue(root)
+	versions := map[string]bool{}
+	for _, op := range ops {
+		mo := classify(op, get.path, ap)
+		if mo.Verb == model.VerbOther && op.method != get.method && !related(op.path, get.path) {
+			continue
+		}
+		versions[op.apiVersion] = true
+		g.bodies(&mo, op)
+		switch {
+		case op.method == get.method:
+			mk.Get = &mo
+		case mo.Verb == model.VerbCreate && mk.Create == nil:
+			mk.Create = &mo
+		case mo.Verb == model.VerbUpdate && mk.Update == nil:
+			mk.Update = &mo
+		case mo.Verb == model.VerbUpdateTags && mk.UpdateTags == nil:
+			mk.UpdateTags = &mo
+		case mo.Verb == model.VerbDelete && mk.Delete == nil:
+			mk.Delete = &mo
+		case mo.Verb == model.VerbList:
+			mk.Lists = append(mk.Lists, mo)
+		case mo.Verb == model.VerbAction:
+			mk.Actions = append(mk.Actions, mo)
+		default:
+			mo.Verb = model.VerbOther
+			mk.Other = append(mk.Other, mo)
+		}
+	}
+	mk.Get.Verb = model.VerbGet
+	for v := range versions {
+		mk.APIVersions = append(mk.APIVersions, v)
+	}
+	sort.Strings(mk.APIVersions)
+	g.drain()
+	for path, o := range g.overrides {
+		if !o.used {
+			return nil, bad("fields: %s (%s) is not a field the reader expands", o.path, path)
+		}
+	}
+	mk.Types = g.types
+	if rt := mk.Types[mk.Resource]; rt != nil {
+		for _, f := range rt.Fields {
+			if f.JSON == "properties" && f.Type.Kind == model.KindNamed {
+				mk.Properties = f.Type.Name
+			}
+		}
+	}
+	mk.Cuts = g.cuts
+	sort.Slice(mk.Cuts, func(i, j int) bool { return mk.Cuts[i].Field < mk.Cuts[j].Field })
+	mk.Cycles = findCycles(mk)
+	for u := range g.unresolved {
+		mk.Unresolved = append(mk.Unresolved, u)
+	}
+	sort.Strings(mk.Unresolved)
+	return mk, nil
+}
+
+// findGet picks the resource's read: the configured method, the method named Get, or
+// the plain GET of the shortest path.
+func findGet(ops []rawOp, method string) *rawOp {
+	var gets []*rawOp
+	for i := range ops {
+		op := &ops[i]
+		if method != "" {
+			if op.method == method {
+				return op
+			}
+			continue
+		}
+		if op.httpMethod != "GET" || op.pageable || op.longRunning {
+			continue
+		}
+		if op.method == "Get" {
+			return op
+		}
+		if strings.HasSuffix(op.path, "}") {
+			gets = append(gets, op)
+		}
+	}
+	// Several GETs of one item (GetProperties, GetCustomerInitiatedMigration): the
+	// resource is the shortest path; the others read its children.
+	sort.SliceStable(gets, func(i, j int) bool { return len(gets[i].path) < len(gets[j].path) })
+	if len(gets) == 1 || (len(gets) > 1 && strings.Count(gets[0].path, "/") < strings.Count(gets[1].path, "/")) {
+		return gets[0]
+	}
+	return nil
+}
+
+// rawPath is the SDK's own template of a method, before pathParams apply.
+func (p *Package) rawPath(client, method string) string {
+	ops, _ := p.clientOps(client)
+	for _, op := range ops {
+		if op.method == method {
+			return op.path
+		}
+	}
+	return ""
+}
+
+// bodies adds an operation's request, response and item types to the graph.
+func (g *graph) bodies(mo *model.Operation, op rawOp) {
+	where := "operation " + op.method
+	if op.request != nil {
+		r := g.ref(op.request, where+" request")
+		mo.Request = &r
+	}
+	if op.response != nil {
+		r := g.ref(op.response, where+" response")
+		mo.Response = &r
+	}
+	if op.item != nil {
+		r := g.ref(op.item, where+" item")
+		mo.Item = &r
+	}
+}
+
+// classify places one raw operation against the resource's path.
+func classify(op rawOp, resourcePath string, ap armPath) model.Operation {
+	mo := model.Operation{
+		Method: op.method, HTTPMethod: op.httpMethod, Path: op.path, APIVersion: op.apiVersion,
+		StatusCodes: op.statusCodes, LongRunning: op.longRunning, FinalStateVia: op.finalStateVia,
+		Pageable: op.pageable, RequestOptional: op.requestOptional,
+		Name: strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(op.method, "Begin"), "New"), "Pager"),
+	}
+	for _, m := range pathParam.FindAllStringSubmatch(op.path, -1) {
+		mo.PathParams = append(mo.PathParams, m[1])
+	}
+	lp, lr := strings.ToLower(op.path), strings.ToLower(resourcePath)
+	collection := lr[:strings.LastIndex(lr, "/")]
+	switch {
+	case lp == lr && op.httpMethod == "GET":
+		mo.Verb = model.VerbGet
+	case lp == lr && op.httpMethod == "PUT":
+		mo.Verb = model.VerbCreate
+	case lp == lr && op.httpMethod == "PATCH":
+		mo.Verb = model.VerbUpdate
+		if op.request != nil && tagsOnly(op.request) {
+			mo.Verb = model.VerbUpdateTags
+		}
+	case lp == lr && op.httpMethod == "DELETE":
+		mo.Verb = model.VerbDelete
+	case op.httpMethod == "POST" && strings.HasPrefix(lp, lr+"/") && !strings.Contains(lp[len(lr)+1:], "/"):
+		mo.Verb = model.VerbAction
+		mo.Name = op.path[len(resourcePath)+1:]
+	case op.httpMethod == "GET" && lp == collection:
+		mo.Verb = model.VerbList
+		mo.ListScope = "parent"
+		if len(ap.segments) == 1 {
+			mo.ListScope = string(ap.scope)
+		}
+	case op.httpMethod == "GET" && len(ap.segments) == 1 && strings.HasSuffix(lp, "/providers/"+strings.ToLower(ap.armType)):
+		// The same collection at a wider scope: ListAll, ListBySubscription.
+		mo.Verb = model.VerbList
+		prefix := lp[:len(lp)-len("/providers/"+ap.armType)]
+		switch {
+		case prefix == "":
+			mo.ListScope = string(model.ScopeTenant)
+		case isParamChain(prefix, "subscriptions"):
+			mo.ListScope = string(model.ScopeSubscription)
+		case isParamChain(prefix, "subscriptions", "resourcegroups"):
+			mo.ListScope = string(model.ScopeResourceGroup)
+		default:
+			mo.ListScope = "scope"
+		}
+	case op.httpMethod == "GET" && ap.armType == "Microsoft.Resources/resourceGroups" && lp == "/subscriptions/{subscriptionid}/resourcegroups":
+		mo.Verb = model.VerbList
+		mo.ListScope = string(model.ScopeSubscription)
+	default:
+		mo.Verb = model.VerbOther
+	}
+	return mo
+}
+
+// related: an operation at or under the resource's path or its collection's; a client
+// that serves several types also has operations of the others, which are not this kind's.
+func related(path, resourcePath string) bool {
+	lp, lr := strings.ToLower(path), strings.ToLower(resourcePath)
+	collection := lr[:strings.LastIndex(lr, "/")]
+	return lp == collection || lp == lr || strings.HasPrefix(lp, lr+"/")
+}
+
+// tagsOnly: a PATCH body that carries nothing but tags (TagsObject).
+func tagsOnly(t types.Type) bool {
+	st, ok := t.Underlying().(*types.Struct)
+	return ok && st.NumFields() == 1 && st.Field(0).Name() == "Tags"
+}
+
+// resolveOverrides turns the config's JSON paths into Go fields, walking the Go types by
+// the JSON names the SDK's serde code uses.
+func (g *graph) resolveOverrides(root *types.Named, fields map[string]config.FieldOverride) error {
+	for path, o := range fields {
+		t := root
+		var owner, goField string
+		for i, name := range strings.Split(path, ".") {
+			if t == nil {
+				return &KindError{Kind: root.Obj().Name(), Problem: "fields: " + path + ": no struct at " + name}
+			}
+			st, ok := t.Underlying().(*types.Struct)
+			if !ok {
+				return &KindError{Kind: root.Obj().Name(), Problem: "fields: " + path + ": not a struct at " + name}
+			}
+			owner, goField = t.Obj().Name(), ""
+			for f, sf := range g.p.serde[owner] {
+				if sf.JSON == name {
+					goField = f
+				}
+			}
+			if goField == "" {
+				return &KindError{Kind: root.Obj().Name(), Problem: "fields: " + path + ": " + owner + " has no JSON field " + name}
+			}
+			_ = i
+			t = nil
+			for j := 0; j < st.NumFields(); j++ {
+				if st.Field(j).Name() == goField {
+					t = elemNamed(st.Field(j).Type())
+				}
+			}
+		}
+		g.overrides[owner+"."+goField] = fieldOverride{path: path, skip: o.Skip, idOnly: o.IDOnly, secret: o.Secret,
+			reference: o.Reference, rename: o.Rename, because: o.Because}
+	}
+	return nil
+}
+
+// findCycles reports the back edges of a depth-first walk from the resource over the
+// expanded fields (cut and skipped fields are not edges): cutting each one leaves the
+// graph without loops.
+func findCycles(k *model.Kind) []model.Cycle {
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[string]int{}
+	type step struct{ typ, edge string }
+	var stack []step
+	var cycles []model.Cycle
+	var visit func(name string)
+	visit = func(name string) {
+		color[name] = grey
+		t := k.Types[name]
+		var next []step
+		if t != nil {
+			for _, f := range t.Fields {
+				if f.Skip != nil || f.IDOnly != nil {
+					continue
+				}
+				if n := namedIn(f.Type); n != "" {
+					next = append(next, step{n, name + "." + f.JSON})
+				}
+			}
+			if t.Union != nil {
+				if t.Union.Base != "" {
+					next = append(next, step{t.Union.Base, name + ".(base)"})
+				}
+				for _, v := range t.Union.Variants {
+					next = append(next, step{v.Type, name + ".(" + v.Value + ")"})
+				}
+			}
+		}
+		for _, s := range next {
+			switch color[s.typ] {
+			case white:
+				stack = append(stack, s)
+				visit(s.typ)
+				stack = stack[:len(stack)-1]
+			case grey:
+				var path []string
+				for i := len(stack) - 1; i >= 0; i-- {
+					path = append([]string{stack[i].edge}, path...)
+					if strings.HasPrefix(stack[i].edge, s.typ+".") {
+						break
+					}
+				}
+				if s.typ == name {
+					path = nil
+				}
+				path = append(path, s.edge)
+				cycles = append(cycles, model.Cycle{Edge: s.edge, To: s.typ, Path: path})
+			}
+		}
+		color[name] = black
+	}
+	visit(k.Resource)
+	var rest []string
+	for name := range k.Types {
+		rest = append(rest, name)
+	}
+	sort.Strings(rest)
+	for _, name := range rest {
+		if color[name] == white {
+			visit(name)
+		}
+	}
+	return cycles
+}
+
+func namedIn(r model.TypeRef) string {
+	for r.Kind == model.KindSlice || r.Kind == model.KindMap {
+		r = *r.Elem
+	}
+	if r.Kind == model.KindNamed {
+		return r.Name
+	}
+	return ""
+}
