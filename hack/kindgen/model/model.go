@@ -33,6 +33,9 @@ type Kind struct {
 	NameParam string `json:"nameParam,omitempty"`
 	// FixedName is set when the resource's own name is fixed by the URL (default).
 	FixedName string `json:"fixedName,omitempty"`
+	// NameValues are the only names Azure accepts, when the name parameter is an enum
+	// (a storage account's managementPolicies: default).
+	NameValues []string `json:"nameValues,omitempty"`
 	// APIVersion is the Get operation's api-version; APIVersions lists every version the
 	// client's operations send (normally the same one).
 	APIVersion  string   `json:"apiVersion"`
@@ -222,6 +225,9 @@ type Field struct {
 	JSON   string  `json:"json"`
 	Doc    string  `json:"doc,omitempty"`
 	Type   TypeRef `json:"type"`
+	// AdditionalProperties: the field is a map whose entries are the object's other JSON
+	// properties, those the spec does not name (JSON is then "").
+	AdditionalProperties bool `json:"additionalProperties,omitempty"`
 	// Format is the wire format of a time or bytes field (rfc3339, rfc1123, date, unix,
 	// base64, base64url), from the SDK's (un)populate helpers.
 	Format   string `json:"format,omitempty"`

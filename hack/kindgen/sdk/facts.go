@@ -26,7 +26,9 @@ func (g *graph) referenceOf(owner string, st *types.Struct, f *types.Var, mf mod
 		return nil
 	}
 	name := f.Name()
-	if name == "ID" && resourceShaped(st) {
+	// A resource's own id is not a reference, nor is a SubResource's id: the field that
+	// holds the SubResource is.
+	if name == "ID" && (resourceShaped(st) || owner == g.root || g.subResource(owner, st)) {
 		return nil
 	}
 	if !(strings.HasSuffix(name, "ID") || strings.HasSuffix(name, "IDs") || strings.HasSuffix(name, "Ids") ||

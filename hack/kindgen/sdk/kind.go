@@ -68,6 +68,7 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 	}
 
 	g := newGraph(p, mk.Resource)
+	mk.NameValues = p.nameValues(g, k.Client, get.method, self.NameParam)
 	if err := g.resolveOverrides(root, k.Fields); err != nil {
 		return nil, bad("%v", err)
 	}
@@ -79,7 +80,7 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 			continue
 		}
 		versions[op.apiVersion] = true
-		g.bodies(&mo, op)
+		g.addBodies(&mo, op)
 		switch {
 		case op.method == get.method:
 			mk.Get = &mo
@@ -171,9 +172,14 @@ func (p *Package) rawPath(client, method string) string {
 	return ""
 }
 
-// bodies adds an operation's request, response and item types to the graph.
-func (g *graph) bodies(mo *model.Operation, op rawOp) {
+// addBodies adds an operation's request, response and item types to the graph.
+func (g *graph) addBodies(mo *model.Operation, op rawOp) {
 	where := "operation " + op.method
+	for _, t := range []types.Type{op.request, op.response, op.item} {
+		if n, ok := t.(*types.Named); ok && n.Obj().Name() != g.root {
+			g.bodies[n.Obj().Name()] = true
+		}
+	}
 	if op.request != nil {
 		r := g.ref(op.request, where+" request")
 		mo.Request = &r
@@ -264,8 +270,16 @@ func tagsOnly(t types.Type) bool {
 func (g *graph) resolveOverrides(root *types.Named, fields map[string]config.FieldOverride) error {
 	for path, o := range fields {
 		t := root
+		steps := strings.Split(path, ".")
+		// A path may start at a named type instead of the resource (ComponentPurgeBody.key),
+		// for bodies of actions that no path from the resource reaches.
+		if n, ok := g.p.Types.Scope().Lookup(steps[0]).(*types.TypeName); ok && len(steps) > 1 {
+			if named, ok := n.Type().(*types.Named); ok {
+				t, steps = named, steps[1:]
+			}
+		}
 		var owner, goField string
-		for i, name := range strings.Split(path, ".") {
+		for _, name := range steps {
 			if t == nil {
 				return &KindError{Kind: root.Obj().Name(), Problem: "fields: " + path + ": no struct at " + name}
 			}
@@ -282,7 +296,6 @@ func (g *graph) resolveOverrides(root *types.Named, fields map[string]config.Fie
 			if goField == "" {
 				return &KindError{Kind: root.Obj().Name(), Problem: "fields: " + path + ": " + owner + " has no JSON field " + name}
 			}
-			_ = i
 			t = nil
 			for j := 0; j < st.NumFields(); j++ {
 				if st.Field(j).Name() == goField {
@@ -377,4 +390,30 @@ func namedIn(r model.TypeRef) string {
 		return r.Name
 	}
 	return ""
+}
+
+// nameValues lists the values of an enum-typed name parameter of the Get method.
+func (p *Package) nameValues(g *graph, client, method, param string) []string {
+	named, _ := p.Types.Scope().Lookup(client).(*types.TypeName)
+	if named == nil || param == "" {
+		return nil
+	}
+	sel := types.NewMethodSet(types.NewPointer(named.Type())).Lookup(p.Types, method)
+	if sel == nil {
+		return nil
+	}
+	params := sel.Obj().Type().(*types.Signature).Params()
+	for i := 0; i < params.Len(); i++ {
+		v := params.At(i)
+		n, ok := v.Type().(*types.Named)
+		if v.Name() != param || !ok || p.funcs["Possible"+n.Obj().Name()+"Values"] == nil {
+			continue
+		}
+		var out []string
+		for _, e := range g.enum(n.Obj().Name(), model.KindString).Values {
+			out = append(out, e.Value)
+		}
+		return out
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"sort"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -32,6 +33,9 @@ type Package struct {
 	serde map[string]map[string]serdeField
 	// discriminators[type] is the value a union variant's MarshalJSON writes.
 	discriminators map[string]discriminator
+
+	creatableOnce sync.Once
+	creatableSet  map[string]bool
 }
 
 // Load loads the packages at the given import paths, resolved in the module at dir

@@ -16,6 +16,9 @@ type serdeField struct {
 	Format string
 	// Marshal and Unmarshal say which of the two methods name the field.
 	Marshal, Unmarshal bool
+	// Additional: the field is a map whose entries are written as the object's own
+	// properties (additionalProperties in the spec).
+	Additional bool
 }
 
 // discriminator is the constant a union variant's MarshalJSON writes into the object.
@@ -32,6 +35,12 @@ func (p *Package) readMarshal(recv string, fn *ast.FuncDecl) {
 	}
 	ast.Inspect(fn.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
+		case *ast.RangeStmt:
+			if field := selectorField(n.X); field != "" {
+				sf := p.serdeOf(recv, field)
+				sf.Additional, sf.Marshal = true, true
+				p.serde[recv][field] = sf
+			}
 		case *ast.CallExpr:
 			name := calleeName(n.Fun)
 			if !strings.HasPrefix(name, "populate") || len(n.Args) < 3 {

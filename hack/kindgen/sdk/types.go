@@ -21,7 +21,9 @@ type graph struct {
 	overrides  map[string]fieldOverride
 	queue      []*types.Named
 	unresolved map[string]bool
-	cuts       []model.Cut
+	// bodies are the top-level body types of operations other than the resource's own.
+	bodies map[string]bool
+	cuts   []model.Cut
 }
 
 // fieldOverride is a config override resolved to a Go field.
@@ -39,7 +41,7 @@ type fieldOverride struct {
 
 func newGraph(p *Package, root string) *graph {
 	return &graph{p: p, root: root, types: map[string]*model.Type{}, overrides: map[string]fieldOverride{},
-		unresolved: map[string]bool{}}
+		unresolved: map[string]bool{}, bodies: map[string]bool{}}
 }
 
 func (g *graph) problem(format string, args ...any) {
@@ -179,14 +181,20 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 		case strings.HasPrefix(doc, "REQUIRED;"):
 			mf.Required, doc = true, strings.TrimSpace(strings.TrimPrefix(doc, "REQUIRED;"))
 			continue
+		case strings.HasPrefix(doc, "OPTIONAL;"):
+			doc = strings.TrimSpace(strings.TrimPrefix(doc, "OPTIONAL;"))
+			continue
 		}
 		break
 	}
 	mf.Doc = strings.TrimSpace(doc)
 	sf, ok := g.p.serde[owner][f.Name()]
-	if ok && sf.JSON != "" {
+	switch {
+	case ok && sf.Additional:
+		mf.AdditionalProperties = true
+	case ok && sf.JSON != "":
 		mf.JSON, mf.Format = sf.JSON, sf.Format
-	} else {
+	default:
 		mf.JSON = lowerFirst(f.Name())
 		g.problem("%s.%s: no JSON name in the SDK's (un)marshal code", owner, f.Name())
 	}
@@ -197,12 +205,15 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 	}
 	inner := elemNamed(f.Type())
 	idOnly := false
-	if inner != nil && inner.Obj().Pkg() == g.p.Types && inner.Obj().Name() != g.root {
-		if st, ok := inner.Underlying().(*types.Struct); ok && resourceShaped(st) {
-			idOnly = true
-			mf.IDOnly = &model.Flag{Source: "sdk", Reason: "embeds resource " + inner.Obj().Name() + " (its own ARM type): kept as its ID, as ASO's SubResourceEmbedded"}
-			mf.Reference = &model.Flag{Source: "sdk", Reason: "embedded resource " + inner.Obj().Name()}
-		}
+	// A resource that is created on its own (some client PUTs it) embedded in another,
+	// its own type included (a public IP's linked public IP), is another resource: keep
+	// its ID. Inline parts that look like resources but have no PUT of their own (a
+	// subnet's delegations, a NIC's ipConfigurations) stay whole. The pages of lists and
+	// other operation bodies hold resources on purpose and are never cut.
+	if inner != nil && inner.Obj().Pkg() == g.p.Types && !g.bodies[owner] && g.p.creatable()[inner.Obj().Name()] {
+		idOnly = true
+		mf.IDOnly = &model.Flag{Source: "sdk", Reason: "embeds " + inner.Obj().Name() + ", a resource created on its own: kept as its ID, as ASO's SubResourceEmbedded"}
+		mf.Reference = &model.Flag{Source: "sdk", Reason: "embedded resource " + inner.Obj().Name()}
 	}
 	if hasOverride && o.idOnly != nil {
 		idOnly = *o.idOnly
