@@ -6,7 +6,13 @@ import "strings"
 // ("properties.addressSpace.addressPrefixes"), stepping through slices and maps, and
 // whether it exists.
 func (k *Kind) Field(path string) (*Field, bool) {
-	t := k.Types[k.Resource]
+	return k.FieldOf(k.Resource, path)
+}
+
+// FieldOf is Field from another type of the table, such as the create request's
+// (AccountCreateParameters), whose writable fields can differ from the resource's.
+func (k *Kind) FieldOf(typeName, path string) (*Field, bool) {
+	t := k.Types[typeName]
 	var f *Field
 	for i, name := range strings.Split(path, ".") {
 		if i > 0 {

@@ -149,8 +149,9 @@ type Operation struct {
 	// Pageable is true for pagers; Item is then the type of one listed element.
 	Pageable bool     `json:"pageable,omitempty"`
 	Item     *TypeRef `json:"item,omitempty"`
-	// ListScope, for a list, is where it lists: resourceGroup, subscription, tenant or
-	// parent (the children of one parent resource).
+	// ListScope, for a list, is where it lists: resourceGroup, subscription, tenant,
+	// extension (an extension type's list at any {scope}), resource (at one resource of
+	// another provider) or parent (the children of one parent resource).
 	ListScope string `json:"listScope,omitempty"`
 	// Request is the body the operation sends (nil: none); RequestOptional when the body
 	// travels in the options struct.

@@ -44,13 +44,18 @@ func (g *graph) referenceOf(owner string, st *types.Struct, f *types.Var, mf mod
 var (
 	secretName = regexp.MustCompile(`(?i)(password|secret|passphrase|connectionstring|(^|primary|secondary|access|account|shared|master|storage)keys?$)`)
 	notSecret  = regexp.MustCompile(`(?i)(name|uri|url|id|ids|type|version|expiry|expiration|time|enabled|permissions|source|public|identifier|policy|policies|settings|vault|reference)$`)
-	secretDoc  = regexp.MustCompile(`(?i)\b(password|secret)\b`)
+	// secretOwner: types whose Value is the secret (AccountKey, APIKey, RegistryPassword).
+	secretOwner = regexp.MustCompile(`(Key|Secret|Password|Credential)(s|Object)?$`)
 )
 
-// secretOf decides whether a string field carries a secret: by name (…Password, …Secret,
-// primaryKey) or, for plain writable strings, a doc that says password or secret. Only
-// unnamed strings qualify: enums and named types never hold secrets.
-func secretOf(f *types.Var, mf model.Field) *model.Flag {
+// secretOf decides whether a string field carries a secret, by its name (…Password,
+// …Secret, primaryKey, …ConnectionString). Docs are not used: they mention passwords
+// around fields that are not (a server's administratorLogin). Only unnamed strings
+// qualify: enums and named types never hold secrets.
+//
+// A field named Value of a key, secret, password or credential type (storage's
+// AccountKey.value) is the secret itself.
+func secretOf(owner string, f *types.Var, mf model.Field) *model.Flag {
 	if (mf.Type.Kind != model.KindString && mf.Type.Kind != model.KindBytes) || mf.Type.Name != "" {
 		return nil
 	}
@@ -62,13 +67,11 @@ func secretOf(f *types.Var, mf model.Field) *model.Flag {
 	if mf.ReadOnly {
 		direction = "returned by Azure"
 	}
+	if name == "Value" && secretOwner.MatchString(owner) {
+		return &model.Flag{Source: "sdk", Reason: "the value of " + owner + " (" + direction + ")"}
+	}
 	if m := secretName.FindString(name); m != "" {
 		return &model.Flag{Source: "sdk", Reason: "named " + name + " (" + direction + ")"}
-	}
-	if !mf.ReadOnly {
-		if m := secretDoc.FindString(mf.Doc); m != "" {
-			return &model.Flag{Source: "sdk", Reason: "doc says " + strings.ToLower(m) + " (" + direction + ")"}
-		}
 	}
 	return nil
 }

@@ -240,7 +240,8 @@ func classify(op rawOp, resourcePath string, ap armPath) model.Operation {
 		case isParamChain(prefix, "subscriptions", "resourcegroups"):
 			mo.ListScope = string(model.ScopeResourceGroup)
 		default:
-			mo.ListScope = "scope"
+			// Nested providers: the assignments on one resource.
+			mo.ListScope = "resource"
 		}
 	case op.httpMethod == "GET" && ap.armType == "Microsoft.Resources/resourceGroups" && lp == "/subscriptions/{subscriptionid}/resourcegroups":
 		mo.Verb = model.VerbList

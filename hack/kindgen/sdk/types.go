@@ -240,7 +240,7 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 	if mf.Reference == nil {
 		mf.Reference = g.referenceOf(owner, st, f, mf)
 	}
-	mf.Secret = secretOf(f, mf)
+	mf.Secret = secretOf(owner, f, mf)
 	if hasOverride {
 		mf.Rename = o.rename
 		if o.reference != nil {
