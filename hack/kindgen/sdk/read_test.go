@@ -204,7 +204,7 @@ var kindCases = []kindCase{
 		key: "dbforpostgresql/FlexibleServer", armType: "Microsoft.DBforPostgreSQL/flexibleServers", scope: model.ScopeResourceGroup,
 		owner: "Microsoft.Resources/resourceGroups", nameParam: "serverName",
 		create:  &op{method: "BeginCreateOrUpdate", longRunning: true, finalStateVia: "azure-async-operation", request: "Server"},
-		update:  &op{method: "BeginUpdate", longRunning: true, request: "ServerForPatch"},
+		update:  &op{method: "BeginUpdate", longRunning: true, finalStateVia: "azure-async-operation", request: "ServerForPatch"},
 		delete:  &op{method: "BeginDelete", longRunning: true, finalStateVia: "location"},
 		actions: map[string]string{"restart": "RestartParameter"},
 		fields: []field{

@@ -1,0 +1,73 @@
+package config_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aztenant/aztenant/hack/kindgen/config"
+)
+
+const realConfig = "../../../api/kinds.yaml"
+
+func TestParseErrors(t *testing.T) {
+	const mods = "modules: {network: github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9}\n"
+	cases := map[string]struct{ yaml, want string }{
+		"no kinds":        {mods + "kinds: []", "no kinds"},
+		"unknown module":  {mods + "kinds: [{kind: VirtualNetwork, group: network, module: nope, client: VirtualNetworksClient}]", "module"},
+		"bad kind name":   {mods + "kinds: [{kind: virtualNetwork, group: network, module: network, client: VirtualNetworksClient}]", "kind name"},
+		"bad group":       {mods + "kinds: [{kind: VirtualNetwork, group: network.azure.com, module: network, client: VirtualNetworksClient}]", "group"},
+		"bad client":      {mods + "kinds: [{kind: VirtualNetwork, group: network, module: network, client: VirtualNetworks}]", "client"},
+		"unknown key":     {mods + "kinds: [{kind: VirtualNetwork, group: network, module: network, client: VirtualNetworksClient, colour: red}]", "colour"},
+		"twice":           {mods + "kinds: [{kind: A, group: network, module: network, client: AClient}, {kind: A, group: network, module: network, client: BClient}]", "twice"},
+		"no because":      {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {skip: true}}}]", "because"},
+		"skip and rename": {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {skip: true, rename: y, because: z}}}]", "skip"},
+		"not the SDK":     {"modules: {x: example.com/x}\nkinds: [{kind: A, group: network, module: x, client: AClient}]", "resourcemanager"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := config.Parse("test.yaml", []byte(c.yaml))
+			var ce *config.Error
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err = %v, want a config.Error mentioning %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestRealConfig: the repository's file parses, every group maps to <group>.aztenant.io,
+// and the kinds marked existing are the ones api/crds has today, with the same kind
+// name in the same group (so moving them onto the generator keeps their API).
+func TestRealConfig(t *testing.T) {
+	f, err := config.Load(realConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	existing := 0
+	for _, k := range f.Kinds {
+		if g := f.Group(k.Group); g != k.Group+".aztenant.io" {
+			t.Errorf("%s: group %s", k.Key(), g)
+		}
+		if !k.Existing {
+			continue
+		}
+		existing++
+		crds, _ := filepath.Glob(filepath.Join("../../../api/crds", f.Group(k.Group)+"_*.yaml"))
+		found := false
+		for _, c := range crds {
+			data, err := os.ReadFile(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found = found || strings.Contains(string(data), "\n    kind: "+k.Kind+"\n")
+		}
+		if !found {
+			t.Errorf("%s is marked existing but no CRD in api/crds has kind %s in group %s", k.Key(), k.Kind, f.Group(k.Group))
+		}
+	}
+	if existing != 11 {
+		t.Errorf("%d kinds marked existing, want the 11 aztenant has", existing)
+	}
+}
