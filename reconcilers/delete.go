@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -100,12 +102,18 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 		return r.blocked(ctx, obj, s, res)
 	}
 	resumed := st.ResumeToken != ""
+	finished := false // a resumed deletion ARM reported done
 	if resumed {
+		_, unusable := calls.resume(st.ResumeToken)
 		if s, res, done := r.resume(ctx, calls, obj, scope); !done {
 			return r.blocked(ctx, obj, deleting(s), res)
 		}
+		finished = unusable == nil
 	}
 	actual, err := calls.get(ctx, st.ID)
+	if finished && accessWentWithIt(err) {
+		actual, err = nil, nil
+	}
 	if err != nil {
 		s, res, _ := r.armFailure(err, scope)
 		return r.blocked(ctx, obj, s, res)
@@ -149,7 +157,9 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 		}
 	}
 	// Deletion may finish after the operation reports success: look again.
-	if actual, err := calls.get(ctx, st.ID); err != nil {
+	if actual, err := calls.get(ctx, st.ID); accessWentWithIt(err) {
+		// gone, and the identity's role with it
+	} else if err != nil {
 		s, res, _ := r.armFailure(err, scope)
 		return r.blocked(ctx, obj, s, res)
 	} else if actual != nil {
@@ -422,4 +432,13 @@ func (r *Reconciler) ownerGone(ctx context.Context, obj azurev1alpha1.Resource) 
 	}
 	err = r.Client.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: ref.Name}, owner)
 	return apierrors.IsNotFound(err) || (err == nil && owner.AzureStatus().ID == "")
+}
+
+// accessWentWithIt reports a 403 on the GET that follows a deletion ARM
+// reported done: an identity whose only role was on the deleted resource (a
+// resource group onboarding created for the object) lost it with the
+// resource, and ARM answers a read it may not make with 403, not 404.
+func accessWentWithIt(err error) bool {
+	var re *azcore.ResponseError
+	return errors.As(err, &re) && re.StatusCode == http.StatusForbidden
 }

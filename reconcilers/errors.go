@@ -52,7 +52,7 @@ func classify(err error, principal string) classified {
 		return classified{state: newState(ReasonAzureUnavailable, msg), retryAfter: armlimit.RetryAfter(re.RawResponse, 15*time.Second)}
 	case re.StatusCode == http.StatusForbidden || re.StatusCode == http.StatusUnauthorized:
 		return classified{state: newState(ReasonAuthorizationFailed,
-			fmt.Sprintf("identity %s is not allowed to do this: %s", principal, msg)), retryAfter: 5 * time.Minute}
+			fmt.Sprintf("identity %s is not allowed to do this: %s", principal, msg)), retryAfter: authBackoffFirst}
 	case re.StatusCode == http.StatusConflict && re.ErrorCode == codeConcurrentFICWrites:
 		// Azure refuses a credential write while another of the same identity
 		// is in flight: nothing is wrong, the next try a moment later succeeds.

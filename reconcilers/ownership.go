@@ -2,8 +2,6 @@ package reconcilers
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,37 +11,37 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers/marker"
 )
 
 // Tags aztenant reads and writes on Azure resources of kinds with tags.
 const (
 	// TagOwner marks the aztenant object that created or adopted a resource
-	// (see OwnerMarker). Another object cannot adopt the resource while its
-	// owner exists and has not released it. Azure tag names cannot hold '/'
-	// (as the Azure disk CSI driver's kubernetes.io-created-for-pvc-name),
-	// hence the '-'.
-	TagOwner = "aztenant.io-owner"
+	// (marker.Owner).
+	TagOwner = marker.TagOwner
 	// TagOnboardedBy names the Tenant whose onboarding created a resource
 	// (the tag tenancy/onboarding writes): it belongs to the platform, and no
 	// tenant object adopts, writes or deletes it. tagOnboardedByLegacy, the
 	// name earlier versions wrote, is recognised as well.
 	TagOnboardedBy       = "aztenant.io-onboarded-by"
 	tagOnboardedByLegacy = "aztenant.io/onboarded-by"
+	// TagCreatedFor: onboarding created the resource for the object whose
+	// marker it holds (marker.TagCreatedFor).
+	TagCreatedFor = marker.TagCreatedFor
 )
+
+// EventCreatedByOnboarding: the object's resource was created for it by the
+// Tenant's onboarding (TagCreatedFor), and the object manages it as its own.
+const EventCreatedByOnboarding = "CreatedByOnboarding"
 
 // AnnotationRelease "true" on an owner lets go of its Azure resource: the
 // object stops writing to it (Ready Unknown, reason Released), another object
 // may adopt it, and deleting the object leaves it in Azure.
 const AnnotationRelease = "aztenant.io/release"
 
-// OwnerMarker is the value of TagOwner for the object (namespace, group and
-// kind, name) in the cluster clusterID: "<cluster>.<object>", two SHA-256
-// digests in hex (8 and 32 digits). It names nothing readable and holds no
-// secret; the cluster part tells a marker of this cluster from another's.
+// OwnerMarker is the value of TagOwner for an object (marker.Owner).
 func OwnerMarker(clusterID, namespace string, gk schema.GroupKind, name string) string {
-	c := sha256.Sum256([]byte("aztenant.io/cluster\x00" + clusterID))
-	o := sha256.Sum256([]byte(strings.Join([]string{"aztenant.io/owner", clusterID, namespace, gk.Kind + "." + gk.Group, name}, "\x00")))
-	return hex.EncodeToString(c[:4]) + "." + hex.EncodeToString(o[:16])
+	return marker.Owner(clusterID, namespace, gk, name)
 }
 
 func (r *Reconciler) marker(obj azurev1alpha1.Resource) string {

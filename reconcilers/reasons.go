@@ -118,7 +118,7 @@ var readyReasons = []ReasonClass{
 	// The environment must change; the operator looks again (watches, or
 	// backoff where no event tells it).
 	terminal(ReasonAlreadyExists),             // annotate aztenant.io/adopt
-	terminal(ReasonAuthorizationFailed),       // a role in Azure; retried every 5 min
+	terminal(ReasonAuthorizationFailed),       // a role in Azure; retried from 5 s, doubling to 5 min
 	terminal(ReasonOwnedByAnother),            // the owner lets go; retried every minute
 	terminal(ReasonExportConflict),            // the foreign Secret/ConfigMap goes; retried every minute
 	terminal(ReasonReferenceNotFound),         // the Secret or ConfigMap appears (watched)

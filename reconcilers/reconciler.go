@@ -70,6 +70,7 @@ type Reconciler struct {
 	ClusterID string
 
 	writes lastWrites
+	auth   authBackoff
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -86,6 +87,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.writes.forget(req.NamespacedName)
+			r.auth.reset(req.NamespacedName)
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
@@ -108,7 +110,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	s, result, err := r.reconcile(ctx, obj, before)
 	if errors.Is(err, errGone) {
 		tr.end(ctx, obj, nil, reconcile.Result{}, err)
+		r.auth.reset(req.NamespacedName)
 		return reconcile.Result{}, nil
+	}
+	if s != nil && s.reason == ReasonAuthorizationFailed {
+		result.RequeueAfter = r.auth.next(req.NamespacedName)
+		if obj.GetDeletionTimestamp().IsZero() && strings.EqualFold(r.Kind.ResourceType(), resourceGroupType) && obj.AzureStatus().ID == "" {
+			s.message += "; " + newGroupHint(obj.AzureStatus(), s.message)
+		}
+	} else if s != nil {
+		r.auth.reset(req.NamespacedName)
 	}
 	if s != nil {
 		changed := s.apply(obj)
@@ -210,6 +221,16 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 			return &s, reconcile.Result{RequeueAfter: time.Minute}, nil
 		}
 	}
+	createdFor := actual != nil && tagFold(tagsOf(actual), TagCreatedFor) != ""
+	if createdFor && st.ID == "" && tagFold(tagsOf(actual), TagCreatedFor) == r.marker(obj) {
+		// Onboarding created it for this object with the platform identity
+		// (the namespace's identity may not create resource groups): it is
+		// this object's as if it had created it, so no adopt, and deleting
+		// the object deletes it.
+		st.ID = id
+		r.event(obj, corev1.EventTypeNormal, EventCreatedByOnboarding, fmt.Sprintf("%s was created for this object by the Tenant's onboarding, with the platform identity", id))
+		r.decide(ctx, obj, DecisionCreate, "by", "onboarding")
+	}
 	if actual != nil && st.ID == "" {
 		if obj.GetAnnotations()[AnnotationAdopt] != "true" {
 			s := newState(ReasonAlreadyExists, fmt.Sprintf("%s already exists in Azure and was not created by this object; annotate it %s: \"true\" to adopt it", id, AnnotationAdopt))
@@ -234,6 +255,11 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 		return &s, reconcile.Result{}, nil
 	}
 	specTags, dropped, tagged := r.applyTags(obj, desired)
+	if createdFor && tagged {
+		// Good for the first time only: a later object of the same name
+		// must adopt.
+		dropped = append(dropped, TagCreatedFor)
+	}
 	var ignore []string
 	if ci, ok := r.Kind.(CompareIgnorer); ok {
 		ignore = ci.IgnoreOnCompare()

@@ -23,6 +23,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
 )
 
@@ -130,6 +131,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 			b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner), builder.WithPredicates(ownerStateChanged))
 		}
 	}
+	// Onboarding granted or took away something in Azure (a role, a resource
+	// group): what waits in the Tenant's namespaces looks again at once.
+	b = b.Watches(&tenancyv1alpha1.Tenant{}, handler.EnqueueRequestsFromMapFunc(r.tenantOnboarded), builder.WithPredicates(onboardingChanged))
 	if o.AdmissionChanges != nil {
 		b = b.WatchesRawSource(source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 			changes := o.AdmissionChanges(ctx)
@@ -261,4 +265,38 @@ var dataChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 func (r *Reconciler) childrenOfOwner(ctx context.Context, o client.Object) []reconcile.Request {
 	return r.requests(ctx, "whose owner "+o.GetNamespace()+"/"+o.GetName()+" changed", nil,
 		client.InNamespace(o.GetNamespace()), client.MatchingFields{ownerNameField: o.GetName()})
+}
+
+// onboardingChanged passes Tenant updates that change what onboarding reports
+// (status.onboarding, the Onboarded condition): each is a change in Azure the
+// namespaces' objects may have been waiting for.
+var onboardingChanged = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(*tenancyv1alpha1.Tenant)
+		n, ok2 := e.ObjectNew.(*tenancyv1alpha1.Tenant)
+		if !ok1 || !ok2 || n.Spec.Onboarding == nil && o.Spec.Onboarding == nil {
+			return false
+		}
+		return !equality.Semantic.DeepEqual(o.Status.Onboarding, n.Status.Onboarding) ||
+			!equality.Semantic.DeepEqual(meta.FindStatusCondition(o.Status.Conditions, tenancyv1alpha1.ConditionOnboarded),
+				meta.FindStatusCondition(n.Status.Conditions, tenancyv1alpha1.ConditionOnboarded))
+	},
+}
+
+// tenantOnboarded enqueues the objects of the kind that are not Ready in the
+// namespaces of a Tenant whose onboarding changed.
+func (r *Reconciler) tenantOnboarded(ctx context.Context, o client.Object) []reconcile.Request {
+	t, ok := o.(*tenancyv1alpha1.Tenant)
+	if !ok {
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, ns := range t.Status.Namespaces {
+		reqs = append(reqs, r.requests(ctx, "in namespace "+ns+" after Tenant "+t.Name+"'s onboarding changed",
+			func(res azurev1alpha1.Resource) bool { return !isReady(res) }, client.InNamespace(ns))...)
+	}
+	return reqs
 }

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/aztenant/aztenant/api"
+	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -154,11 +155,18 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	// per-identity budget: they are few, and must not wait behind a tenant's.
 	onboardOpts := azOpts
 	onboardOpts.PerRetryPolicies = append(append([]azpolicy.Policy(nil), azOpts.PerRetryPolicies...), reconcilers.ARMPolicy())
+	clusterID, err := ClusterID(ctx, mgr.GetAPIReader(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	rgGVK := resourcesv1alpha1.GroupVersion.WithKind(resourcesv1alpha1.ResourceGroupGroupKind.Kind)
+	_, rgErr := mgr.GetRESTMapper().RESTMapping(rgGVK.GroupKind(), rgGVK.Version)
 	if err := (&onboarding.Reconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Directory: dir, Credentials: creds,
 		ARMOptions: &arm.ClientOptions{ClientOptions: onboardOpts, DisableRPRegistration: true},
 		Platform:   cfg.PlatformIdentity, Issuer: issuer, Recorder: mgr.GetEventRecorder("aztenant-onboarding"),
 		Resync: cfg.SyncPeriod, InUse: registry.InUse(mgr.GetClient()),
+		RequestedGroups: rgErr == nil, ClusterID: clusterID,
 	}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
@@ -186,10 +194,6 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		guards = append(guards, pg)
 	}
 	exprs, err := expressions.New(expressions.Options{})
-	if err != nil {
-		return nil, err
-	}
-	clusterID, err := ClusterID(ctx, mgr.GetAPIReader(), cfg)
 	if err != nil {
 		return nil, err
 	}

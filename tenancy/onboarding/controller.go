@@ -22,14 +22,17 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/tenancy"
@@ -65,6 +68,12 @@ type Reconciler struct {
 	// reconciler's finalizer: while any is left, offboarding's deletion of the
 	// namespace's Identity and ServiceAccount waits, and status says for what.
 	InUse identity.InUseFunc
+	// RequestedGroups, when true (the ResourceGroup kind is served), has
+	// onboarding create the resource groups developers ask for with a
+	// ResourceGroup object (see requestedGroups); ClusterID is the
+	// reconcilers' cluster ID, for the owner marker those groups carry.
+	RequestedGroups bool
+	ClusterID       string
 }
 
 // The operator's permissions for onboarding. Each line says why it is needed.
@@ -89,12 +98,27 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.RetryAfter == 0 {
 		r.RetryAfter = 30 * time.Second
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("tenant-onboarding").
 		For(&tenancyv1alpha1.Tenant{}).
 		Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(onboardedBy)).
-		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.identityChanged)).
-		Complete(r)
+		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.identityChanged))
+	if r.RequestedGroups {
+		// A ResourceGroup object created, deleted or changed may ask for a
+		// group, or no longer need the roles on one.
+		b = b.Watches(&resourcesv1alpha1.ResourceGroup{}, handler.EnqueueRequestsFromMapFunc(r.tenantOf),
+			builder.WithPredicates(predicate.GenerationChangedPredicate{}))
+	}
+	return b.Complete(r)
+}
+
+// tenantOf maps an object to the Tenant serving its namespace.
+func (r *Reconciler) tenantOf(ctx context.Context, obj client.Object) []reconcile.Request {
+	t, err := r.Directory.TenantFor(ctx, obj.GetNamespace())
+	if err != nil || t == nil {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: t.Name}}}
 }
 
 // identityChanged maps an onboarded Identity to its Tenant, and the platform
@@ -618,6 +642,10 @@ func (s *pass) onboard(ctx context.Context, ns, issuer string, scopes []string) 
 		if err := s.onboardApps(ctx, a, ns, issuer, scopes, ok, func(i int, err error, ids ...string) error { return failed(5+i, err, ids...) }); err != nil {
 			return err
 		}
+	}
+
+	if err := s.requestedGroups(ctx, a, ns, mi, ok); err != nil {
+		return err
 	}
 
 	// What was created for an earlier spec (a removed role or group, a

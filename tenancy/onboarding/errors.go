@@ -11,10 +11,12 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+
+	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 )
 
 // ConditionOnboarded is the Tenant condition onboarding maintains.
-const ConditionOnboarded = "Onboarded"
+const ConditionOnboarded = tenancyv1alpha1.ConditionOnboarded
 
 // Reasons of the Onboarded condition and of failed steps.
 const (

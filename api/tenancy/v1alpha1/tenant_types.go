@@ -194,7 +194,16 @@ const (
 	StepAppFederatedCredential = "AppFederatedCredential"
 	StepAppRoleAssignments     = "AppRoleAssignments"
 	StepAppServiceAccount      = "AppServiceAccount"
+	// The resource groups the namespace's ResourceGroup objects ask for
+	// (names the Tenant allows beyond onboarding.resourceGroups): created
+	// with the platform identity, with the namespace's roles on them.
+	StepRequestedResourceGroups = "RequestedResourceGroups"
 )
+
+// ConditionOnboarded is the Tenant condition onboarding maintains; other
+// controllers watch it (and status.onboarding) to learn of changes onboarding
+// made in Azure.
+const ConditionOnboarded = "Onboarded"
 
 // Onboarding step states.
 const (

@@ -1,0 +1,72 @@
+package reconcilers
+
+import (
+	"regexp"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+)
+
+// Backoff for AuthorizationFailed: a role granted in Azure reports no event
+// the operator could watch, and a grant usually follows within seconds (an
+// onboarding step, a platform engineer's `az role assignment create`), so
+// the first retry comes in seconds and the wait doubles up to a ceiling
+// instead of a flat five minutes. A change of the object, its Identity or its
+// Tenant (onboarding included) reconciles it at once anyway.
+const (
+	authBackoffFirst = 5 * time.Second
+	authBackoffMax   = 5 * time.Minute
+)
+
+// authBackoff counts, per object, the reconciles in a row that ended in
+// AuthorizationFailed. It lives in memory: after a restart the count starts
+// again at the first step, which only makes the next retry sooner.
+type authBackoff struct {
+	mu    sync.Mutex
+	tries map[types.NamespacedName]int
+}
+
+// next returns how long to wait after another AuthorizationFailed of key.
+func (b *authBackoff) next(key types.NamespacedName) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.tries == nil {
+		b.tries = map[types.NamespacedName]int{}
+	}
+	n := b.tries[key]
+	b.tries[key] = n + 1
+	d := authBackoffFirst
+	for ; n > 0 && d < authBackoffMax; n-- {
+		d *= 2
+	}
+	return jitter(min(d, authBackoffMax))
+}
+
+// reset forgets key's failures: it got past authorization, or is gone.
+func (b *authBackoff) reset(key types.NamespacedName) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.tries, key)
+}
+
+// resourceGroupType is the ARM type whose creation a namespace's identity
+// usually may not do itself (its roles are on resource groups, not above).
+const resourceGroupType = "Microsoft.Resources/resourceGroups"
+
+// newGroupHint says, for a resource group the identity may not read or
+// create, which role on which scope a new one needs, and the other way to
+// get it (the role is at the subscription, which ARM's message does not say:
+// it names the group's own scope).
+func newGroupHint(_ *azurev1alpha1.ResourceStatus, msg string) string {
+	sub := "the subscription"
+	if m := subscriptionInMessage.FindStringSubmatch(msg); m != nil {
+		sub = "/subscriptions/" + m[1]
+	}
+	return "a new resource group needs Microsoft.Resources/subscriptions/resourceGroups/write on " + sub +
+		" (a role such as Contributor there), or a Tenant with onboarding, which creates the groups its resourceGroups allow with the platform identity (see the Tenant's status.onboarding)"
+}
+
+var subscriptionInMessage = regexp.MustCompile(`(?i)/subscriptions/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
