@@ -39,14 +39,19 @@ type Package struct {
 }
 
 // Load loads the packages at the given import paths, resolved in the module at dir
-// (hack/kindgen, whose go.mod pins them). Dependencies are read from export data, so only
-// the SDK packages themselves are parsed.
+// (hack/kindgen, whose go.mod pins them).
+//
+// Dependencies (azcore, the standard library) are type-checked from source too
+// (NeedDeps) rather than read from export data: export data makes `go list` compile every
+// listed package, armnetwork included, which took 87 s on an empty build cache against
+// 5 s this way (2.7 s against 1.8 s when the cache is warm), so a clean CI machine does
+// not pay for it.
 func Load(ctx context.Context, dir string, paths []string) (map[string]*Package, error) {
 	cfg := &packages.Config{
 		Context: ctx,
 		Dir:     dir,
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedModule | packages.NeedSyntax |
-			packages.NeedTypes | packages.NeedImports,
+			packages.NeedTypes | packages.NeedImports | packages.NeedDeps,
 		Tests: false,
 	}
 	pkgs, err := packages.Load(cfg, paths...)
