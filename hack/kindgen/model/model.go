@@ -4,6 +4,9 @@ package model
 type Kind struct {
 	// Kind is the Kubernetes kind, named as ASO names it (VirtualNetworksSubnet).
 	Kind string `json:"kind"`
+	// DerivedKind is the name ASO's naming rule gives the ARM type (every type segment,
+	// the last one singular); when it differs from Kind, ASO renamed the kind.
+	DerivedKind string `json:"derivedKind"`
 	// Group is the API group, ASO's and aztenant's spelling.
 	Group Group `json:"group"`
 	// Module is the SDK module the facts come from.

@@ -123,6 +123,7 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 	mk.Cuts = g.cuts
 	sort.Slice(mk.Cuts, func(i, j int) bool { return mk.Cuts[i].Field < mk.Cuts[j].Field })
 	mk.Cycles = findCycles(mk)
+	mk.DerivedKind = derivedKind(mk.ARMType)
 	for u := range g.unresolved {
 		mk.Unresolved = append(mk.Unresolved, u)
 	}

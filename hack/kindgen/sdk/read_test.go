@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -389,11 +390,17 @@ func TestEveryKind(t *testing.T) {
 	if len(file.Kinds) < 71 {
 		t.Errorf("%d kinds configured, want at least 71 (60 new and the 11 of today)", len(file.Kinds))
 	}
+	// ASO's names follow its rule (VirtualNetworksSubnet) except where ASO renamed a
+	// kind; a config name outside both is a typo.
+	renamed := regexp.MustCompile(`^((Private)?DnsZones[A-Z]+Record|FederatedIdentityCredential|NamespacesEventhubsConsumerGroup|SqlDatabase|SqlDatabaseContainer)$`)
 	for _, ck := range file.Kinds {
 		k, err := sdk.Read(pkgs[file.Modules[ck.Module]], file, ck)
 		if err != nil {
 			t.Errorf("%s: %v", ck.Key(), err)
 			continue
+		}
+		if k.Kind != k.DerivedKind && !renamed.MatchString(k.Kind) {
+			t.Errorf("%s: ASO's rule names %s %s", ck.Key(), k.ARMType, k.DerivedKind)
 		}
 		if len(k.Unresolved) > 0 {
 			t.Errorf("%s: unresolved %v", ck.Key(), k.Unresolved)
