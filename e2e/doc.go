@@ -7,6 +7,7 @@
 // the API server (gatekeeper), apps' workload identity through the real
 // azure-workload-identity webhook (workloadidentity), deletion of parents
 // and of tenant namespaces with kube-controller-manager's garbage collector
-// and namespace controller (lifecycle), and the benchmark runner behind
-// `make bench` (bench).
+// and namespace controller (lifecycle), the operator's traces as an OTLP
+// receiver gets them (tracing), and the benchmark runner behind `make bench`
+// (bench).
 package e2e

@@ -72,6 +72,8 @@ type auditLog struct {
 	full     bool
 	seq      uint64
 	counters Counters
+	// issued is kept apart from the entries, which never hold a secret.
+	issued issuedValues
 }
 
 func newAuditLog(size int) *auditLog {

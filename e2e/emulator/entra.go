@@ -112,7 +112,10 @@ func (e *Emulator) serveToken(w http.ResponseWriter, r *http.Request, tenant str
 		writeEntraError(w, entraErr("invalid_request", 900144, "The request body could not be parsed."))
 		return
 	}
+	e.audit.issued.add(r.PostForm.Get("client_assertion"))
+	e.audit.issued.add(r.PostForm.Get("client_secret"))
 	tok, err := e.exchange(r.Context(), e.base(r), tenant, r.PostForm, &entry)
+	e.audit.issued.add(tok)
 	if err != nil {
 		status = err.Status
 		entry.ErrorCode = fmt.Sprintf("AADSTS%d", err.AADSTS)

@@ -164,6 +164,17 @@ func NewLogged(t testing.TB, cfg operator.Config, log logr.Logger, namespaces ..
 // a crash or a rollout).
 func (s *Stack) StartManager(t testing.TB) {
 	t.Helper()
+	cfg := s.cfg
+	cfg.Cloud, cfg.Served = s.Cloud, s.served
+	s.Parts, s.stop = StartOperator(t, s.Env, cfg, s.log)
+}
+
+// StartOperator runs the operator's manager with cfg against env's API
+// server, as the operator's user, with metrics and probes off; the zero
+// Logger is controller-runtime's global one. stop stops it and waits until
+// it has stopped (calling it again does nothing).
+func StartOperator(t testing.TB, env *testenv.Env, cfg operator.Config, log logr.Logger) (parts *operator.Parts, stop func()) {
+	t.Helper()
 	scheme, err := operator.Scheme()
 	if err != nil {
 		t.Fatal(err)
@@ -171,24 +182,21 @@ func (s *Stack) StartManager(t testing.TB) {
 	opts := ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}, // one manager per test
-		Cache:      operator.CacheOptions(s.served),
+		Cache:      operator.CacheOptions(cfg.Served),
 	}
-	if s.log.GetSink() != nil {
-		opts.Logger = s.log
+	if log.GetSink() != nil {
+		opts.Logger = log
 	}
-	mgr, err := ctrl.NewManager(s.Env.OperatorConfig, opts)
+	mgr, err := ctrl.NewManager(env.OperatorConfig, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mctx, cancel := context.WithCancel(context.Background())
-	cfg := s.cfg
-	cfg.Cloud, cfg.Served = s.Cloud, s.served
-	parts, err := operator.Setup(mctx, mgr, cfg)
+	parts, err = operator.Setup(mctx, mgr, cfg)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	s.Parts = parts
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -197,7 +205,7 @@ func (s *Stack) StartManager(t testing.TB) {
 		}
 	}()
 	var once sync.Once
-	s.stop = func() { once.Do(func() { cancel(); <-done }) }
+	return parts, func() { once.Do(func() { cancel(); <-done }) }
 }
 
 // StopManager stops the operator and waits until it has stopped.
