@@ -482,7 +482,10 @@ func (r *Reconciler) parentID(ctx context.Context, obj azurev1alpha1.Resource, s
 	deleting := !obj.GetDeletionTimestamp().IsZero()
 	if (!isReady(owner) && !deleting) || owner.AzureStatus().ID == "" {
 		msg := fmt.Sprintf("waiting for %s %q to be Ready", ownerKind.Kind, ref.Name)
-		if isReady(owner) {
+		if !owner.GetDeletionTimestamp().IsZero() {
+			// A new child of an owner on its way out would be deleted with it.
+			msg = fmt.Sprintf("%s %q is being deleted: this object waits for an owner of that name that is not being deleted (delete this object, or create the owner again once it is gone)", ownerKind.Kind, ref.Name)
+		} else if isReady(owner) {
 			// Skipped (or released) before anything of it was in Azure.
 			msg = fmt.Sprintf("waiting for %s %q to have a resource in Azure (its Ready reason is %s)", ownerKind.Kind, ref.Name, readyReason(owner))
 		}

@@ -1,6 +1,7 @@
 package lifecycle_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/internal/stacktest"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -189,5 +191,43 @@ func TestParentDeletionRefusedByAzureSaysWhy(t *testing.T) {
 		if inAzure(s, o.AzureStatus().ID) {
 			t.Errorf("%s is left in Azure", o.AzureStatus().ID)
 		}
+	}
+}
+
+// A child created while its owner is being deleted (here the owner's object
+// is held by a finalizer of someone else's after its Azure group is gone)
+// waits and says why, not "to be Ready", and nothing is created for it.
+func TestChildOfAnOwnerBeingDeletedSaysSo(t *testing.T) {
+	const ns = "owner-going"
+	s := stacktest.New(t, ns)
+	ctx := t.Context()
+	const hold = "test.aztenant.io/hold"
+	rg := stacktest.ResourceGroup(ns, ns+"-app", nil, nil)
+	rg.Finalizers = []string{hold}
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	t.Cleanup(func() {
+		base := rg.DeepCopy()
+		rg.Finalizers = nil
+		_ = s.Client.Patch(context.Background(), rg, client.MergeFrom(base))
+	})
+	must(t, s.Client.Delete(ctx, rg))
+	eventually(t, "the group deleted in Azure, its object held", func() (bool, string) {
+		must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(rg), rg))
+		return slices.Equal(rg.Finalizers, []string{hold}), fmt.Sprint(rg.Finalizers)
+	})
+	mark := lastSeq(s)
+	child := &storagev1alpha1.StorageAccount{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ownergoingst"},
+		Spec: storagev1alpha1.StorageAccountSpec{Owner: &azurev1alpha1.OwnerReference{Name: rg.Name}, Location: stacktest.Location,
+			Kind: "StorageV2", Sku: storagev1alpha1.StorageSku{Name: "Standard_LRS"}},
+	}
+	s.Create(t, child)
+	eventually(t, "the child waiting for an owner not being deleted", func() (bool, string) {
+		c := readyOf(s, child)
+		return c != nil && c.Reason == reconcilers.ReasonWaitingForOwner && strings.Contains(c.Message, "is being deleted"), condString(c)
+	})
+	if got := writes(s, mark); len(got) != 0 {
+		t.Errorf("ARM writes for a child of an owner being deleted: %q", got)
 	}
 }
