@@ -253,12 +253,14 @@ func classify(op rawOp, resourcePath string, ap armPath) model.Operation {
 	return mo
 }
 
-// related: an operation at or under the resource's path or its collection's; a client
-// that serves several types also has operations of the others, which are not this kind's.
+// related: an operation at the resource's path or its collection's, or under the
+// resource's path without naming a child (throughputSettings/default, usages). A client
+// that serves several types (cosmos's SQLResourcesClient) or also its children's
+// (a queue's authorizationRules/{name}) has operations of other kinds, not this one's.
 func related(path, resourcePath string) bool {
 	lp, lr := strings.ToLower(path), strings.ToLower(resourcePath)
 	collection := lr[:strings.LastIndex(lr, "/")]
-	return lp == collection || lp == lr || strings.HasPrefix(lp, lr+"/")
+	return lp == collection || lp == lr || (strings.HasPrefix(lp, lr+"/") && !strings.Contains(lp[len(lr):], "{"))
 }
 
 // tagsOnly: a PATCH body that carries nothing but tags (TagsObject).
