@@ -120,6 +120,12 @@ func TestTracesTellTheStory(t *testing.T) {
 	must(t, c.Create(ctx, account))
 	resourceReady(t, c, account, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 
+	// A resource group the Tenant allows, which the namespace's identity may
+	// not create: onboarding creates it with the platform identity.
+	devRG := stacktest.ResourceGroup(ns, "trc-dev", nil, nil)
+	must(t, c.Create(ctx, devRG))
+	resourceReady(t, c, devRG, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+
 	// Owner on the storage account: the built-in identity rules refuse it.
 	owner := &authorizationv1alpha1.RoleAssignment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "trc-owner"},
 		Spec: authorizationv1alpha1.RoleAssignmentSpec{
@@ -213,6 +219,19 @@ func TestTracesTellTheStory(t *testing.T) {
 			if arm := len(f.childrenNamed(got[0], "ARM GET")) + len(f.childrenNamed(got[0], "ARM PUT")); azureSteps[step] && arm == 0 {
 				t.Errorf("step %s has no ARM call as a child: %s", step, names(f.children[id(got[0].GetSpanId())]))
 			}
+		}
+		// The group a developer asked for: its step, with the PUT.
+		var requested bool
+		for _, st := range f.named(onboarding.SpanStepPrefix+tenancyv1alpha1.StepRequestedResourceGroups, identity.AttrNamespace, ns) {
+			for _, put := range f.childrenNamed(st, "ARM PUT") {
+				if strings.HasSuffix(strings.ToLower(attr(put, "url.path")), "/resourcegroups/trc-dev") && isOK(st) && f.under(st, onboarding.SpanReconcile) {
+					requested = true
+				}
+			}
+		}
+		if !requested {
+			t.Errorf("no %s step created trc-dev: %v", tenancyv1alpha1.StepRequestedResourceGroups,
+				describeAll(f.named(onboarding.SpanStepPrefix+tenancyv1alpha1.StepRequestedResourceGroups)))
 		}
 	})
 

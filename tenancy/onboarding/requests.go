@@ -100,7 +100,7 @@ func (s *pass) requestedGroups(ctx context.Context, a *azure, ns string, mi *man
 			continue
 		}
 		mark := marker.Owner(s.r.ClusterID, ns, resourcesv1alpha1.ResourceGroupGroupKind, obj.Name)
-		id, created, err := a.ensureRequestedGroup(ctx, name, azurev1alpha1.NormalizeLocation(string(obj.Spec.Location)), mark, ns+"/"+obj.Name)
+		id, created, err := a.ensureRequestedGroup(s.begin(ctx, ns, tenancyv1alpha1.StepRequestedResourceGroups), name, azurev1alpha1.NormalizeLocation(string(obj.Spec.Location)), mark, ns+"/"+obj.Name)
 		if err != nil {
 			refuse(obj, name, err.Error())
 			continue
@@ -108,7 +108,7 @@ func (s *pass) requestedGroups(ctx context.Context, a *azure, ns string, mi *man
 		if created {
 			s.event(corev1.EventTypeNormal, "Created", "namespace %s: created resource group %s for ResourceGroup %s/%s", ns, id, ns, obj.Name)
 		}
-		raIDs, err := assignRoles(ctx, a, sub, []string{id}, roles(ob), CheckRole, mi.principalID, ok)
+		raIDs, err := assignRoles(s.begin(ctx, ns, tenancyv1alpha1.StepRequestedResourceGroups), a, sub, []string{id}, roles(ob), CheckRole, mi.principalID, ok)
 		if err != nil {
 			refuse(obj, name, err.Error())
 			continue

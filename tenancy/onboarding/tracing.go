@@ -88,8 +88,11 @@ func (tr *stepTrace) endStep(st tenancyv1alpha1.OnboardingStep) {
 	if len(st.IDs) > 0 {
 		span.SetAttributes(attribute.StringSlice("aztenant.onboarding.ids", st.IDs))
 	}
-	if st.State == tenancyv1alpha1.StepFailed {
+	if st.Reason != "" {
+		// A failure, or what a step that is done would not do.
 		span.SetAttributes(attribute.String(identity.AttrReason, st.Reason))
+	}
+	if st.State == tenancyv1alpha1.StepFailed {
 		span.SetStatus(codes.Error, st.Message)
 	} else {
 		span.SetStatus(codes.Ok, "")
