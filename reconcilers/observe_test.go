@@ -47,7 +47,7 @@ func TestReconcileSpanCarriesTheOutcome(t *testing.T) {
 		}
 		attrs := map[string]string{}
 		for _, kv := range got.Attributes() {
-			attrs[string(kv.Key)] = kv.Value.Emit()
+			attrs[string(kv.Key)] = kv.Value.String()
 		}
 		if tc.state != nil && (attrs["aztenant.reason"] != tc.state.reason || attrs["aztenant.reason.class"] != string(tc.class)) {
 			t.Errorf("%s: attributes %v", tc.name, attrs)
