@@ -22,16 +22,20 @@ tools: ## Build the pinned tools into bin/ (about 20 minutes on 2 cores the firs
 .PHONY: generate
 generate: ## Regenerate deepcopy code and CRDs from the API types.
 	@bash hack/tools/build.sh controller-gen >/dev/null
+	go -C hack/kindgen run . generate
 	$(BIN)/controller-gen object paths=./api/...
 	$(BIN)/controller-gen crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=api/crds
 	rm -f charts/aztenant/crds-src/*.yaml && cp api/crds/*.yaml charts/aztenant/crds-src/
 	cp identity/reservation/policies.yaml charts/aztenant/files/reservation-policies.yaml
 	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... paths=./reconcilers/... output:rbac:artifacts:config=charts/aztenant/files
 
+# What make generate writes (kindgen also writes adapters, emulator facts and samples).
+GENERATED := api charts reconcilers/kinds e2e/emulator examples/generated
+
 .PHONY: verify-generate
 verify-generate: generate ## Fail if generated files differ from what is committed.
-	@git diff --exit-code -- api charts || { echo "generated files are stale: run 'make generate' and commit"; exit 1; }
-	@test -z "$$(git status --porcelain -- api charts)" || { echo "untracked generated files: run 'make generate' and commit"; git status --porcelain -- api charts; exit 1; }
+	@git diff --exit-code -- $(GENERATED) || { echo "generated files are stale: run 'make generate' and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- $(GENERATED))" || { echo "untracked generated files: run 'make generate' and commit"; git status --porcelain -- $(GENERATED); exit 1; }
 
 .PHONY: build
 build: ## Build the binaries into bin/.
@@ -42,11 +46,13 @@ lint: ## gofmt, go vet and staticcheck.
 	@bash hack/tools/build.sh staticcheck >/dev/null
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
+	go -C hack/kindgen vet ./...
 	$(BIN)/staticcheck ./...
 
 .PHONY: test
 test: tools build ## Unit and integration tests on a real kube-apiserver + etcd (race detector on).
 	go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) $(PKGS)
+	go -C hack/kindgen test ./...
 
 .PHONY: test-under-load
 test-under-load: tools build ## make test 3 times (RUNS) while 2 busy processes (BUSY) hold the CPUs; prints each run's time.

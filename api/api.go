@@ -33,6 +33,7 @@ var schemeBuilder = runtime.SchemeBuilder{
 	cachev1alpha1.AddToScheme,
 	dbforpostgresqlv1alpha1.AddToScheme,
 	containerservicev1alpha1.AddToScheme,
+	generatedGroups.AddToScheme,
 }
 
 // AddToScheme registers every API group of the project.

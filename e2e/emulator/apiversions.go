@@ -74,7 +74,7 @@ var aksVersions = []string{
 // apiVersions indexes registeredTypes by lower-cased full type.
 var apiVersions = func() map[string]registeredType {
 	m := map[string]registeredType{}
-	for _, t := range registeredTypes {
+	for _, t := range append(registeredTypes, generatedTypes...) {
 		m[strings.ToLower(t.fullType)] = t
 	}
 	return m

@@ -90,7 +90,7 @@ func New(cfg Config) (*Emulator, error) {
 	for _, a := range auds {
 		e.armAudiences = append(e.armAudiences, strings.TrimSuffix(a, "/"))
 	}
-	for _, b := range builtinBehaviours() {
+	for _, b := range append(builtinBehaviours(), generatedBehaviours()...) {
 		e.behaviours[strings.ToLower(b.fullType)] = b
 	}
 	e.resetStateLocked()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aztenant/aztenant/hack/kindgen/config"
+	"github.com/aztenant/aztenant/hack/kindgen/emit"
 	"github.com/aztenant/aztenant/hack/kindgen/model"
 	"github.com/aztenant/aztenant/hack/kindgen/sdk"
 )
@@ -41,7 +42,8 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 
 const usage = `usage: kindgen model -kind NAME [-group GROUP] [-config FILE]
-       kindgen check [-config FILE]`
+       kindgen check [-config FILE]
+       kindgen generate [-config FILE] [-out DIR]`
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
@@ -51,6 +53,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	cfgPath := fs.String("config", defaultConfig, "the kinds config")
 	kind := fs.String("kind", "", "kind to print (model)")
 	group := fs.String("group", "", "ASO short group, when kinds share a name (model)")
+	outDir := fs.String("out", "../..", "the repository root generate writes into")
 	if err := fs.Parse(args[1:]); err != nil {
 		return &usageError{err.Error()}
 	}
@@ -76,6 +79,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(models[0])
+	case "generate":
+		return generate(ctx, file, *outDir, out)
 	case "check":
 		start := time.Now()
 		models, err := sdk.ReadAll(ctx, ".", file, file.Kinds)
@@ -139,4 +144,31 @@ func lro(k *model.Kind) string {
 		return "s"
 	}
 	return flag(k.Create) + "/" + flag(k.Update) + "/" + flag(k.Delete)
+}
+
+// generate reads the wave's kinds (emit.Wave) and writes their files under root.
+func generate(ctx context.Context, file *config.File, root string, out io.Writer) error {
+	start := time.Now()
+	var kinds []config.Kind
+	for _, key := range emit.Wave {
+		group, kind, _ := strings.Cut(key, "/")
+		found := file.Find(group, kind)
+		if len(found) != 1 {
+			return fmt.Errorf("wave: %s is not a kind of the config", key)
+		}
+		kinds = append(kinds, found[0])
+	}
+	models, err := sdk.ReadAll(ctx, ".", file, kinds)
+	if err != nil {
+		return err
+	}
+	files, err := emit.Generate(models)
+	if err != nil {
+		return err
+	}
+	if err := files.Write(root); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "kindgen: %d kinds, %d files in %s\n", len(models), len(files), time.Since(start).Round(time.Millisecond))
+	return nil
 }

@@ -4,7 +4,7 @@ import "github.com/aztenant/aztenant/reconcilers"
 
 // All is every kind the operator serves, parents before children.
 func All() []reconcilers.Kind {
-	return []reconcilers.Kind{
+	return append([]reconcilers.Kind{
 		ResourceGroup{},
 		StorageAccount{},
 		StorageAccountsBlobServicesContainer{},
@@ -17,5 +17,5 @@ func All() []reconcilers.Kind {
 		FederatedIdentityCredential{},
 		// Last: a role assignment's scope may be any other kind.
 		RoleAssignment{},
-	}
+	}, Generated()...)
 }

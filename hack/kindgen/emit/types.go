@@ -1,0 +1,394 @@
+package emit
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/aztenant/aztenant/hack/kindgen/model"
+)
+
+// goStruct is one Go struct of an API package.
+type goStruct struct {
+	Name   string
+	Doc    string
+	Fields []goField
+}
+
+// goField is one field of a goStruct.
+type goField struct {
+	Name, JSON, Type string
+	Doc              string
+	Markers          []string
+	Required         bool
+}
+
+// shape is where ARM nests what the spec flattens: Props are the JSON names that live
+// under the object's `properties`, Fields the shapes of nested objects (for a list, of
+// each element), by JSON name. A nil shape flattens nothing.
+type shape struct {
+	Props  []string
+	Fields map[string]*shape
+}
+
+func (s *shape) empty() bool { return s == nil || (len(s.Props) == 0 && len(s.Fields) == 0) }
+
+type mode int
+
+const (
+	specMode   mode = iota // writable fields, for the spec
+	statusMode             // every field, for the status
+)
+
+// types emits the Go types of one kind: the spec's and the status's nested structs,
+// prefixed with the kind's name so kinds of a group never collide.
+type types struct {
+	k       *model.Kind
+	prefix  string
+	structs []*goStruct
+	done    map[string]string // SDK type + mode -> Go name ("" while being built: a cycle)
+	shapes  map[string]*shape
+	notes   []string
+	needRef bool
+}
+
+func newTypes(k *model.Kind) *types {
+	return &types{k: k, prefix: k.Kind, done: map[string]string{}, shapes: map[string]*shape{}}
+}
+
+// topLevelOwn are the resource fields the spec or status carries in its own way (owner,
+// azureName, location, tags, the common status) or not at all.
+var topLevelOwn = map[string]bool{"id": true, "name": true, "type": true, "location": true, "tags": true,
+	"etag": true, "systemData": true}
+
+// fieldsOf collects t's fields for mode, with `properties` flattened into them. top is
+// true for the resource body itself.
+func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
+	var out []goField
+	sh := &shape{Fields: map[string]*shape{}}
+	seen := map[string]bool{}
+	add := func(f *model.Field, inProps bool) {
+		name := f.JSON
+		if f.Rename != "" {
+			name = f.Rename
+		}
+		if seen[name] {
+			g.notes = append(g.notes, fmt.Sprintf("%s.%s: name taken by an outer field, left out", t.Name, f.JSON))
+			return
+		}
+		gf, sub, ok := g.field(t, f, m)
+		if !ok {
+			return
+		}
+		gf.JSON = name
+		seen[name] = true
+		out = append(out, gf)
+		if inProps {
+			sh.Props = append(sh.Props, name)
+		}
+		if !sub.empty() {
+			sh.Fields[name] = sub
+		}
+	}
+	var props *model.Field
+	for i := range t.Fields {
+		f := &t.Fields[i]
+		if f.JSON == "properties" && f.Type.Kind == model.KindNamed && g.k.Types[f.Type.Name] != nil && g.k.Types[f.Type.Name].Shape == model.ShapeStruct {
+			props = f
+			continue
+		}
+		if g.drop(t, f, m, top) {
+			continue
+		}
+		add(f, false)
+	}
+	if props != nil && props.Skip == nil && (m == statusMode || !props.ReadOnly) {
+		pt := g.k.Types[props.Type.Name]
+		for i := range pt.Fields {
+			f := &pt.Fields[i]
+			if g.drop(pt, f, m, false) || (top && f.JSON == "provisioningState") {
+				continue
+			}
+			add(f, true)
+		}
+	}
+	return out, sh
+}
+
+// drop says whether a field stays out of the Go type.
+func (g *types) drop(t *model.Type, f *model.Field, m mode, top bool) bool {
+	switch {
+	case f.Skip != nil, f.AdditionalProperties, f.JSON == "":
+		return true
+	case m == specMode && f.ReadOnly:
+		return true
+	case top && topLevelOwn[f.JSON]:
+		return true
+	case !top && t.ResourceShaped && !t.SubResource && (f.JSON == "type" || f.JSON == "etag" || (m == specMode && f.JSON == "id")):
+		// An inline part of this resource (a subnet's delegation) is named, not typed.
+		return true
+	case m == specMode && f.Secret != nil:
+		// Secrets never sit in a spec in clear; Secret references are the next emitter.
+		g.notes = append(g.notes, fmt.Sprintf("%s.%s: write-only secret, left out (Secret references not emitted yet)", t.Name, f.JSON))
+		return true
+	}
+	return false
+}
+
+// field maps one SDK field to a Go field; ok is false when nothing of it is left.
+func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shape, bool) {
+	typ, sub, markers, ok := g.typeOf(f.Type, m)
+	if !ok {
+		return goField{}, nil, false
+	}
+	gf := goField{Name: goName(f), Doc: f.Doc, Markers: markers}
+	if m == specMode && f.Required {
+		gf.Required = true
+	}
+	gf.Type = typ
+	if !gf.Required && isValueScalar(typ) {
+		gf.Type = "*" + typ
+	}
+	if !gf.Required && strings.HasPrefix(typ, "*") == false && g.isStruct(typ) {
+		gf.Type = "*" + typ
+	}
+	if f.Reference != nil && m == specMode {
+		gf.Doc = strings.TrimSpace(gf.Doc + " An ARM ID.")
+	}
+	return gf, sub, true
+}
+
+func (g *types) isStruct(goType string) bool {
+	for _, s := range g.structs {
+		if s.Name == goType {
+			return true
+		}
+	}
+	return goType == g.prefix+"ResourceReference"
+}
+
+func isValueScalar(t string) bool {
+	switch t {
+	case "bool", "int32", "int64":
+		return true
+	}
+	return false
+}
+
+// typeOf is the Go type of a type reference, with the shape of what it holds and the
+// validation markers it needs.
+func (g *types) typeOf(r model.TypeRef, m mode) (string, *shape, []string, bool) {
+	switch r.Kind {
+	case model.KindString, model.KindTime, model.KindBytes:
+		return "string", nil, nil, true
+	case model.KindBool:
+		return "bool", nil, nil, true
+	case model.KindInt32:
+		return "int32", nil, nil, true
+	case model.KindInt64:
+		return "int64", nil, nil, true
+	case model.KindFloat32, model.KindFloat64, model.KindAny:
+		// CRDs discourage floats (they do not round-trip); free-form JSON keeps the number.
+		return "*apiextensionsv1.JSON", nil, nil, true
+	case model.KindSlice:
+		et, sub, em, ok := g.typeOf(*r.Elem, m)
+		if !ok {
+			return "", nil, nil, false
+		}
+		var markers []string
+		for _, x := range em {
+			markers = append(markers, strings.Replace(x, "validation:", "validation:items:", 1))
+		}
+		return "[]" + strings.TrimPrefix(et, "*"), sub, markers, true
+	case model.KindMap:
+		et, sub, _, ok := g.typeOf(*r.Elem, m)
+		if !ok || !sub.empty() {
+			// A map of objects with their own properties has no flattening rule yet.
+			return "", nil, nil, false
+		}
+		return "map[string]" + strings.TrimPrefix(et, "*"), nil, nil, true
+	}
+	t := g.k.Types[r.Name]
+	if t == nil {
+		// Not expanded by the reader (an embedded resource kept as its ID).
+		g.needRef = true
+		return g.prefix + "ResourceReference", nil, nil, true
+	}
+	switch t.Shape {
+	case model.ShapeEnum:
+		base := "string"
+		if t.Enum.Base == model.KindInt32 || t.Enum.Base == model.KindInt64 {
+			base = string(t.Enum.Base)
+		}
+		var vals []string
+		for _, v := range t.Enum.Values {
+			vals = append(vals, markerValue(v.Value))
+		}
+		if len(vals) == 0 {
+			return base, nil, nil, true
+		}
+		return base, nil, []string{"+kubebuilder:validation:Enum=" + strings.Join(vals, ";")}, true
+	case model.ShapeUnion:
+		return "*apiextensionsv1.JSON", nil, nil, true
+	}
+	name, sh, ok := g.structOf(t, m)
+	return name, sh, nil, ok
+}
+
+var plainValue = regexp.MustCompile(`^[A-Za-z0-9_.\-/]+$`)
+
+func markerValue(v string) string {
+	if plainValue.MatchString(v) && !regexp.MustCompile(`^[0-9.\-]+$`).MatchString(v) {
+		return v
+	}
+	return strconv.Quote(v)
+}
+
+// structOf emits the Go struct of an SDK struct for mode and returns its name.
+func (g *types) structOf(t *model.Type, m mode) (string, *shape, bool) {
+	key := fmt.Sprint(t.Name, m)
+	if name, ok := g.done[key]; ok {
+		if name == "" {
+			g.notes = append(g.notes, t.Name+": recursive, left out")
+			return "", nil, false
+		}
+		return name, g.shapes[key], true
+	}
+	g.done[key] = ""
+	name := g.prefix + t.Name
+	if m == statusMode {
+		name += "Status"
+	}
+	s := &goStruct{Name: name, Doc: t.Doc}
+	fields, sh := g.fieldsOf(t, m, false)
+	if len(fields) == 0 && m == specMode && !t.SubResource {
+		delete(g.done, key)
+		return "", nil, false
+	}
+	s.Fields = fields
+	g.structs = append(g.structs, s)
+	g.done[key], g.shapes[key] = name, sh
+	return name, sh, true
+}
+
+func goName(f *model.Field) string {
+	if f.Rename != "" {
+		return strings.ToUpper(f.Rename[:1]) + f.Rename[1:]
+	}
+	n := f.GoName
+	if n == "" {
+		n = strings.ToUpper(f.JSON[:1]) + f.JSON[1:]
+	}
+	return n
+}
+
+// wrap formats a doc as comment lines, keeping lines from reading as markers.
+func wrap(indent, doc string) string {
+	doc = strings.Join(strings.Fields(doc), " ")
+	if doc == "" {
+		return ""
+	}
+	if len(doc) > 600 {
+		// The CRD carries every description; very long ones are cut at a sentence.
+		cut := strings.LastIndex(doc[:600], ". ")
+		if cut < 200 {
+			cut = 597
+		}
+		doc = doc[:cut+1]
+	}
+	var b strings.Builder
+	line := ""
+	flush := func() {
+		if strings.HasPrefix(line, "+") {
+			line = "- " + line
+		}
+		b.WriteString(indent + "// " + line + "\n")
+		line = ""
+	}
+	for _, w := range strings.Fields(doc) {
+		if line != "" && len(line)+1+len(w) > 90 {
+			flush()
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		flush()
+	}
+	return b.String()
+}
+
+func (s *goStruct) render(b *strings.Builder) {
+	doc := s.Doc
+	if doc == "" {
+		doc = s.Name + " is part of the resource."
+	}
+	b.WriteString(wrap("", s.Name+": "+doc))
+	fmt.Fprintf(b, "type %s struct {\n", s.Name)
+	fields := append([]goField(nil), s.Fields...)
+	sort.SliceStable(fields, func(i, j int) bool { return fields[i].JSON < fields[j].JSON })
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		f.render(b)
+	}
+	b.WriteString("}\n\n")
+}
+
+func (f goField) render(b *strings.Builder) {
+	b.WriteString(wrap("\t", f.Doc))
+	tag := f.JSON
+	if !f.Required {
+		b.WriteString("\t// +optional\n")
+		tag += ",omitempty"
+	}
+	for _, m := range f.Markers {
+		b.WriteString("\t// " + m + "\n")
+	}
+	fmt.Fprintf(b, "\t%s %s `json:%q`\n", f.Name, f.Type, tag)
+}
+
+func (sh *shape) literal() string {
+	if sh.empty() {
+		return "nil"
+	}
+	var b strings.Builder
+	b.WriteString("&armShape{")
+	if len(sh.Props) > 0 {
+		props := append([]string(nil), sh.Props...)
+		sort.Strings(props)
+		b.WriteString("props: []string{")
+		for i, p := range props {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(p))
+		}
+		b.WriteString("}")
+	}
+	if len(sh.Fields) > 0 {
+		if len(sh.Props) > 0 {
+			b.WriteString(", ")
+		}
+		keys := make([]string, 0, len(sh.Fields))
+		for k := range sh.Fields {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("fields: map[string]*armShape{")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(k) + ": " + sh.Fields[k].literal())
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("}")
+	return b.String()
+}
