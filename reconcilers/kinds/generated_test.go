@@ -54,6 +54,7 @@ func loadGeneratedSamples(t *testing.T, s *stack, ns, rg string) []generatedSamp
 		order = append(order, gvks[0].GroupKind())
 	}
 	var out []generatedSample
+	gkOf := map[string]schema.GroupKind{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		must(t, err)
@@ -70,14 +71,14 @@ func loadGeneratedSamples(t *testing.T, s *stack, ns, rg string) []generatedSamp
 		if o := obj.Owner(); o != nil && o.Name == "sample-rg" {
 			o.Name = rg
 		}
+		gkOf[f] = gk
 		out = append(out, generatedSample{file: f, kind: k, obj: obj})
 	}
 	if len(out) != len(order) {
 		t.Fatalf("%d samples for %d generated kinds", len(out), len(order))
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		return slices.Index(order, out[i].obj.GetObjectKind().GroupVersionKind().GroupKind()) <
-			slices.Index(order, out[j].obj.GetObjectKind().GroupVersionKind().GroupKind())
+		return slices.Index(order, gkOf[out[i].file]) < slices.Index(order, gkOf[out[j].file])
 	})
 	return out
 }
@@ -138,7 +139,7 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	}
 
 	for _, sm := range samples {
-		t.Run(sm.obj.GetObjectKind().GroupVersionKind().Kind+"/portal-change-reverted", func(t *testing.T) {
+		t.Run(strings.TrimSuffix(strings.TrimPrefix(sm.file, "../../examples/generated/"), ".yaml")+"/portal-change-reverted", func(t *testing.T) {
 			desired, err := sm.kind.Desired(sm.obj)
 			must(t, err)
 			path, want, changed := portalChange(desired)
@@ -147,8 +148,14 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 			}
 			id := sm.obj.AzureStatus().ID
 			patch, _ := json.Marshal(nested(path, changed))
-			if _, err := s.Emu.PatchResource(ctx, id, patch); err != nil {
+			after, err := s.Emu.PatchResource(ctx, id, patch)
+			if err != nil {
 				t.Fatal(err)
+			}
+			var body map[string]any
+			must(t, json.Unmarshal(after, &body))
+			if got := lookup(body, path); fmt.Sprint(got) != fmt.Sprint(changed) {
+				t.Fatalf("the portal change did not take: %s = %v", strings.Join(path, "."), got)
 			}
 			poll(t, fmt.Sprintf("%s: %s put back to %v", sm.file, strings.Join(path, "."), want), func(context.Context) (bool, error) {
 				got := lookup(s.AzureBody(t, id), path)
