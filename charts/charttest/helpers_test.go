@@ -289,3 +289,14 @@ func generatedRole(t testing.TB) *rbacv1.ClusterRole {
 	}
 	return &r
 }
+
+// crdCount is how many CRDs the chart ships: one per file of crds-src, which `make
+// generate` refreshes (kindgen's kinds included).
+func crdCount(t testing.TB) int {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(chartDir(t), "crds-src", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CRDs in crds-src: %v", err)
+	}
+	return len(files)
+}

@@ -69,7 +69,7 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 	if err != nil {
 		t.Fatalf("helm install --dry-run=server: %v\n%s%s", err, out, errOut)
 	}
-	if dry := parseManifest(t, manifestOf(out)); len(dry.ofKind("Deployment")) != 1 || len(dry.ofKind("CustomResourceDefinition")) != 13 {
+	if dry := parseManifest(t, manifestOf(out)); len(dry.ofKind("Deployment")) != 1 || len(dry.ofKind("CustomResourceDefinition")) != crdCount(t) {
 		t.Fatalf("dry run rendered %d Deployments and %d CRDs", len(dry.ofKind("Deployment")), len(dry.ofKind("CustomResourceDefinition")))
 	}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: fullname}, &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
@@ -92,8 +92,8 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 
 	installed := getManifest(t, kube)
 	checkExists(t, c, installed)
-	if n := len(installed.ofKind("CustomResourceDefinition")); n != 13 {
-		t.Errorf("installed %d CRDs, want 13", n)
+	if n := len(installed.ofKind("CustomResourceDefinition")); n != crdCount(t) {
+		t.Errorf("installed %d CRDs, want %d", n, crdCount(t))
 	}
 	for _, o := range installed.ofKind("CustomResourceDefinition") {
 		waitEstablished(t, c, o.GetName())

@@ -119,7 +119,7 @@ func TestTemplateDefaults(t *testing.T) {
 		}
 	}
 	wantKinds := map[string]int{
-		"CustomResourceDefinition": 13, "ServiceAccount": 1, "ClusterRole": 3, "ClusterRoleBinding": 1,
+		"CustomResourceDefinition": crdCount(t), "ServiceAccount": 1, "ClusterRole": 3, "ClusterRoleBinding": 1,
 		"Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1,
 		// The provisioner accounts' reservation: its parameter and 4 policies.
 		"ConfigMap": 1, "ValidatingAdmissionPolicy": 4, "ValidatingAdmissionPolicyBinding": 4,
@@ -324,7 +324,7 @@ func TestTemplateCRDSelection(t *testing.T) {
 
 	t.Run("keep false", func(t *testing.T) {
 		crds := render(t, map[string]any{"crds": map[string]any{"keep": false}}).crds(t)
-		if len(crds) != 13 {
+		if len(crds) != crdCount(t) {
 			t.Fatalf("%d CRDs", len(crds))
 		}
 		for name, crd := range crds {
