@@ -6,7 +6,6 @@ import (
 	"go/format"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/aztenant/aztenant/hack/kindgen/model"
@@ -237,12 +236,3 @@ func readOnlyPart(k *model.Kind, res *model.Type) *model.Type {
 
 // GroupKind is the kind's Go expression for its schema.GroupKind in another package.
 func (k *Kind) groupKindExpr() string { return k.Pkg + "." + k.Kind.Kind + "GroupKind" }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

@@ -151,7 +151,7 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 	if !gf.Required && isValueScalar(typ) {
 		gf.Type = "*" + typ
 	}
-	if !gf.Required && strings.HasPrefix(typ, "*") == false && g.isStruct(typ) {
+	if !gf.Required && !strings.HasPrefix(typ, "*") && g.isStruct(typ) {
 		gf.Type = "*" + typ
 	}
 	if f.Reference != nil && m == specMode {
