@@ -1,7 +1,14 @@
 package kinds
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // The runtime of the adapters kindgen writes (zz_generated_*.go): their specs are ARM's
@@ -104,4 +111,97 @@ func flatten(v any) any {
 		return out
 	}
 	return v
+}
+
+// References of generated specs are objects {"reference": {armId | group, kind, name}}
+// where ARM expects {"id": ...}. Resolve reads the named objects' status.id; DesiredWith
+// puts the IDs in place.
+
+// referenceKey names a referenced object in Resolve's answer.
+func referenceKey(group, kind, name string) string { return group + "/" + kind + "/" + name }
+
+// eachReference calls fn with every reference object in v (a decoded spec or body) and
+// the object holding it.
+func eachReference(v any, fn func(holder, ref map[string]any)) {
+	switch t := v.(type) {
+	case map[string]any:
+		if ref, ok := t["reference"].(map[string]any); ok && len(t) == 1 {
+			fn(t, ref)
+			return
+		}
+		for _, e := range t {
+			eachReference(e, fn)
+		}
+	case []any:
+		for _, e := range t {
+			eachReference(e, fn)
+		}
+	}
+}
+
+// refTarget is a reference's group, kind and name (group defaulting to the referrer's).
+func refTarget(ref map[string]any, group string) (g, kind, name string) {
+	g, _ = ref["group"].(string)
+	if g == "" {
+		g = group
+	}
+	kind, _ = ref["kind"].(string)
+	name, _ = ref["name"].(string)
+	return g, kind, name
+}
+
+// resolveReferences reads the ARM ID of every object spec refers to by name, in namespace.
+// A missing object, or one not yet created in Azure, is an error naming it: the referrer
+// waits (ReferenceNotFound) and is looked at again.
+func resolveReferences(ctx context.Context, c client.Reader, namespace, group string, spec any) (map[string]string, error) {
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	var firstErr error
+	eachReference(v, func(_, ref map[string]any) {
+		g, kind, name := refTarget(ref, group)
+		if name == "" || firstErr != nil {
+			return
+		}
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(schema.GroupVersionKind{Group: g, Version: "v1alpha1", Kind: kind})
+		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, u); err != nil {
+			if apierrors.IsNotFound(err) {
+				firstErr = fmt.Errorf("referenced %s %s not found in namespace %s", kind, name, namespace)
+			} else {
+				firstErr = fmt.Errorf("referenced %s %s: %w", kind, name, err)
+			}
+			return
+		}
+		id, _, _ := unstructured.NestedString(u.Object, "status", "id")
+		if id == "" {
+			firstErr = fmt.Errorf("referenced %s %s has no ARM ID yet: it is not created in Azure", kind, name)
+			return
+		}
+		out[referenceKey(g, kind, name)] = id
+	})
+	return out, firstErr
+}
+
+// withReferences replaces each reference of body by {"id": its ARM ID}.
+func withReferences(body map[string]any, group string, resolved map[string]string) error {
+	var firstErr error
+	eachReference(body, func(holder, ref map[string]any) {
+		id, _ := ref["armId"].(string)
+		if id == "" {
+			g, kind, name := refTarget(ref, group)
+			if id = resolved[referenceKey(g, kind, name)]; id == "" && firstErr == nil {
+				firstErr = fmt.Errorf("reference to %s %s is not resolved", kind, name)
+			}
+		}
+		delete(holder, "reference")
+		holder["id"] = id
+	})
+	return firstErr
 }

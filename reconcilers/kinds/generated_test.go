@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/stacktest"
@@ -138,9 +139,24 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 		}
 	}
 
+	// The link names its virtual network by object; Azure got the network's ARM ID.
+	byFile := map[string]azurev1alpha1.Resource{}
+	for _, sm := range samples {
+		byFile[strings.TrimPrefix(sm.file, "../../examples/generated/")] = sm.obj
+	}
+	link, vnet := byFile["network/privatednszonesvirtualnetworklink.yaml"], byFile["network/virtualnetwork.yaml"]
+	if got := lookup(s.AzureBody(t, link.AzureStatus().ID), []string{"properties", "virtualNetwork", "id"}); got != vnet.AzureStatus().ID {
+		t.Errorf("the link's virtualNetwork.id in Azure is %v, want the VirtualNetwork's ID %s", got, vnet.AzureStatus().ID)
+	}
+
 	for _, sm := range samples {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(sm.file, "../../examples/generated/"), ".yaml")+"/portal-change-reverted", func(t *testing.T) {
 			desired, err := sm.kind.Desired(sm.obj)
+			if res, ok := sm.kind.(reconcilers.Resolver); ok {
+				resolved, rerr := res.Resolve(ctx, s.Client, sm.obj)
+				must(t, rerr)
+				desired, err = res.DesiredWith(sm.obj, resolved)
+			}
 			must(t, err)
 			path, want, changed := portalChange(desired)
 			if path == nil {
@@ -239,5 +255,45 @@ func TestGeneratedKindExplain(t *testing.T) {
 	// armnetwork's SubnetPropertiesFormat.AddressPrefix doc.
 	if !bytes.Contains(out, []byte("The address prefix for the subnet.")) {
 		t.Errorf("kubectl explain does not show the SDK's doc:\n%s", out)
+	}
+}
+
+// A reference to an object that does not exist yet waits with a reason naming it, and
+// resolves to the object's ARM ID once it is created in Azure.
+func TestGeneratedReferenceWaits(t *testing.T) {
+	const ns, rg = "genref", "genref-rg"
+	s := newStack(t, ns)
+	s.Create(t, resourceGroup(ns, rg, nil, nil))
+	owner := &azurev1alpha1.OwnerReference{Name: rg}
+	vnet := &networkv1alpha1.VirtualNetwork{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "net"},
+		Spec: networkv1alpha1.VirtualNetworkSpec{Owner: owner, Location: stacktest.Location,
+			AddressSpace: &networkv1alpha1.VirtualNetworkAddressSpace{AddressPrefixes: []string{"10.0.0.0/16"}}}}
+	subnet := &networkv1alpha1.VirtualNetworksSubnet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec: networkv1alpha1.VirtualNetworksSubnetSpec{Owner: &azurev1alpha1.OwnerReference{Name: "net"}, AddressPrefix: "10.0.1.0/24",
+			NetworkSecurityGroup: &networkv1alpha1.VirtualNetworksSubnetReference{
+				Reference: azurev1alpha1.ResourceReference{Kind: "NetworkSecurityGroup", Name: "web-nsg"}}}}
+	s.Create(t, vnet)
+	s.Create(t, subnet)
+	poll(t, "subnet waits for its NSG", func(ctx context.Context) (bool, error) {
+		if err := s.Client.Get(ctx, client.ObjectKeyFromObject(subnet), subnet); err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(subnet.Status.Conditions, "Ready")
+		return c != nil && c.Reason == reconcilers.ReasonReferenceNotFound && strings.Contains(c.Message, "NetworkSecurityGroup web-nsg not found"), nil
+	})
+
+	nsg := &networkv1alpha1.NetworkSecurityGroup{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web-nsg"},
+		Spec: networkv1alpha1.NetworkSecurityGroupSpec{Owner: owner, Location: stacktest.Location}}
+	s.Create(t, nsg)
+	for _, obj := range []azurev1alpha1.Resource{nsg, subnet} {
+		poll(t, obj.GetName()+" Ready", func(ctx context.Context) (bool, error) {
+			if err := s.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+				return false, err
+			}
+			return readyTrue(obj), nil
+		})
+	}
+	if got := lookup(s.AzureBody(t, subnet.Status.ID), []string{"properties", "networkSecurityGroup", "id"}); got != nsg.Status.ID {
+		t.Errorf("subnet's networkSecurityGroup.id in Azure is %v, want the NSG's ID %s", got, nsg.Status.ID)
 	}
 }

@@ -3,7 +3,10 @@
 package kinds
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	eventhubv1alpha1 "github.com/aztenant/aztenant/api/eventhub/v1alpha1"
@@ -29,8 +32,20 @@ func (EventhubNamespace) Location(obj azurev1alpha1.Resource) string {
 	return armLocation(obj.(*eventhubv1alpha1.Namespace).Spec.Location)
 }
 
-// Desired is the spec as ARM's PUT body.
-func (EventhubNamespace) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+var _ reconcilers.Resolver = EventhubNamespace{}
+
+// Resolve finds the ARM IDs of the objects the spec refers to by name.
+func (EventhubNamespace) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+	return resolveReferences(ctx, c, obj.GetNamespace(), eventhubv1alpha1.GroupVersion.Group, &obj.(*eventhubv1alpha1.Namespace).Spec)
+}
+
+// Desired is DesiredWith before references are resolved: only those by ARM ID work.
+func (a EventhubNamespace) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	return a.DesiredWith(obj, nil)
+}
+
+// DesiredWith is the spec as ARM's PUT body.
+func (EventhubNamespace) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*eventhubv1alpha1.Namespace)
 	body, err := specBody(&x.Spec, eventhubNamespaceShape)
 	if err != nil {
@@ -40,7 +55,7 @@ func (EventhubNamespace) Desired(obj azurev1alpha1.Resource) (map[string]any, er
 		body["location"] = armLocation(x.Spec.Location)
 	}
 	body["tags"] = putTags(x.Spec.Tags)
-	return body, nil
+	return body, withReferences(body, eventhubv1alpha1.GroupVersion.Group, resolved)
 }
 
 // Observe copies the read-only fields of a GET body into status.

@@ -3,7 +3,10 @@
 package kinds
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
@@ -31,8 +34,20 @@ func (NetworkSecurityGroup) Location(obj azurev1alpha1.Resource) string {
 	return armLocation(obj.(*networkv1alpha1.NetworkSecurityGroup).Spec.Location)
 }
 
-// Desired is the spec as ARM's PUT body.
-func (NetworkSecurityGroup) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+var _ reconcilers.Resolver = NetworkSecurityGroup{}
+
+// Resolve finds the ARM IDs of the objects the spec refers to by name.
+func (NetworkSecurityGroup) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.NetworkSecurityGroup).Spec)
+}
+
+// Desired is DesiredWith before references are resolved: only those by ARM ID work.
+func (a NetworkSecurityGroup) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	return a.DesiredWith(obj, nil)
+}
+
+// DesiredWith is the spec as ARM's PUT body.
+func (NetworkSecurityGroup) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.NetworkSecurityGroup)
 	body, err := specBody(&x.Spec, networkSecurityGroupShape)
 	if err != nil {
@@ -42,7 +57,7 @@ func (NetworkSecurityGroup) Desired(obj azurev1alpha1.Resource) (map[string]any,
 		body["location"] = armLocation(x.Spec.Location)
 	}
 	body["tags"] = putTags(x.Spec.Tags)
-	return body, nil
+	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
 }
 
 // Observe copies the read-only fields of a GET body into status.

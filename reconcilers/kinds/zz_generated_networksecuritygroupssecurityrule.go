@@ -3,7 +3,10 @@
 package kinds
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
@@ -26,14 +29,26 @@ func (NetworkSecurityGroupsSecurityRule) OwnerKind() schema.GroupKind {
 	return networkv1alpha1.NetworkSecurityGroupGroupKind
 }
 
-// Desired is the spec as ARM's PUT body.
-func (NetworkSecurityGroupsSecurityRule) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+var _ reconcilers.Resolver = NetworkSecurityGroupsSecurityRule{}
+
+// Resolve finds the ARM IDs of the objects the spec refers to by name.
+func (NetworkSecurityGroupsSecurityRule) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.NetworkSecurityGroupsSecurityRule).Spec)
+}
+
+// Desired is DesiredWith before references are resolved: only those by ARM ID work.
+func (a NetworkSecurityGroupsSecurityRule) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	return a.DesiredWith(obj, nil)
+}
+
+// DesiredWith is the spec as ARM's PUT body.
+func (NetworkSecurityGroupsSecurityRule) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.NetworkSecurityGroupsSecurityRule)
 	body, err := specBody(&x.Spec, networkSecurityGroupsSecurityRuleShape)
 	if err != nil {
 		return nil, err
 	}
-	return body, nil
+	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
 }
 
 // Observe copies the read-only fields of a GET body into status.

@@ -3,7 +3,10 @@
 package kinds
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
@@ -26,14 +29,26 @@ func (VirtualNetworksSubnet) OwnerKind() schema.GroupKind {
 	return networkv1alpha1.VirtualNetworkGroupKind
 }
 
-// Desired is the spec as ARM's PUT body.
-func (VirtualNetworksSubnet) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+var _ reconcilers.Resolver = VirtualNetworksSubnet{}
+
+// Resolve finds the ARM IDs of the objects the spec refers to by name.
+func (VirtualNetworksSubnet) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetworksSubnet).Spec)
+}
+
+// Desired is DesiredWith before references are resolved: only those by ARM ID work.
+func (a VirtualNetworksSubnet) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	return a.DesiredWith(obj, nil)
+}
+
+// DesiredWith is the spec as ARM's PUT body.
+func (VirtualNetworksSubnet) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.VirtualNetworksSubnet)
 	body, err := specBody(&x.Spec, virtualNetworksSubnetShape)
 	if err != nil {
 		return nil, err
 	}
-	return body, nil
+	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
 }
 
 // Observe copies the read-only fields of a GET body into status.

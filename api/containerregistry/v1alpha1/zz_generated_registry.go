@@ -129,7 +129,7 @@ type RegistryStatus struct {
 
 	// List of private endpoint connections for a container registry.
 	// +optional
-	PrivateEndpointConnections []RegistryResourceReference `json:"privateEndpointConnections,omitempty"`
+	PrivateEndpointConnections []RegistryResourceID `json:"privateEndpointConnections,omitempty"`
 
 	// The status of the container registry at the time the operation was called.
 	// +optional
@@ -192,8 +192,8 @@ func (x *Registry) Expressions() *azurev1alpha1.OperatorExpressions {
 	return &x.Spec.OperatorSpec.OperatorExpressions
 }
 
-// RegistryResourceReference is another resource, by its ARM ID.
-type RegistryResourceReference struct {
+// RegistryResourceID is another resource, by its ARM ID.
+type RegistryResourceID struct {
 	// ID is the resource's ARM ID.
 	// +optional
 	ID string `json:"id,omitempty"`

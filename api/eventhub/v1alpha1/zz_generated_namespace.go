@@ -79,9 +79,9 @@ type NamespaceSpec struct {
 	// +kubebuilder:validation:Enum="1.0";"1.1";"1.2"
 	MinimumTLSVersion string `json:"minimumTlsVersion,omitempty"`
 
-	// List of private endpoint connections. An ARM ID.
+	// List of private endpoint connections.
 	// +optional
-	PrivateEndpointConnections []NamespaceResourceReference `json:"privateEndpointConnections,omitempty"`
+	PrivateEndpointConnections []NamespaceReference `json:"privateEndpointConnections,omitempty"`
 
 	// This determines if traffic is allowed over public network. By default it is enabled.
 	// +optional
@@ -191,11 +191,11 @@ func (x *Namespace) Expressions() *azurev1alpha1.OperatorExpressions {
 	return &x.Spec.OperatorSpec.OperatorExpressions
 }
 
-// NamespaceResourceReference is another resource, by its ARM ID.
-type NamespaceResourceReference struct {
-	// ID is the resource's ARM ID.
-	// +optional
-	ID string `json:"id,omitempty"`
+// NamespaceReference is another Azure resource: by ARM ID, or an aztenant object of this
+// namespace whose ARM ID the operator puts in its place.
+type NamespaceReference struct {
+	// Reference names the resource.
+	Reference azurev1alpha1.ResourceReference `json:"reference"`
 }
 
 // NamespaceIdentity: Properties to configure Identity for Bring your Own Keys

@@ -46,9 +46,9 @@ type NetworkSecurityGroupSpec struct {
 	// +optional
 	FlushConnection *bool `json:"flushConnection,omitempty"`
 
-	// A collection of security rules of the network security group. An ARM ID.
+	// A collection of security rules of the network security group.
 	// +optional
-	SecurityRules []NetworkSecurityGroupResourceReference `json:"securityRules,omitempty"`
+	SecurityRules []NetworkSecurityGroupReference `json:"securityRules,omitempty"`
 
 	// OperatorSpec holds CEL exports, if any.
 	// +optional
@@ -67,15 +67,15 @@ type NetworkSecurityGroupStatus struct {
 
 	// The default security rules of network security group.
 	// +optional
-	DefaultSecurityRules []NetworkSecurityGroupResourceReference `json:"defaultSecurityRules,omitempty"`
+	DefaultSecurityRules []NetworkSecurityGroupResourceID `json:"defaultSecurityRules,omitempty"`
 
 	// A collection of references to flow log resources.
 	// +optional
-	FlowLogs []NetworkSecurityGroupResourceReference `json:"flowLogs,omitempty"`
+	FlowLogs []NetworkSecurityGroupResourceID `json:"flowLogs,omitempty"`
 
 	// A collection of references to network interfaces.
 	// +optional
-	NetworkInterfaces []NetworkSecurityGroupResourceReference `json:"networkInterfaces,omitempty"`
+	NetworkInterfaces []NetworkSecurityGroupResourceID `json:"networkInterfaces,omitempty"`
 
 	// The resource GUID property of the network security group resource.
 	// +optional
@@ -83,7 +83,7 @@ type NetworkSecurityGroupStatus struct {
 
 	// A collection of references to subnets.
 	// +optional
-	Subnets []NetworkSecurityGroupResourceReference `json:"subnets,omitempty"`
+	Subnets []NetworkSecurityGroupResourceID `json:"subnets,omitempty"`
 }
 
 // NetworkSecurityGroup is networkSecurityGroup resource
@@ -146,9 +146,16 @@ func (x *NetworkSecurityGroup) Expressions() *azurev1alpha1.OperatorExpressions 
 	return &x.Spec.OperatorSpec.OperatorExpressions
 }
 
-// NetworkSecurityGroupResourceReference is another resource, by its ARM ID.
-type NetworkSecurityGroupResourceReference struct {
+// NetworkSecurityGroupResourceID is another resource, by its ARM ID.
+type NetworkSecurityGroupResourceID struct {
 	// ID is the resource's ARM ID.
 	// +optional
 	ID string `json:"id,omitempty"`
+}
+
+// NetworkSecurityGroupReference is another Azure resource: by ARM ID, or an aztenant object of this
+// namespace whose ARM ID the operator puts in its place.
+type NetworkSecurityGroupReference struct {
+	// Reference names the resource.
+	Reference azurev1alpha1.ResourceReference `json:"reference"`
 }

@@ -46,9 +46,9 @@ type NetworkSecurityGroupsSecurityRuleSpec struct {
 	// +optional
 	DestinationAddressPrefixes []string `json:"destinationAddressPrefixes,omitempty"`
 
-	// The application security group specified as destination. An ARM ID.
+	// The application security group specified as destination.
 	// +optional
-	DestinationApplicationSecurityGroups []NetworkSecurityGroupsSecurityRuleResourceReference `json:"destinationApplicationSecurityGroups,omitempty"`
+	DestinationApplicationSecurityGroups []NetworkSecurityGroupsSecurityRuleReference `json:"destinationApplicationSecurityGroups,omitempty"`
 
 	// The destination port or range. Integer or range between 0 and 65535. Asterisk '*' can also
 	// be used to match all ports.
@@ -83,9 +83,9 @@ type NetworkSecurityGroupsSecurityRuleSpec struct {
 	// +optional
 	SourceAddressPrefixes []string `json:"sourceAddressPrefixes,omitempty"`
 
-	// The application security group specified as source. An ARM ID.
+	// The application security group specified as source.
 	// +optional
-	SourceApplicationSecurityGroups []NetworkSecurityGroupsSecurityRuleResourceReference `json:"sourceApplicationSecurityGroups,omitempty"`
+	SourceApplicationSecurityGroups []NetworkSecurityGroupsSecurityRuleReference `json:"sourceApplicationSecurityGroups,omitempty"`
 
 	// The source port or range. Integer or range between 0 and 65535. Asterisk '*' can also be
 	// used to match all ports.
@@ -174,9 +174,9 @@ func (x *NetworkSecurityGroupsSecurityRule) Expressions() *azurev1alpha1.Operato
 	return &x.Spec.OperatorSpec.OperatorExpressions
 }
 
-// NetworkSecurityGroupsSecurityRuleResourceReference is another resource, by its ARM ID.
-type NetworkSecurityGroupsSecurityRuleResourceReference struct {
-	// ID is the resource's ARM ID.
-	// +optional
-	ID string `json:"id,omitempty"`
+// NetworkSecurityGroupsSecurityRuleReference is another Azure resource: by ARM ID, or an aztenant object of this
+// namespace whose ARM ID the operator puts in its place.
+type NetworkSecurityGroupsSecurityRuleReference struct {
+	// Reference names the resource.
+	Reference azurev1alpha1.ResourceReference `json:"reference"`
 }

@@ -53,9 +53,9 @@ type PrivateDnsZonesVirtualNetworkLinkSpec struct {
 	// +kubebuilder:validation:Enum=Default;NxDomainRedirect
 	ResolutionPolicy string `json:"resolutionPolicy,omitempty"`
 
-	// The reference of the virtual network. An ARM ID.
+	// The reference of the virtual network.
 	// +optional
-	VirtualNetwork *PrivateDnsZonesVirtualNetworkLinkSubResource `json:"virtualNetwork,omitempty"`
+	VirtualNetwork *PrivateDnsZonesVirtualNetworkLinkReference `json:"virtualNetwork,omitempty"`
 
 	// OperatorSpec holds CEL exports, if any.
 	// +optional
@@ -142,9 +142,9 @@ func (x *PrivateDnsZonesVirtualNetworkLink) Expressions() *azurev1alpha1.Operato
 	return &x.Spec.OperatorSpec.OperatorExpressions
 }
 
-// PrivateDnsZonesVirtualNetworkLinkSubResource: Reference to another subresource.
-type PrivateDnsZonesVirtualNetworkLinkSubResource struct {
-	// Resource ID.
-	// +optional
-	ID string `json:"id,omitempty"`
+// PrivateDnsZonesVirtualNetworkLinkReference is another Azure resource: by ARM ID, or an aztenant object of this
+// namespace whose ARM ID the operator puts in its place.
+type PrivateDnsZonesVirtualNetworkLinkReference struct {
+	// Reference names the resource.
+	Reference azurev1alpha1.ResourceReference `json:"reference"`
 }

@@ -79,9 +79,9 @@ type PublicIPAddressSpec struct {
 	// +kubebuilder:validation:Enum=Abort;Commit;Committed;None;Prepare
 	MigrationPhase string `json:"migrationPhase,omitempty"`
 
-	// The NatGateway for the Public IP address. An ARM ID.
+	// The NatGateway for the Public IP address.
 	// +optional
-	NatGateway *PublicIPAddressResourceReference `json:"natGateway,omitempty"`
+	NatGateway *PublicIPAddressReference `json:"natGateway,omitempty"`
 
 	// The public IP address version.
 	// +optional
@@ -93,9 +93,9 @@ type PublicIPAddressSpec struct {
 	// +kubebuilder:validation:Enum=Dynamic;Static
 	PublicIPAllocationMethod string `json:"publicIPAllocationMethod,omitempty"`
 
-	// The Public IP Prefix this Public IP Address should be allocated from. An ARM ID.
+	// The Public IP Prefix this Public IP Address should be allocated from.
 	// +optional
-	PublicIPPrefix *PublicIPAddressSubResource `json:"publicIPPrefix,omitempty"`
+	PublicIPPrefix *PublicIPAddressReference `json:"publicIPPrefix,omitempty"`
 
 	// The service public IP address of the public IP address resource. An ARM ID.
 	// +optional
@@ -193,11 +193,18 @@ func (x *PublicIPAddress) Expressions() *azurev1alpha1.OperatorExpressions {
 	return &x.Spec.OperatorSpec.OperatorExpressions
 }
 
-// PublicIPAddressResourceReference is another resource, by its ARM ID.
-type PublicIPAddressResourceReference struct {
+// PublicIPAddressResourceID is another resource, by its ARM ID.
+type PublicIPAddressResourceID struct {
 	// ID is the resource's ARM ID.
 	// +optional
 	ID string `json:"id,omitempty"`
+}
+
+// PublicIPAddressReference is another Azure resource: by ARM ID, or an aztenant object of this
+// namespace whose ARM ID the operator puts in its place.
+type PublicIPAddressReference struct {
+	// Reference names the resource.
+	Reference azurev1alpha1.ResourceReference `json:"reference"`
 }
 
 // PublicIPAddressExtendedLocation: ExtendedLocation complex type.
@@ -254,19 +261,12 @@ type PublicIPAddressPublicIPAddressDNSSettings struct {
 	ReverseFqdn string `json:"reverseFqdn,omitempty"`
 }
 
-// PublicIPAddressSubResource: Reference to another subresource.
-type PublicIPAddressSubResource struct {
-	// Resource ID.
-	// +optional
-	ID string `json:"id,omitempty"`
-}
-
 // PublicIPAddressDdosSettings: Contains the DDoS protection settings of the public IP.
 type PublicIPAddressDdosSettings struct {
 	// The DDoS protection plan associated with the public IP. Can only be set if ProtectionMode
-	// is Enabled An ARM ID.
+	// is Enabled
 	// +optional
-	DdosProtectionPlan *PublicIPAddressSubResource `json:"ddosProtectionPlan,omitempty"`
+	DdosProtectionPlan *PublicIPAddressReference `json:"ddosProtectionPlan,omitempty"`
 
 	// The DDoS protection mode of the public IP
 	// +optional
@@ -325,9 +325,9 @@ type PublicIPAddressPublicIPAddress struct {
 	// +kubebuilder:validation:Enum=Abort;Commit;Committed;None;Prepare
 	MigrationPhase string `json:"migrationPhase,omitempty"`
 
-	// The NatGateway for the Public IP address. An ARM ID.
+	// The NatGateway for the Public IP address.
 	// +optional
-	NatGateway *PublicIPAddressResourceReference `json:"natGateway,omitempty"`
+	NatGateway *PublicIPAddressReference `json:"natGateway,omitempty"`
 
 	// The public IP address version.
 	// +optional
@@ -339,9 +339,9 @@ type PublicIPAddressPublicIPAddress struct {
 	// +kubebuilder:validation:Enum=Dynamic;Static
 	PublicIPAllocationMethod string `json:"publicIPAllocationMethod,omitempty"`
 
-	// The Public IP Prefix this Public IP Address should be allocated from. An ARM ID.
+	// The Public IP Prefix this Public IP Address should be allocated from.
 	// +optional
-	PublicIPPrefix *PublicIPAddressSubResource `json:"publicIPPrefix,omitempty"`
+	PublicIPPrefix *PublicIPAddressReference `json:"publicIPPrefix,omitempty"`
 
 	// The public IP address SKU.
 	// +optional
@@ -492,7 +492,7 @@ type PublicIPAddressPublicIPAddressStatus struct {
 
 	// The NatGateway for the Public IP address.
 	// +optional
-	NatGateway *PublicIPAddressResourceReference `json:"natGateway,omitempty"`
+	NatGateway *PublicIPAddressResourceID `json:"natGateway,omitempty"`
 
 	// The provisioning state of the public IP address resource.
 	// +optional
@@ -566,5 +566,5 @@ type PublicIPAddressIPConfigurationStatus struct {
 
 	// The reference to the subnet resource.
 	// +optional
-	Subnet *PublicIPAddressResourceReference `json:"subnet,omitempty"`
+	Subnet *PublicIPAddressResourceID `json:"subnet,omitempty"`
 }

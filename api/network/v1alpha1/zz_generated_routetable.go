@@ -45,9 +45,9 @@ type RouteTableSpec struct {
 	// +optional
 	DisableBgpRoutePropagation *bool `json:"disableBgpRoutePropagation,omitempty"`
 
-	// Collection of routes contained within a route table. An ARM ID.
+	// Collection of routes contained within a route table.
 	// +optional
-	Routes []RouteTableResourceReference `json:"routes,omitempty"`
+	Routes []RouteTableReference `json:"routes,omitempty"`
 
 	// OperatorSpec holds CEL exports, if any.
 	// +optional
@@ -70,7 +70,7 @@ type RouteTableStatus struct {
 
 	// A collection of references to subnets.
 	// +optional
-	Subnets []RouteTableResourceReference `json:"subnets,omitempty"`
+	Subnets []RouteTableResourceID `json:"subnets,omitempty"`
 }
 
 // RouteTable is route table resource (Microsoft.Network/routeTables, api-version
@@ -130,9 +130,16 @@ func (x *RouteTable) Expressions() *azurev1alpha1.OperatorExpressions {
 	return &x.Spec.OperatorSpec.OperatorExpressions
 }
 
-// RouteTableResourceReference is another resource, by its ARM ID.
-type RouteTableResourceReference struct {
+// RouteTableResourceID is another resource, by its ARM ID.
+type RouteTableResourceID struct {
 	// ID is the resource's ARM ID.
 	// +optional
 	ID string `json:"id,omitempty"`
+}
+
+// RouteTableReference is another Azure resource: by ARM ID, or an aztenant object of this
+// namespace whose ARM ID the operator puts in its place.
+type RouteTableReference struct {
+	// Reference names the resource.
+	Reference azurev1alpha1.ResourceReference `json:"reference"`
 }

@@ -50,9 +50,9 @@ type VirtualNetworkSpec struct {
 	// +optional
 	BgpCommunities *VirtualNetworkVirtualNetworkBgpCommunities `json:"bgpCommunities,omitempty"`
 
-	// The DDoS protection plan associated with the virtual network. An ARM ID.
+	// The DDoS protection plan associated with the virtual network.
 	// +optional
-	DdosProtectionPlan *VirtualNetworkSubResource `json:"ddosProtectionPlan,omitempty"`
+	DdosProtectionPlan *VirtualNetworkReference `json:"ddosProtectionPlan,omitempty"`
 
 	// The dhcpOptions that contains an array of DNS servers available to VMs deployed in the
 	// virtual network.
@@ -81,22 +81,22 @@ type VirtualNetworkSpec struct {
 	// +optional
 	FlowTimeoutInMinutes *int32 `json:"flowTimeoutInMinutes,omitempty"`
 
-	// Array of IpAllocation which reference this VNET. An ARM ID.
+	// Array of IpAllocation which reference this VNET.
 	// +optional
-	IPAllocations []VirtualNetworkSubResource `json:"ipAllocations,omitempty"`
+	IPAllocations []VirtualNetworkReference `json:"ipAllocations,omitempty"`
 
 	// Private Endpoint VNet Policies.
 	// +optional
 	// +kubebuilder:validation:Enum=Basic;Disabled
 	PrivateEndpointVNetPolicies string `json:"privateEndpointVNetPolicies,omitempty"`
 
-	// A list of subnets in a Virtual Network. An ARM ID.
+	// A list of subnets in a Virtual Network.
 	// +optional
-	Subnets []VirtualNetworkResourceReference `json:"subnets,omitempty"`
+	Subnets []VirtualNetworkReference `json:"subnets,omitempty"`
 
-	// A list of peerings in a Virtual Network. An ARM ID.
+	// A list of peerings in a Virtual Network.
 	// +optional
-	VirtualNetworkPeerings []VirtualNetworkResourceReference `json:"virtualNetworkPeerings,omitempty"`
+	VirtualNetworkPeerings []VirtualNetworkReference `json:"virtualNetworkPeerings,omitempty"`
 
 	// OperatorSpec holds CEL exports, if any.
 	// +optional
@@ -119,7 +119,7 @@ type VirtualNetworkStatus struct {
 
 	// A collection of references to flow log resources.
 	// +optional
-	FlowLogs []VirtualNetworkResourceReference `json:"flowLogs,omitempty"`
+	FlowLogs []VirtualNetworkResourceID `json:"flowLogs,omitempty"`
 
 	// The resourceGuid property of the Virtual Network resource.
 	// +optional
@@ -183,11 +183,18 @@ func (x *VirtualNetwork) Expressions() *azurev1alpha1.OperatorExpressions {
 	return &x.Spec.OperatorSpec.OperatorExpressions
 }
 
-// VirtualNetworkResourceReference is another resource, by its ARM ID.
-type VirtualNetworkResourceReference struct {
+// VirtualNetworkResourceID is another resource, by its ARM ID.
+type VirtualNetworkResourceID struct {
 	// ID is the resource's ARM ID.
 	// +optional
 	ID string `json:"id,omitempty"`
+}
+
+// VirtualNetworkReference is another Azure resource: by ARM ID, or an aztenant object of this
+// namespace whose ARM ID the operator puts in its place.
+type VirtualNetworkReference struct {
+	// Reference names the resource.
+	Reference azurev1alpha1.ResourceReference `json:"reference"`
 }
 
 // VirtualNetworkExtendedLocation: ExtendedLocation complex type.
@@ -202,23 +209,14 @@ type VirtualNetworkExtendedLocation struct {
 	Type string `json:"type,omitempty"`
 }
 
-// VirtualNetworkIpamPoolPrefixAllocationPool: VirtualNetworkIpamPoolPrefixAllocationPool is
-// part of the resource.
-type VirtualNetworkIpamPoolPrefixAllocationPool struct {
-	// Resource id of the associated Azure IpamPool resource.
-	// +optional
-	ID string `json:"id,omitempty"`
-}
-
 // VirtualNetworkIpamPoolPrefixAllocation: IpamPool prefix allocation reference.
 type VirtualNetworkIpamPoolPrefixAllocation struct {
 	// Number of IP addresses to allocate.
 	// +optional
 	NumberOfIPAddresses string `json:"numberOfIpAddresses,omitempty"`
 
-	// An ARM ID.
 	// +optional
-	Pool *VirtualNetworkIpamPoolPrefixAllocationPool `json:"pool,omitempty"`
+	Pool *VirtualNetworkReference `json:"pool,omitempty"`
 }
 
 // VirtualNetworkAddressSpace: AddressSpace contains an array of IP address ranges that can
@@ -238,13 +236,6 @@ type VirtualNetworkAddressSpace struct {
 type VirtualNetworkVirtualNetworkBgpCommunities struct {
 	// The BGP community associated with the virtual network.
 	VirtualNetworkCommunity string `json:"virtualNetworkCommunity"`
-}
-
-// VirtualNetworkSubResource: Reference to another subresource.
-type VirtualNetworkSubResource struct {
-	// Resource ID.
-	// +optional
-	ID string `json:"id,omitempty"`
 }
 
 // VirtualNetworkDhcpOptions: DhcpOptions contains an array of DNS servers available to VMs

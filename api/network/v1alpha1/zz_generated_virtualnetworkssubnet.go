@@ -49,21 +49,21 @@ type VirtualNetworksSubnetSpec struct {
 	// +optional
 	Delegations []VirtualNetworksSubnetDelegation `json:"delegations,omitempty"`
 
-	// Array of IpAllocation which reference this subnet. An ARM ID.
+	// Array of IpAllocation which reference this subnet.
 	// +optional
-	IPAllocations []VirtualNetworksSubnetSubResource `json:"ipAllocations,omitempty"`
+	IPAllocations []VirtualNetworksSubnetReference `json:"ipAllocations,omitempty"`
 
 	// A list of IPAM Pools for allocating IP address prefixes.
 	// +optional
 	IpamPoolPrefixAllocations []VirtualNetworksSubnetIpamPoolPrefixAllocation `json:"ipamPoolPrefixAllocations,omitempty"`
 
-	// Nat gateway associated with this subnet. An ARM ID.
+	// Nat gateway associated with this subnet.
 	// +optional
-	NatGateway *VirtualNetworksSubnetSubResource `json:"natGateway,omitempty"`
+	NatGateway *VirtualNetworksSubnetReference `json:"natGateway,omitempty"`
 
-	// The reference to the NetworkSecurityGroup resource. An ARM ID.
+	// The reference to the NetworkSecurityGroup resource.
 	// +optional
-	NetworkSecurityGroup *VirtualNetworksSubnetResourceReference `json:"networkSecurityGroup,omitempty"`
+	NetworkSecurityGroup *VirtualNetworksSubnetReference `json:"networkSecurityGroup,omitempty"`
 
 	// Enable or Disable apply network policies on private end point in the subnet.
 	// +optional
@@ -75,21 +75,21 @@ type VirtualNetworksSubnetSpec struct {
 	// +kubebuilder:validation:Enum=Disabled;Enabled
 	PrivateLinkServiceNetworkPolicies string `json:"privateLinkServiceNetworkPolicies,omitempty"`
 
-	// The reference to the RouteTable resource. An ARM ID.
+	// The reference to the RouteTable resource.
 	// +optional
-	RouteTable *VirtualNetworksSubnetResourceReference `json:"routeTable,omitempty"`
+	RouteTable *VirtualNetworksSubnetReference `json:"routeTable,omitempty"`
 
-	// An array of service endpoint policies. An ARM ID.
+	// An array of service endpoint policies.
 	// +optional
-	ServiceEndpointPolicies []VirtualNetworksSubnetResourceReference `json:"serviceEndpointPolicies,omitempty"`
+	ServiceEndpointPolicies []VirtualNetworksSubnetReference `json:"serviceEndpointPolicies,omitempty"`
 
 	// An array of service endpoints.
 	// +optional
 	ServiceEndpoints []VirtualNetworksSubnetServiceEndpointPropertiesFormat `json:"serviceEndpoints,omitempty"`
 
-	// Reference to an existing service gateway. An ARM ID.
+	// Reference to an existing service gateway.
 	// +optional
-	ServiceGateway *VirtualNetworksSubnetSubResource `json:"serviceGateway,omitempty"`
+	ServiceGateway *VirtualNetworksSubnetReference `json:"serviceGateway,omitempty"`
 
 	// Set this property to Tenant to allow sharing subnet with other subscriptions in your AAD
 	// tenant. This property can only be set if defaultOutboundAccess is set to false, both
@@ -123,7 +123,7 @@ type VirtualNetworksSubnetStatus struct {
 
 	// An array of references to private endpoints.
 	// +optional
-	PrivateEndpoints []VirtualNetworksSubnetResourceReference `json:"privateEndpoints,omitempty"`
+	PrivateEndpoints []VirtualNetworksSubnetResourceID `json:"privateEndpoints,omitempty"`
 
 	// A read-only string identifying the intention of use for this subnet based on delegations
 	// and other user-defined properties.
@@ -197,18 +197,18 @@ func (x *VirtualNetworksSubnet) Expressions() *azurev1alpha1.OperatorExpressions
 	return &x.Spec.OperatorSpec.OperatorExpressions
 }
 
-// VirtualNetworksSubnetResourceReference is another resource, by its ARM ID.
-type VirtualNetworksSubnetResourceReference struct {
+// VirtualNetworksSubnetResourceID is another resource, by its ARM ID.
+type VirtualNetworksSubnetResourceID struct {
 	// ID is the resource's ARM ID.
 	// +optional
 	ID string `json:"id,omitempty"`
 }
 
-// VirtualNetworksSubnetSubResource: Reference to another subresource.
-type VirtualNetworksSubnetSubResource struct {
-	// Resource ID.
-	// +optional
-	ID string `json:"id,omitempty"`
+// VirtualNetworksSubnetReference is another Azure resource: by ARM ID, or an aztenant object of this
+// namespace whose ARM ID the operator puts in its place.
+type VirtualNetworksSubnetReference struct {
+	// Reference names the resource.
+	Reference azurev1alpha1.ResourceReference `json:"reference"`
 }
 
 // VirtualNetworksSubnetApplicationGatewayIPConfiguration: IP configuration of an application
@@ -219,9 +219,9 @@ type VirtualNetworksSubnetApplicationGatewayIPConfiguration struct {
 	Name string `json:"name,omitempty"`
 
 	// Reference to the subnet resource. A subnet from where application gateway gets its private
-	// address. An ARM ID.
+	// address.
 	// +optional
-	Subnet *VirtualNetworksSubnetSubResource `json:"subnet,omitempty"`
+	Subnet *VirtualNetworksSubnetReference `json:"subnet,omitempty"`
 }
 
 // VirtualNetworksSubnetDelegation: Details the service to which the subnet is delegated.
@@ -237,23 +237,14 @@ type VirtualNetworksSubnetDelegation struct {
 	ServiceName string `json:"serviceName,omitempty"`
 }
 
-// VirtualNetworksSubnetIpamPoolPrefixAllocationPool:
-// VirtualNetworksSubnetIpamPoolPrefixAllocationPool is part of the resource.
-type VirtualNetworksSubnetIpamPoolPrefixAllocationPool struct {
-	// Resource id of the associated Azure IpamPool resource.
-	// +optional
-	ID string `json:"id,omitempty"`
-}
-
 // VirtualNetworksSubnetIpamPoolPrefixAllocation: IpamPool prefix allocation reference.
 type VirtualNetworksSubnetIpamPoolPrefixAllocation struct {
 	// Number of IP addresses to allocate.
 	// +optional
 	NumberOfIPAddresses string `json:"numberOfIpAddresses,omitempty"`
 
-	// An ARM ID.
 	// +optional
-	Pool *VirtualNetworksSubnetIpamPoolPrefixAllocationPool `json:"pool,omitempty"`
+	Pool *VirtualNetworksSubnetReference `json:"pool,omitempty"`
 }
 
 // VirtualNetworksSubnetServiceEndpointPropertiesFormat: The service endpoint properties.
@@ -262,9 +253,9 @@ type VirtualNetworksSubnetServiceEndpointPropertiesFormat struct {
 	// +optional
 	Locations []string `json:"locations,omitempty"`
 
-	// SubResource as network identifier. An ARM ID.
+	// SubResource as network identifier.
 	// +optional
-	NetworkIdentifier *VirtualNetworksSubnetSubResource `json:"networkIdentifier,omitempty"`
+	NetworkIdentifier *VirtualNetworksSubnetReference `json:"networkIdentifier,omitempty"`
 
 	// The type of the endpoint service.
 	// +optional
@@ -401,7 +392,7 @@ type VirtualNetworksSubnetIPConfigurationStatus struct {
 
 	// The reference to the public IP resource.
 	// +optional
-	PublicIPAddress *VirtualNetworksSubnetResourceReference `json:"publicIPAddress,omitempty"`
+	PublicIPAddress *VirtualNetworksSubnetResourceID `json:"publicIPAddress,omitempty"`
 }
 
 // VirtualNetworksSubnetResourceNavigationLinkStatus: ResourceNavigationLink resource.
@@ -512,7 +503,7 @@ type VirtualNetworksSubnetSubnetStatus struct {
 
 	// The reference to the NetworkSecurityGroup resource.
 	// +optional
-	NetworkSecurityGroup *VirtualNetworksSubnetResourceReference `json:"networkSecurityGroup,omitempty"`
+	NetworkSecurityGroup *VirtualNetworksSubnetResourceID `json:"networkSecurityGroup,omitempty"`
 
 	// Enable or Disable apply network policies on private end point in the subnet.
 	// +optional
@@ -521,7 +512,7 @@ type VirtualNetworksSubnetSubnetStatus struct {
 
 	// An array of references to private endpoints.
 	// +optional
-	PrivateEndpoints []VirtualNetworksSubnetResourceReference `json:"privateEndpoints,omitempty"`
+	PrivateEndpoints []VirtualNetworksSubnetResourceID `json:"privateEndpoints,omitempty"`
 
 	// Enable or Disable apply network policies on private link service in the subnet.
 	// +optional
@@ -544,7 +535,7 @@ type VirtualNetworksSubnetSubnetStatus struct {
 
 	// The reference to the RouteTable resource.
 	// +optional
-	RouteTable *VirtualNetworksSubnetResourceReference `json:"routeTable,omitempty"`
+	RouteTable *VirtualNetworksSubnetResourceID `json:"routeTable,omitempty"`
 
 	// An array of references to services injecting into this subnet.
 	// +optional
@@ -552,7 +543,7 @@ type VirtualNetworksSubnetSubnetStatus struct {
 
 	// An array of service endpoint policies.
 	// +optional
-	ServiceEndpointPolicies []VirtualNetworksSubnetResourceReference `json:"serviceEndpointPolicies,omitempty"`
+	ServiceEndpointPolicies []VirtualNetworksSubnetResourceID `json:"serviceEndpointPolicies,omitempty"`
 
 	// An array of service endpoints.
 	// +optional

@@ -56,9 +56,9 @@ type NamespaceSpec struct {
 	// +optional
 	Identity *NamespaceIdentity `json:"identity,omitempty"`
 
-	// List of private endpoint connections. An ARM ID.
+	// List of private endpoint connections.
 	// +optional
-	PrivateEndpointConnections []NamespaceResourceReference `json:"privateEndpointConnections,omitempty"`
+	PrivateEndpointConnections []NamespaceReference `json:"privateEndpointConnections,omitempty"`
 
 	// Properties of SKU
 	// +optional
@@ -162,11 +162,11 @@ func (x *Namespace) Expressions() *azurev1alpha1.OperatorExpressions {
 	return &x.Spec.OperatorSpec.OperatorExpressions
 }
 
-// NamespaceResourceReference is another resource, by its ARM ID.
-type NamespaceResourceReference struct {
-	// ID is the resource's ARM ID.
-	// +optional
-	ID string `json:"id,omitempty"`
+// NamespaceReference is another Azure resource: by ARM ID, or an aztenant object of this
+// namespace whose ARM ID the operator puts in its place.
+type NamespaceReference struct {
+	// Reference names the resource.
+	Reference azurev1alpha1.ResourceReference `json:"reference"`
 }
 
 // NamespaceIdentity: Properties to configure User Assigned Identities for Bring your Own

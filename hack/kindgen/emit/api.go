@@ -87,8 +87,11 @@ func apiFile(k *Kind) string {
 	fmt.Fprintf(&b, "// AzureStatus is the common part of the status.\nfunc (x *%s) AzureStatus() *azurev1alpha1.ResourceStatus { return &x.Status.ResourceStatus }\n\n", n)
 	fmt.Fprintf(&b, "// Expressions are the CEL exports of spec.operatorSpec, or nil.\nfunc (x *%s) Expressions() *azurev1alpha1.OperatorExpressions {\n\tif x.Spec.OperatorSpec == nil {\n\t\treturn nil\n\t}\n\treturn &x.Spec.OperatorSpec.OperatorExpressions\n}\n\n", n)
 
-	if k.types.needRef {
-		fmt.Fprintf(&b, "// %sResourceReference is another resource, by its ARM ID.\ntype %sResourceReference struct {\n\t// ID is the resource's ARM ID.\n\t// +optional\n\tID string `json:\"id,omitempty\"`\n}\n\n", n, n)
+	if k.types.needID {
+		fmt.Fprintf(&b, "// %sResourceID is another resource, by its ARM ID.\ntype %sResourceID struct {\n\t// ID is the resource's ARM ID.\n\t// +optional\n\tID string `json:\"id,omitempty\"`\n}\n\n", n, n)
+	}
+	if k.types.hasRefs {
+		fmt.Fprintf(&b, "// %sReference is another Azure resource: by ARM ID, or an aztenant object of this\n// namespace whose ARM ID the operator puts in its place.\ntype %sReference struct {\n\t// Reference names the resource.\n\tReference azurev1alpha1.ResourceReference `json:\"reference\"`\n}\n\n", n, n)
 	}
 	for _, s := range k.types.structs {
 		s.render(&b)

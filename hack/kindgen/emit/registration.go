@@ -15,7 +15,11 @@ func adapterFile(k *Kind) string {
 	var b strings.Builder
 	a, n := k.Adapter, k.Kind.Kind
 	obj := k.Pkg + "." + n
-	b.WriteString("package kinds\n\nimport (\n\t\"k8s.io/apimachinery/pkg/runtime/schema\"\n\n")
+	b.WriteString("package kinds\n\nimport (\n")
+	if k.types.hasRefs {
+		b.WriteString("\t\"context\"\n\n\t\"sigs.k8s.io/controller-runtime/pkg/client\"\n")
+	}
+	b.WriteString("\t\"k8s.io/apimachinery/pkg/runtime/schema\"\n\n")
 	b.WriteString("\tazurev1alpha1 \"" + apiImport + "azure/v1alpha1\"\n")
 	fmt.Fprintf(&b, "\t%s \"%s%s/v1alpha1\"\n", k.Pkg, apiImport, k.Group.Name)
 	if k.Owner == nil {
@@ -36,7 +40,18 @@ func adapterFile(k *Kind) string {
 		fmt.Fprintf(&b, "var _ reconcilers.Located = %s{}\n\n", a)
 		fmt.Fprintf(&b, "func (%s) Location(obj azurev1alpha1.Resource) string {\n\treturn armLocation(obj.(*%s).Spec.Location)\n}\n\n", a, obj)
 	}
-	fmt.Fprintf(&b, "// Desired is the spec as ARM's PUT body.\nfunc (%s) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {\n\tx := obj.(*%s)\n", a, obj)
+	desired := "Desired"
+	if k.types.hasRefs {
+		desired = "DesiredWith"
+		fmt.Fprintf(&b, "var _ reconcilers.Resolver = %s{}\n\n", a)
+		fmt.Fprintf(&b, "// Resolve finds the ARM IDs of the objects the spec refers to by name.\nfunc (%s) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {\n\treturn resolveReferences(ctx, c, obj.GetNamespace(), %s.GroupVersion.Group, &obj.(*%s).Spec)\n}\n\n", a, k.Pkg, obj)
+		fmt.Fprintf(&b, "// Desired is DesiredWith before references are resolved: only those by ARM ID work.\nfunc (a %s) Desired(obj azurev1alpha1.Resource) (map[string]any, error) { return a.DesiredWith(obj, nil) }\n\n", a)
+	}
+	fmt.Fprintf(&b, "// %s is the spec as ARM's PUT body.\nfunc (%s) %s(obj azurev1alpha1.Resource", desired, a, desired)
+	if k.types.hasRefs {
+		b.WriteString(", resolved map[string]string")
+	}
+	fmt.Fprintf(&b, ") (map[string]any, error) {\n\tx := obj.(*%s)\n", obj)
 	fmt.Fprintf(&b, "\tbody, err := specBody(&x.Spec, %sShape)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n", lowerFirst0(a))
 	if k.loc != nil {
 		b.WriteString("\tif x.Spec.Location != \"\" {\n\t\tbody[\"location\"] = armLocation(x.Spec.Location)\n\t}\n")
@@ -44,7 +59,11 @@ func adapterFile(k *Kind) string {
 	if k.tags {
 		b.WriteString("\tbody[\"tags\"] = putTags(x.Spec.Tags)\n")
 	}
-	b.WriteString("\treturn body, nil\n}\n\n")
+	if k.types.hasRefs {
+		b.WriteString("\treturn body, withReferences(body, " + k.Pkg + ".GroupVersion.Group, resolved)\n}\n\n")
+	} else {
+		b.WriteString("\treturn body, nil\n}\n\n")
+	}
 	fmt.Fprintf(&b, "// Observe copies the read-only fields of a GET body into status.\nfunc (%s) Observe(obj azurev1alpha1.Resource, actual map[string]any) {\n\tx := obj.(*%s)\n", a, obj)
 	fmt.Fprintf(&b, "\tcommon := x.Status.ResourceStatus\n\tx.Status = %s.%sStatus{}\n\tobserveInto(actual, &x.Status)\n\tx.Status.ResourceStatus = common\n}\n\n", k.Pkg, n)
 	fmt.Fprintf(&b, "// %sShape says which spec fields ARM nests under properties.\n", lowerFirst0(a))

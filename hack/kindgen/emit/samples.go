@@ -20,7 +20,7 @@ var sampleValues = map[string]map[string]any{
 	"network/RouteTablesRoute": {"addressPrefix": "10.1.0.0/16", "nextHopType": "VnetLocal"},
 	"network/PrivateDnsZone":   {"name": "sample.internal", "location": "global"},
 	"network/PrivateDnsZonesVirtualNetworkLink": {"location": "global", "registrationEnabled": false,
-		"virtualNetwork": map[string]any{"id": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/sample-rg/providers/Microsoft.Network/virtualNetworks/sample-virtualnetwork"}},
+		"virtualNetwork": map[string]any{"reference": map[string]any{"kind": "VirtualNetwork", "name": "sample-virtualnetwork"}}},
 	"network/PrivateDnsZonesARecord": {"name": "www", "ttl": 300, "aRecords": []any{map[string]any{"ipv4Address": "10.0.1.4"}}},
 	"keyvault/Vault": {"name": "sample-vault-01", "tenantId": "00000000-0000-0000-0000-000000000000",
 		"sku": map[string]any{"family": "A", "name": "standard"}, "enableRbacAuthorization": true},

@@ -51,7 +51,9 @@ type types struct {
 	done    map[string]string // SDK type + mode -> Go name ("" while being built: a cycle)
 	shapes  map[string]*shape
 	notes   []string
-	needRef bool
+	// needID: the kind has a <Kind>ResourceID type (an embedded resource kept as its ID);
+	// hasRefs: a <Kind>Reference (a reference the operator resolves).
+	needID, hasRefs bool
 }
 
 func newTypes(k *model.Kind) *types {
@@ -139,8 +141,20 @@ func (g *types) drop(t *model.Type, f *model.Field, m mode, top bool) bool {
 
 // field maps one SDK field to a Go field; ok is false when nothing of it is left.
 func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shape, bool) {
-	typ, sub, markers, ok := g.typeOf(f.Type, m)
-	if !ok {
+	var (
+		typ     string
+		sub     *shape
+		markers []string
+		ok      bool
+	)
+	if m == specMode && f.Reference != nil && g.idShaped(f.Type) {
+		// An ARM ID of another resource: by ARM ID or by the aztenant object that has one.
+		g.hasRefs = true
+		typ, ok = g.prefix+"Reference", true
+		if f.Type.Kind == model.KindSlice {
+			typ = "[]" + typ
+		}
+	} else if typ, sub, markers, ok = g.typeOf(f.Type, m); !ok {
 		return goField{}, nil, false
 	}
 	gf := goField{Name: goName(f), Doc: f.Doc, Markers: markers}
@@ -154,7 +168,7 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 	if !gf.Required && !strings.HasPrefix(typ, "*") && g.isStruct(typ) {
 		gf.Type = "*" + typ
 	}
-	if f.Reference != nil && m == specMode {
+	if f.Reference != nil && m == specMode && !strings.HasSuffix(typ, "Reference") {
 		gf.Doc = strings.TrimSpace(gf.Doc + " An ARM ID.")
 	}
 	return gf, sub, true
@@ -166,7 +180,20 @@ func (g *types) isStruct(goType string) bool {
 			return true
 		}
 	}
-	return goType == g.prefix+"ResourceReference"
+	return goType == g.prefix+"ResourceID" || goType == g.prefix+"Reference"
+}
+
+// idShaped reports whether a reference field's type (or element type) is an object
+// holding only an ARM ID: the SDK's SubResource, or an embedded resource kept as its ID.
+func (g *types) idShaped(r model.TypeRef) bool {
+	if r.Kind == model.KindSlice {
+		r = *r.Elem
+	}
+	if r.Kind != model.KindNamed {
+		return false
+	}
+	t := g.k.Types[r.Name]
+	return t == nil || t.SubResource
 }
 
 func isValueScalar(t string) bool {
@@ -213,8 +240,8 @@ func (g *types) typeOf(r model.TypeRef, m mode) (string, *shape, []string, bool)
 	t := g.k.Types[r.Name]
 	if t == nil {
 		// Not expanded by the reader (an embedded resource kept as its ID).
-		g.needRef = true
-		return g.prefix + "ResourceReference", nil, nil, true
+		g.needID = true
+		return g.prefix + "ResourceID", nil, nil, true
 	}
 	switch t.Shape {
 	case model.ShapeEnum:
