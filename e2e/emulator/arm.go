@@ -506,6 +506,9 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 	}
 	wr.props["provisioningState"] = state
 	desired["id"], desired["name"], desired["type"] = t.id, t.name, t.fullType
+	if b != nil {
+		b.spell(desired)
+	}
 	res := existing
 	if res == nil {
 		parentKey := ""

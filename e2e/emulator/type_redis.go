@@ -4,11 +4,15 @@ import "net/http"
 
 // redisBehaviour: host name and ports, access keys; creation answers 201 with
 // provisioningState Creating and both Azure-AsyncOperation and Location, as the
-// real service does.
+// real service does. Its answers spell the type Microsoft.Cache/Redis and the
+// location by display name ("West US"), as the service's own examples in
+// azure-rest-api-specs (RedisCacheGet.json) and az's output show.
 func redisBehaviour() *typeBehaviour {
 	return &typeBehaviour{
-		fullType: "Microsoft.Cache/redis",
-		lro:      LROConfig{Write: LROAsyncOperationLocation, Delete: LROLocation},
+		fullType:        "Microsoft.Cache/redis",
+		answerType:      "Microsoft.Cache/Redis",
+		displayLocation: true,
+		lro:             LROConfig{Write: LROAsyncOperationLocation, Delete: LROLocation},
 		prepare: func(w *writeRequest) *apiError {
 			if err := w.requireLocation(); err != nil {
 				return err

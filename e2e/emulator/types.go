@@ -3,6 +3,8 @@ package emulator
 import (
 	"encoding/json"
 	"strings"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
 
 // typeBehaviour customises one resource type; types without one behave generically (the
@@ -18,6 +20,12 @@ type typeBehaviour struct {
 	removed func(e *Emulator, r *resource)
 	// actions are POST operations on a resource, by lower-cased name (listkeys ...).
 	actions map[string]actionFunc
+	// answerType, when set, is the type as the provider spells it in its
+	// answers (Microsoft.Cache/Redis, in the type and in the id), whatever
+	// casing the request used; displayLocation answers the location by its
+	// display name ("West Europe"), as Redis does.
+	answerType      string
+	displayLocation bool
 }
 
 // actionFunc runs a POST action on r under the state lock and returns status and body.
@@ -100,4 +108,21 @@ func intValue(m map[string]any, name string) (int64, bool) {
 		return int64(v), true
 	}
 	return 0, false
+}
+
+// spell writes body's type, id and location as the provider answers them.
+func (b *typeBehaviour) spell(body map[string]any) {
+	if b.answerType != "" {
+		body["type"] = b.answerType
+		if id, ok := body["id"].(string); ok {
+			// The id's last type segment: .../providers/Microsoft.Cache/redis/name.
+			seg := "/" + b.answerType[strings.LastIndex(b.answerType, "/")+1:] + "/"
+			if i := strings.LastIndex(strings.ToLower(id), strings.ToLower(seg)); i >= 0 {
+				body["id"] = id[:i] + seg + id[i+len(seg):]
+			}
+		}
+	}
+	if l, ok := body["location"].(string); ok && b.displayLocation {
+		body["location"] = azurev1alpha1.DisplayLocation(l)
+	}
 }

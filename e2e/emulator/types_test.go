@@ -150,9 +150,21 @@ func TestTypeBehaviours(t *testing.T) {
 			}
 		})
 	}
+	// Redis answers as the service does: its type spelled Microsoft.Cache/Redis
+	// (in the id too) and its location by display name; AKS by ARM name.
+	redis, err := res.GetByID(ctxT(t), base+"Microsoft.Cache/redis/cache1", "2024-03-01", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := redis.GenericResource; *g.Type != "Microsoft.Cache/Redis" || !strings.Contains(*g.ID, "/providers/Microsoft.Cache/Redis/cache1") || *g.Location != "West Europe" {
+		t.Errorf("redis answered type %q, id %q, location %q; want Microsoft.Cache/Redis and West Europe", *g.Type, *g.ID, *g.Location)
+	}
 	aks, err := res.GetByID(ctxT(t), base+"Microsoft.ContainerService/managedClusters/aks1", "2024-09-01", nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if l := *aks.GenericResource.Location; l != "westeurope" {
+		t.Errorf("aks answered location %q, want westeurope", l)
 	}
 	fqdn, _ := props(aks.GenericResource)["fqdn"].(string)
 	if !strings.HasPrefix(fqdn, "aks1-") || !strings.HasSuffix(fqdn, ".hcp.westeurope.azmk8s.io") {

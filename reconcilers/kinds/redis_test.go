@@ -55,6 +55,11 @@ func TestRedisLifecycle(t *testing.T) {
 	if got := methods(s.ARMCalls(path)); !strings.HasPrefix(got, "GET PUT") || strings.Count(got, "PUT") != 1 {
 		t.Fatalf("create made %q, want one PUT", got)
 	}
+	// Azure answers Redis's location by display name and its type as
+	// Microsoft.Cache/Redis: neither is drift (the resync below makes no PUT).
+	if body := s.AzureBody(t, id); body["location"] != "West Europe" || body["type"] != "Microsoft.Cache/Redis" {
+		t.Errorf("Azure answered location %v, type %v; the test expects Azure's own spelling", body["location"], body["type"])
+	}
 	if r.Status.HostName != "redis-app.redis.cache.windows.net" || r.Status.SSLPort == nil || *r.Status.SSLPort != 6380 {
 		t.Errorf("status %+v", r.Status)
 	}

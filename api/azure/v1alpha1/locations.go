@@ -113,3 +113,15 @@ func KnownLocation(l string) bool {
 	}
 	return false
 }
+
+// DisplayLocation is the display name of location l ("West Europe" for
+// westeurope or "West Europe"), or l itself when it is not known.
+func DisplayLocation(l string) string {
+	n := NormalizeLocation(l)
+	for _, loc := range Locations {
+		if loc.Name == n {
+			return loc.DisplayName
+		}
+	}
+	return l
+}
