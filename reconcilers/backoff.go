@@ -10,7 +10,8 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
 
-// Backoff for AuthorizationFailed: a role granted in Azure reports no event
+// Backoff for AuthorizationFailed (and a principal not yet replicated, see
+// state.backoff): a role granted in Azure reports no event
 // the operator could watch, and a grant usually follows within seconds (an
 // onboarding step, a platform engineer's `az role assignment create`), so
 // the first retry comes in seconds and the wait doubles up to a ceiling
@@ -22,7 +23,7 @@ const (
 )
 
 // authBackoff counts, per object, the reconciles in a row that ended in
-// AuthorizationFailed. It lives in memory: after a restart the count starts
+// a state with backoff (AuthorizationFailed, PrincipalNotFound). It lives in memory: after a restart the count starts
 // again at the first step, which only makes the next retry sooner.
 type authBackoff struct {
 	mu    sync.Mutex

@@ -59,6 +59,10 @@ type state struct {
 	// stalled: only a change of spec or environment can help (ClassTerminal);
 	// reconciling: work is in flight or being retried (ClassTransient).
 	stalled, reconciling bool
+	// backoff: Azure's environment may end it without an event (a role
+	// granted, a principal replicated), so it is retried from seconds,
+	// doubling (see authBackoff), instead of at a fixed period.
+	backoff bool
 }
 
 // newState is the state of a reason, with the Ready status and flags of its

@@ -51,8 +51,9 @@ func classify(err error, principal string) classified {
 	case re.StatusCode == http.StatusTooManyRequests || re.StatusCode >= 500 || re.StatusCode == http.StatusRequestTimeout:
 		return classified{state: newState(ReasonAzureUnavailable, msg), retryAfter: armlimit.RetryAfter(re.RawResponse, 15*time.Second)}
 	case re.StatusCode == http.StatusForbidden || re.StatusCode == http.StatusUnauthorized:
-		return classified{state: newState(ReasonAuthorizationFailed,
-			fmt.Sprintf("identity %s is not allowed to do this: %s", principal, msg)), retryAfter: authBackoffFirst}
+		st := newState(ReasonAuthorizationFailed, fmt.Sprintf("identity %s is not allowed to do this: %s", principal, msg))
+		st.backoff = true
+		return classified{state: st, retryAfter: authBackoffFirst}
 	case re.StatusCode == http.StatusConflict && re.ErrorCode == codeConcurrentFICWrites:
 		// Azure refuses a credential write while another of the same identity
 		// is in flight: nothing is wrong, the next try a moment later succeeds.
@@ -63,7 +64,11 @@ func classify(err error, principal string) classified {
 		// Entra replicates a principal created a moment ago for a while
 		// (Azure's message says so, and how principalType avoids it): look
 		// again in seconds, not at the next spec change.
-		return classified{state: newState(ReasonAzureRejected, msg), retryAfter: jitter(5 * time.Second)}
+		// A principal ID that is simply wrong never replicates: the retries
+		// back off (5 s doubling to 5 min) instead of polling every 5 s.
+		st := newState(ReasonAzureRejected, msg)
+		st.backoff = true
+		return classified{state: st, retryAfter: jitter(5 * time.Second)}
 	case re.StatusCode == http.StatusConflict:
 		// A name taken, a lock, a location that cannot change: retry, without
 		// hammering, in case the environment changed.

@@ -113,7 +113,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		r.auth.reset(req.NamespacedName)
 		return reconcile.Result{}, nil
 	}
-	if s != nil && s.reason == ReasonAuthorizationFailed {
+	if s != nil && (s.backoff || s.reason == ReasonAuthorizationFailed) {
 		result.RequeueAfter = r.auth.next(req.NamespacedName)
 		if obj.GetDeletionTimestamp().IsZero() && strings.EqualFold(r.Kind.ResourceType(), resourceGroupType) && obj.AzureStatus().ID == "" {
 			s.message += "; " + newGroupHint(obj.AzureStatus(), s.message)
