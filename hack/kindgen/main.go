@@ -149,20 +149,24 @@ func lro(k *model.Kind) string {
 // generate reads the wave's kinds (emit.Wave) and writes their files under root.
 func generate(ctx context.Context, file *config.File, root string, out io.Writer) error {
 	start := time.Now()
-	var kinds []config.Kind
-	for _, key := range emit.Wave {
-		group, kind, _ := strings.Cut(key, "/")
-		found := file.Find(group, kind)
-		if len(found) != 1 {
-			return fmt.Errorf("wave: %s is not a kind of the config", key)
-		}
-		kinds = append(kinds, found[0])
-	}
-	models, err := sdk.ReadAll(ctx, ".", file, kinds)
+	// Every kind is read: the others say which of the wave's fields are child kinds.
+	all, err := sdk.ReadAll(ctx, ".", file, file.Kinds)
 	if err != nil {
 		return err
 	}
-	files, err := emit.Generate(models)
+	var models []*model.Kind
+	for _, key := range emit.Wave {
+		n := len(models)
+		for _, m := range all {
+			if m.Group.Name+"/"+m.Kind == key {
+				models = append(models, m)
+			}
+		}
+		if len(models) != n+1 {
+			return fmt.Errorf("wave: %s is not a kind of the config", key)
+		}
+	}
+	files, err := emit.Generate(models, all)
 	if err != nil {
 		return err
 	}

@@ -3,10 +3,7 @@
 package kinds
 
 import (
-	"context"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
@@ -34,20 +31,8 @@ func (NetworkSecurityGroup) Location(obj azurev1alpha1.Resource) string {
 	return armLocation(obj.(*networkv1alpha1.NetworkSecurityGroup).Spec.Location)
 }
 
-var _ reconcilers.Resolver = NetworkSecurityGroup{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
-func (NetworkSecurityGroup) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.NetworkSecurityGroup).Spec)
-}
-
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a NetworkSecurityGroup) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (NetworkSecurityGroup) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body.
+func (NetworkSecurityGroup) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.NetworkSecurityGroup)
 	body, err := specBody(&x.Spec, networkSecurityGroupShape)
 	if err != nil {
@@ -57,7 +42,7 @@ func (NetworkSecurityGroup) DesiredWith(obj azurev1alpha1.Resource, resolved map
 		body["location"] = armLocation(x.Spec.Location)
 	}
 	body["tags"] = putTags(x.Spec.Tags)
-	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
+	return body, nil
 }
 
 // Observe copies the read-only fields of a GET body into status.
@@ -70,4 +55,4 @@ func (NetworkSecurityGroup) Observe(obj azurev1alpha1.Resource, actual map[strin
 }
 
 // networkSecurityGroupShape says which spec fields ARM nests under properties.
-var networkSecurityGroupShape = &armShape{props: []string{"flushConnection", "securityRules"}}
+var networkSecurityGroupShape = &armShape{props: []string{"flushConnection"}}

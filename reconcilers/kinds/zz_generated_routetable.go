@@ -3,10 +3,7 @@
 package kinds
 
 import (
-	"context"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
@@ -30,20 +27,8 @@ func (RouteTable) Location(obj azurev1alpha1.Resource) string {
 	return armLocation(obj.(*networkv1alpha1.RouteTable).Spec.Location)
 }
 
-var _ reconcilers.Resolver = RouteTable{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
-func (RouteTable) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.RouteTable).Spec)
-}
-
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a RouteTable) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (RouteTable) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body.
+func (RouteTable) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.RouteTable)
 	body, err := specBody(&x.Spec, routeTableShape)
 	if err != nil {
@@ -53,7 +38,7 @@ func (RouteTable) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]st
 		body["location"] = armLocation(x.Spec.Location)
 	}
 	body["tags"] = putTags(x.Spec.Tags)
-	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
+	return body, nil
 }
 
 // Observe copies the read-only fields of a GET body into status.
@@ -66,4 +51,4 @@ func (RouteTable) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
 }
 
 // routeTableShape says which spec fields ARM nests under properties.
-var routeTableShape = &armShape{props: []string{"disableBgpRoutePropagation", "routes"}}
+var routeTableShape = &armShape{props: []string{"disableBgpRoutePropagation"}}

@@ -66,4 +66,4 @@ func (VirtualNetwork) Observe(obj azurev1alpha1.Resource, actual map[string]any)
 }
 
 // virtualNetworkShape says which spec fields ARM nests under properties.
-var virtualNetworkShape = &armShape{props: []string{"addressSpace", "bgpCommunities", "ddosProtectionPlan", "dhcpOptions", "enableDdosProtection", "enableVmProtection", "encryption", "flowTimeoutInMinutes", "ipAllocations", "privateEndpointVNetPolicies", "subnets", "virtualNetworkPeerings"}}
+var virtualNetworkShape = &armShape{props: []string{"addressSpace", "bgpCommunities", "ddosProtectionPlan", "dhcpOptions", "enableDdosProtection", "enableVmProtection", "encryption", "flowTimeoutInMinutes", "ipAllocations", "privateEndpointVNetPolicies"}}

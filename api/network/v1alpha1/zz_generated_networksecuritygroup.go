@@ -46,10 +46,6 @@ type NetworkSecurityGroupSpec struct {
 	// +optional
 	FlushConnection *bool `json:"flushConnection,omitempty"`
 
-	// A collection of security rules of the network security group.
-	// +optional
-	SecurityRules []NetworkSecurityGroupReference `json:"securityRules,omitempty"`
-
 	// OperatorSpec holds CEL exports, if any.
 	// +optional
 	OperatorSpec *NetworkSecurityGroupOperatorSpec `json:"operatorSpec,omitempty"`
@@ -151,11 +147,4 @@ type NetworkSecurityGroupResourceID struct {
 	// ID is the resource's ARM ID.
 	// +optional
 	ID string `json:"id,omitempty"`
-}
-
-// NetworkSecurityGroupReference is another Azure resource: by ARM ID, or an aztenant object of this
-// namespace whose ARM ID the operator puts in its place.
-type NetworkSecurityGroupReference struct {
-	// Reference names the resource.
-	Reference azurev1alpha1.ResourceReference `json:"reference"`
 }

@@ -45,10 +45,6 @@ type RouteTableSpec struct {
 	// +optional
 	DisableBgpRoutePropagation *bool `json:"disableBgpRoutePropagation,omitempty"`
 
-	// Collection of routes contained within a route table.
-	// +optional
-	Routes []RouteTableReference `json:"routes,omitempty"`
-
 	// OperatorSpec holds CEL exports, if any.
 	// +optional
 	OperatorSpec *RouteTableOperatorSpec `json:"operatorSpec,omitempty"`
@@ -135,11 +131,4 @@ type RouteTableResourceID struct {
 	// ID is the resource's ARM ID.
 	// +optional
 	ID string `json:"id,omitempty"`
-}
-
-// RouteTableReference is another Azure resource: by ARM ID, or an aztenant object of this
-// namespace whose ARM ID the operator puts in its place.
-type RouteTableReference struct {
-	// Reference names the resource.
-	Reference azurev1alpha1.ResourceReference `json:"reference"`
 }

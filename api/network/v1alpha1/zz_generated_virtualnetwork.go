@@ -90,14 +90,6 @@ type VirtualNetworkSpec struct {
 	// +kubebuilder:validation:Enum=Basic;Disabled
 	PrivateEndpointVNetPolicies string `json:"privateEndpointVNetPolicies,omitempty"`
 
-	// A list of subnets in a Virtual Network.
-	// +optional
-	Subnets []VirtualNetworkReference `json:"subnets,omitempty"`
-
-	// A list of peerings in a Virtual Network.
-	// +optional
-	VirtualNetworkPeerings []VirtualNetworkReference `json:"virtualNetworkPeerings,omitempty"`
-
 	// OperatorSpec holds CEL exports, if any.
 	// +optional
 	OperatorSpec *VirtualNetworkOperatorSpec `json:"operatorSpec,omitempty"`

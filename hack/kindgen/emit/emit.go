@@ -36,9 +36,10 @@ type Kind struct {
 // Files is what Generate writes: repository-relative path -> content.
 type Files map[string][]byte
 
-// Generate builds every file for the models of the wave.
-func Generate(models []*model.Kind) (Files, error) {
-	kinds, err := prepare(models)
+// Generate builds every file for the models of the wave; all are the models of every kind
+// of the config (the wave's included), which say which kinds are children of which.
+func Generate(models, all []*model.Kind) (Files, error) {
+	kinds, err := prepare(models, all)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +145,7 @@ func generatedFiles(root string) (map[string]bool, error) {
 }
 
 // prepare names the kinds, resolves owners and builds their types.
-func prepare(models []*model.Kind) ([]*Kind, error) {
+func prepare(models, all []*model.Kind) ([]*Kind, error) {
 	byType := map[string]*Kind{}
 	names := map[string]int{}
 	for _, m := range models {
@@ -174,7 +175,7 @@ func prepare(models []*model.Kind) ([]*Kind, error) {
 				return nil, fmt.Errorf("%s/%s: its owner %s is not generated before it", m.Group.Name, m.Kind, m.Owner)
 			}
 		}
-		if err := k.build(); err != nil {
+		if err := k.build(all); err != nil {
 			return nil, err
 		}
 		byType[strings.ToLower(m.ARMType)] = k
@@ -185,8 +186,14 @@ func prepare(models []*model.Kind) ([]*Kind, error) {
 
 // build derives the spec from the create body's writable fields and the status from the
 // resource's read-only ones.
-func (k *Kind) build() error {
+func (k *Kind) build(all []*model.Kind) error {
 	k.types = newTypes(k.Kind)
+	k.types.children = map[string]bool{}
+	for _, c := range all {
+		if strings.EqualFold(c.Owner, k.ARMType) && c.Module.Package == k.Module.Package {
+			k.types.children[c.Resource] = true
+		}
+	}
 	body := k.Types[k.Resource]
 	if k.Create.Request != nil && k.Create.Request.Kind == model.KindNamed && k.Types[k.Create.Request.Name] != nil {
 		body = k.Types[k.Create.Request.Name]

@@ -54,6 +54,10 @@ type types struct {
 	// needID: the kind has a <Kind>ResourceID type (an embedded resource kept as its ID);
 	// hasRefs: a <Kind>Reference (a reference the operator resolves).
 	needID, hasRefs bool
+	// children are the SDK types of the kind's child kinds (a network's Subnet): managed
+	// through those kinds, so the parent's spec leaves them out, as ASO's does (a parent
+	// listing them would fight the children).
+	children map[string]bool
 }
 
 func newTypes(k *model.Kind) *types {
@@ -111,6 +115,10 @@ func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 		for i := range pt.Fields {
 			f := &pt.Fields[i]
 			if g.drop(pt, f, m, false) || (top && f.JSON == "provisioningState") {
+				continue
+			}
+			if top && m == specMode && g.children[elemName(f.Type)] {
+				g.notes = append(g.notes, fmt.Sprintf("%s.%s: a child kind of its own, left out", pt.Name, f.JSON))
 				continue
 			}
 			add(f, true)
@@ -418,4 +426,12 @@ func (sh *shape) literal() string {
 	}
 	b.WriteString("}")
 	return b.String()
+}
+
+// elemName is the named type a field holds, directly or as list or map elements.
+func elemName(r model.TypeRef) string {
+	for r.Kind == model.KindSlice || r.Kind == model.KindMap {
+		r = *r.Elem
+	}
+	return r.Name
 }
