@@ -63,6 +63,10 @@ type Stack struct {
 	log    logr.Logger
 }
 
+// PrincipalReplication is how long a new principal is unknown to role
+// assignments in the stack's emulator (Entra's replication, shortened).
+const PrincipalReplication = 2 * time.Second
+
 // DefaultConfig is the operator's configuration New uses: no resync during a
 // test, fast polling of long-running operations.
 func DefaultConfig() operator.Config {
@@ -109,7 +113,7 @@ func NewLogged(t testing.TB, cfg operator.Config, log logr.Logger, namespaces ..
 		})
 	}
 	// Azure's hiccups where it has them: a new principal replicates for 2 s.
-	emu, err := emulator.New(emulator.Config{Seed: seed, PrincipalReplication: emulator.Duration(2 * time.Second)})
+	emu, err := emulator.New(emulator.Config{Seed: seed, PrincipalReplication: emulator.Duration(PrincipalReplication)})
 	if err != nil {
 		t.Fatal(err)
 	}
