@@ -90,7 +90,7 @@ func New(cfg Config) (*Emulator, error) {
 	for _, a := range auds {
 		e.armAudiences = append(e.armAudiences, strings.TrimSuffix(a, "/"))
 	}
-	for _, b := range append(builtinBehaviours(), generatedBehaviours()...) {
+	for _, b := range append(generatedBehaviours(), builtinBehaviours()...) { // a hand-written behaviour refines a generated one
 		e.behaviours[strings.ToLower(b.fullType)] = b
 	}
 	e.resetStateLocked()

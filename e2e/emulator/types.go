@@ -33,7 +33,7 @@ type actionFunc func(e *Emulator, r *resource, body map[string]any) (int, any, *
 
 // builtinBehaviours is the table of emulated types, one small file each.
 func builtinBehaviours() []*typeBehaviour {
-	return []*typeBehaviour{
+	return append([]*typeBehaviour{
 		resourceGroupBehaviour(),
 		userAssignedIdentityBehaviour(),
 		federatedCredentialBehaviour(),
@@ -45,7 +45,7 @@ func builtinBehaviours() []*typeBehaviour {
 		postgresDatabaseBehaviour(),
 		postgresFirewallRuleBehaviour(),
 		managedClusterBehaviour(),
-	}
+	}, networkBehaviours()...)
 }
 
 // writeTarget is where a write lands.
