@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -134,6 +135,17 @@ func TestAttack_ProvisionerAccountTokens(t *testing.T) {
 		a.Create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "provisioner-edits", Namespace: ns},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}}})
+		// RBAC must allow it first, so that the refusal is admission's: the
+		// authorizer learns of a new binding a moment later (under load, a
+		// second or more).
+		admin := kubernetes.NewForConfigOrDie(a.Env.Config)
+		stacktest.Until(t, "RBAC lets the account request its own token", func() bool {
+			r, err := admin.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User: "system:serviceaccount:" + ns + ":" + sa, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "create", Resource: "serviceaccounts", Subresource: "token", Name: sa},
+			}}, metav1.CreateOptions{})
+			return err == nil && r.Status.Allowed
+		})
 		impersonating := rest.CopyConfig(dev.cfg)
 		impersonating.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + sa}
 		cs := kubernetes.NewForConfigOrDie(impersonating)

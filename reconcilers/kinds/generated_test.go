@@ -111,8 +111,9 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	// Private DNS zones live in the "global" location; the platform team allows it.
 	var tenant tenancyv1alpha1.Tenant
 	must(t, s.Client.Get(ctx, client.ObjectKey{Name: ns}, &tenant))
+	base := tenant.DeepCopy() // a patch: the tenancy controller writes the Tenant's status meanwhile
 	tenant.Spec.Locations = append(tenant.Spec.Locations, "global")
-	must(t, s.Client.Update(ctx, &tenant))
+	must(t, s.Client.Patch(ctx, &tenant, client.MergeFrom(base)))
 
 	s.Create(t, resourceGroup(ns, rg, nil, nil))
 	samples := loadGeneratedSamples(t, s, ns, rg)

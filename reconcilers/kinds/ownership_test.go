@@ -93,8 +93,9 @@ func TestAdoptionRespectsOwnership(t *testing.T) {
 	// The other namespace's Tenant may use the same groups.
 	var tn tenancyv1alpha1.Tenant
 	must(t, s.Client.Get(ctx, client.ObjectKey{Name: other}, &tn))
+	base := tn.DeepCopy() // a patch: the tenancy controller writes the Tenant's status meanwhile
 	tn.Spec.ResourceGroups = append(tn.Spec.ResourceGroups, "own-*")
-	must(t, s.Client.Update(ctx, &tn))
+	must(t, s.Client.Patch(ctx, &tn, client.MergeFrom(base)))
 
 	first := resourceGroup(ns, "own-data", nil, map[string]string{"team": "a"})
 	s.Create(t, first)
@@ -164,8 +165,11 @@ func TestNoFightOverAnUnmarkedResource(t *testing.T) {
 	ctx := t.Context()
 	var tn tenancyv1alpha1.Tenant
 	must(t, s.Client.Get(ctx, client.ObjectKey{Name: other}, &tn))
+	// A patch, not an update: the tenancy controller writes the Tenant's
+	// status meanwhile, and an update of a read copy may conflict with it.
+	base := tn.DeepCopy()
 	tn.Spec.ResourceGroups = append(tn.Spec.ResourceGroups, "fight-*")
-	must(t, s.Client.Update(ctx, &tn))
+	must(t, s.Client.Patch(ctx, &tn, client.MergeFrom(base)))
 	rgs, err := armresources.NewResourceGroupsClient(subID, s.PlatformCredential(t), &arm.ClientOptions{ClientOptions: s.Emu.ClientOptions(), DisableRPRegistration: true})
 	must(t, err)
 	_, err = rgs.CreateOrUpdate(ctx, "fight-legacy", armresources.ResourceGroup{Location: to.Ptr("westeurope"), Tags: map[string]*string{"owner": to.Ptr("platform")}}, nil)

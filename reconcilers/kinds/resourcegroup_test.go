@@ -212,8 +212,9 @@ func TestTenantChangesApplyAtOnce(t *testing.T) {
 		t.Helper()
 		var tn tenancyv1alpha1.Tenant
 		must(t, s.Client.Get(ctx, client.ObjectKey{Name: ns}, &tn))
+		base := tn.DeepCopy() // a patch: the tenancy controller writes the Tenant's status meanwhile
 		tn.Spec.ResourceGroups = groups
-		must(t, s.Client.Update(ctx, &tn))
+		must(t, s.Client.Patch(ctx, &tn, client.MergeFrom(base)))
 	}
 
 	before := len(s.ARMCalls("/resourceGroups/retenant-a"))
