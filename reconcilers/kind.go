@@ -120,3 +120,19 @@ type ConfigMapSource interface {
 // ActionCaller performs a POST action on the resource (listKeys and the like)
 // with the resource's identity, returning the decoded JSON body.
 type ActionCaller func(ctx context.Context, action string) (map[string]any, error)
+
+// Facts are what a kind declares about its ARM body as data: a new fact is a field
+// here, read by the reconciler, not another optional interface.
+type Facts struct {
+	// CarriedOnPut lists dotted body paths ("properties.subnets") the spec does not
+	// manage but a PUT must carry: ARM takes the PUT's value as the whole set and
+	// deletes what it leaves out (a virtual network's subnets, managed by their own
+	// kind). Just before a PUT the reconciler copies each from the GET when desired
+	// lacks it; being absent from desired, they never count as drift.
+	CarriedOnPut []string
+}
+
+// Declarer is implemented by kinds that declare Facts (kindgen's adapters).
+type Declarer interface {
+	Facts() Facts
+}

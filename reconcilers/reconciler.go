@@ -308,7 +308,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 			r.decide(ctx, obj, DecisionCreate, "diff", diff)
 		}
 		// A PUT replaces every tag: keep those the spec does not manage.
-		poller, err := calls.put(ctx, id, mergeTags(desired, actual, dropped))
+		poller, err := calls.put(ctx, id, carryOnPut(r.Kind, mergeTags(desired, actual, dropped), actual))
 		if err != nil {
 			return r.armFailure(err, scope)
 		}
@@ -546,6 +546,52 @@ func errorText(err error) string {
 		return "it does not exist"
 	}
 	return err.Error()
+}
+
+// carryOnPut returns body with the paths the kind declares (Facts.CarriedOnPut)
+// copied from actual where body lacks them, so a PUT keeps what Azure has
+// there. body's maps are copied along each such path, not changed.
+func carryOnPut(k Kind, body, actual map[string]any) map[string]any {
+	d, ok := k.(Declarer)
+	if !ok || actual == nil {
+		return body
+	}
+	for _, path := range d.Facts().CarriedOnPut {
+		keys := strings.Split(path, ".")
+		v, found := any(actual), true
+		for _, key := range keys {
+			m, ok := v.(map[string]any)
+			if v, found = m[key]; !ok || !found {
+				found = false
+				break
+			}
+		}
+		if found {
+			body = withPath(body, keys, v)
+		}
+	}
+	return body
+}
+
+// withPath is a copy of m with v at keys unless m has a value there already.
+func withPath(m map[string]any, keys []string, v any) map[string]any {
+	if _, has := m[keys[0]]; has && len(keys) == 1 {
+		return m
+	}
+	sub, isMap := m[keys[0]].(map[string]any)
+	if _, has := m[keys[0]]; has && !isMap {
+		return m
+	}
+	out := make(map[string]any, len(m)+1)
+	for k, e := range m {
+		out[k] = e
+	}
+	if len(keys) == 1 {
+		out[keys[0]] = v
+	} else {
+		out[keys[0]] = withPath(sub, keys[1:], v)
+	}
+	return out
 }
 
 // desired builds the PUT body and normalises it through JSON, so numbers and

@@ -31,6 +31,14 @@ func (NetworkSecurityGroup) Location(obj azurev1alpha1.Resource) string {
 	return armLocation(obj.(*networkv1alpha1.NetworkSecurityGroup).Spec.Location)
 }
 
+var _ reconcilers.Declarer = NetworkSecurityGroup{}
+
+// Facts: the child kinds' collections, left out of the spec, are carried from Azure into every PUT,
+// which would otherwise delete them.
+func (NetworkSecurityGroup) Facts() reconcilers.Facts {
+	return reconcilers.Facts{CarriedOnPut: []string{"properties.securityRules"}}
+}
+
 // Desired is the spec as ARM's PUT body.
 func (NetworkSecurityGroup) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.NetworkSecurityGroup)

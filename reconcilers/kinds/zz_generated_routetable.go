@@ -27,6 +27,14 @@ func (RouteTable) Location(obj azurev1alpha1.Resource) string {
 	return armLocation(obj.(*networkv1alpha1.RouteTable).Spec.Location)
 }
 
+var _ reconcilers.Declarer = RouteTable{}
+
+// Facts: the child kinds' collections, left out of the spec, are carried from Azure into every PUT,
+// which would otherwise delete them.
+func (RouteTable) Facts() reconcilers.Facts {
+	return reconcilers.Facts{CarriedOnPut: []string{"properties.routes"}}
+}
+
 // Desired is the spec as ARM's PUT body.
 func (RouteTable) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.RouteTable)

@@ -30,6 +30,14 @@ func (VirtualNetwork) Location(obj azurev1alpha1.Resource) string {
 	return armLocation(obj.(*networkv1alpha1.VirtualNetwork).Spec.Location)
 }
 
+var _ reconcilers.Declarer = VirtualNetwork{}
+
+// Facts: the child kinds' collections, left out of the spec, are carried from Azure into every PUT,
+// which would otherwise delete them.
+func (VirtualNetwork) Facts() reconcilers.Facts {
+	return reconcilers.Facts{CarriedOnPut: []string{"properties.subnets", "properties.virtualNetworkPeerings"}}
+}
+
 var _ reconcilers.Resolver = VirtualNetwork{}
 
 // Resolve finds the ARM IDs of the objects the spec refers to by name.

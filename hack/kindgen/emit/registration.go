@@ -40,6 +40,10 @@ func adapterFile(k *Kind) string {
 		fmt.Fprintf(&b, "var _ reconcilers.Located = %s{}\n\n", a)
 		fmt.Fprintf(&b, "func (%s) Location(obj azurev1alpha1.Resource) string {\n\treturn armLocation(obj.(*%s).Spec.Location)\n}\n\n", a, obj)
 	}
+	if len(k.types.carried) > 0 {
+		fmt.Fprintf(&b, "var _ reconcilers.Declarer = %s{}\n\n", a)
+		fmt.Fprintf(&b, "// Facts: the child kinds' collections, left out of the spec, are carried from Azure into every PUT,\n// which would otherwise delete them.\nfunc (%s) Facts() reconcilers.Facts {\n\treturn reconcilers.Facts{CarriedOnPut: %#v}\n}\n\n", a, k.types.carried)
+	}
 	desired := "Desired"
 	if k.types.hasRefs {
 		desired = "DesiredWith"

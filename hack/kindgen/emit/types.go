@@ -58,6 +58,10 @@ type types struct {
 	// through those kinds, so the parent's spec leaves them out, as ASO's does (a parent
 	// listing them would fight the children).
 	children map[string]bool
+	// carried are the body paths of the children left out (properties.subnets): ARM
+	// deletes what a PUT leaves out of them, so the adapter declares them
+	// (reconcilers.Facts.CarriedOnPut) and the reconciler carries them from the GET.
+	carried []string
 }
 
 func newTypes(k *model.Kind) *types {
@@ -119,6 +123,7 @@ func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 			}
 			if top && m == specMode && g.children[elemName(f.Type)] {
 				g.notes = append(g.notes, fmt.Sprintf("%s.%s: a child kind of its own, left out", pt.Name, f.JSON))
+				g.carried = append(g.carried, "properties."+f.JSON)
 				continue
 			}
 			add(f, true)
