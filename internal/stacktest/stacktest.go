@@ -308,18 +308,26 @@ func (s *Stack) AzureBody(t testing.TB, id string) map[string]any {
 // a spec change.
 func (s *Stack) Touch(t testing.TB, obj client.Object, value string) {
 	t.Helper()
-	if err := s.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj); err != nil {
+	if err := s.TouchErr(t.Context(), obj, value); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TouchErr is Touch returning the error (NotFound for an object gone). It
+// is a merge patch of the annotation alone: the operator writing the
+// object's status or finalizers meanwhile does not make it conflict.
+func (s *Stack) TouchErr(ctx context.Context, obj client.Object, value string) error {
+	if err := s.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+		return err
+	}
+	base := obj.DeepCopyObject().(client.Object)
 	a := obj.GetAnnotations()
 	if a == nil {
 		a = map[string]string{}
 	}
 	a["touch"] = value
 	obj.SetAnnotations(a)
-	if err := s.Client.Update(t.Context(), obj); err != nil {
-		t.Fatal(err)
-	}
+	return s.Client.Patch(ctx, obj, client.MergeFrom(base))
 }
 
 // Settled waits for n calls on the path, then a little longer so that a
