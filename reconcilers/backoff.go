@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
-
-	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
 
 // Backoff for AuthorizationFailed (and a principal not yet replicated, see
@@ -61,7 +59,7 @@ const resourceGroupType = "Microsoft.Resources/resourceGroups"
 // create, which role on which scope a new one needs, and the other way to
 // get it (the role is at the subscription, which ARM's message does not say:
 // it names the group's own scope).
-func newGroupHint(_ *azurev1alpha1.ResourceStatus, msg string) string {
+func newGroupHint(msg string) string {
 	sub := "the subscription"
 	if m := subscriptionInMessage.FindStringSubmatch(msg); m != nil {
 		sub = "/subscriptions/" + m[1]

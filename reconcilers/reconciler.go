@@ -116,7 +116,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if s != nil && (s.backoff || s.reason == ReasonAuthorizationFailed) {
 		result.RequeueAfter = r.auth.next(req.NamespacedName)
 		if obj.GetDeletionTimestamp().IsZero() && strings.EqualFold(r.Kind.ResourceType(), resourceGroupType) && obj.AzureStatus().ID == "" {
-			s.message += "; " + newGroupHint(obj.AzureStatus(), s.message)
+			s.message += "; " + newGroupHint(s.message)
 		}
 	} else if s != nil {
 		r.auth.reset(req.NamespacedName)
@@ -221,8 +221,8 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 			return &s, reconcile.Result{RequeueAfter: time.Minute}, nil
 		}
 	}
-	createdFor := actual != nil && tagFold(tagsOf(actual), TagCreatedFor) != ""
-	if createdFor && st.ID == "" && tagFold(tagsOf(actual), TagCreatedFor) == r.marker(obj) {
+	createdFor := tagFold(tagsOf(actual), TagCreatedFor) // tagsOf(nil) is empty
+	if createdFor != "" && st.ID == "" && createdFor == r.marker(obj) {
 		// Onboarding created it for this object with the platform identity
 		// (the namespace's identity may not create resource groups): it is
 		// this object's as if it had created it, so no adopt, and deleting
@@ -255,7 +255,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj, before azurev1alpha1.Re
 		return &s, reconcile.Result{}, nil
 	}
 	specTags, dropped, tagged := r.applyTags(obj, desired)
-	if createdFor && tagged {
+	if createdFor != "" && tagged {
 		// Good for the first time only: a later object of the same name
 		// must adopt.
 		dropped = append(dropped, TagCreatedFor)
