@@ -28,6 +28,38 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.Network/privateDnsZones/virtualNetworkLinks", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// network/PrivateDnsZonesARecord, parent Microsoft.Network/privateDnsZones; create synchronous, delete synchronous.
 		{fullType: "Microsoft.Network/privateDnsZones/A", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/PrivateDnsZonesAAAARecord, parent Microsoft.Network/privateDnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/privateDnsZones/AAAA", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/PrivateDnsZonesCNAMERecord, parent Microsoft.Network/privateDnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/privateDnsZones/CNAME", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/PrivateDnsZonesMXRecord, parent Microsoft.Network/privateDnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/privateDnsZones/MX", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/PrivateDnsZonesPTRRecord, parent Microsoft.Network/privateDnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/privateDnsZones/PTR", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/PrivateDnsZonesSRVRecord, parent Microsoft.Network/privateDnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/privateDnsZones/SRV", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/PrivateDnsZonesTXTRecord, parent Microsoft.Network/privateDnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/privateDnsZones/TXT", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/DnsZone, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running.
+		{fullType: "Microsoft.Network/dnsZones", lro: LROConfig{Write: LROSync, Delete: LROLocation}},
+		// network/DnsZonesARecord, parent Microsoft.Network/dnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/dnsZones/A", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/DnsZonesAAAARecord, parent Microsoft.Network/dnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/dnsZones/AAAA", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/DnsZonesCAARecord, parent Microsoft.Network/dnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/dnsZones/CAA", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/DnsZonesCNAMERecord, parent Microsoft.Network/dnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/dnsZones/CNAME", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/DnsZonesMXRecord, parent Microsoft.Network/dnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/dnsZones/MX", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/DnsZonesNSRecord, parent Microsoft.Network/dnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/dnsZones/NS", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/DnsZonesPTRRecord, parent Microsoft.Network/dnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/dnsZones/PTR", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/DnsZonesSRVRecord, parent Microsoft.Network/dnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/dnsZones/SRV", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/DnsZonesTXTRecord, parent Microsoft.Network/dnsZones; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/dnsZones/TXT", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// keyvault/Vault, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
 		{fullType: "Microsoft.KeyVault/vaults", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync}},
 		// servicebus/Namespace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
@@ -60,6 +92,22 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Network/privateDnsZones", []string{"2024-06-01"}},
 	{"Microsoft.Network/privateDnsZones/virtualNetworkLinks", []string{"2024-06-01"}},
 	{"Microsoft.Network/privateDnsZones/A", []string{"2024-06-01"}},
+	{"Microsoft.Network/privateDnsZones/AAAA", []string{"2024-06-01"}},
+	{"Microsoft.Network/privateDnsZones/CNAME", []string{"2024-06-01"}},
+	{"Microsoft.Network/privateDnsZones/MX", []string{"2024-06-01"}},
+	{"Microsoft.Network/privateDnsZones/PTR", []string{"2024-06-01"}},
+	{"Microsoft.Network/privateDnsZones/SRV", []string{"2024-06-01"}},
+	{"Microsoft.Network/privateDnsZones/TXT", []string{"2024-06-01"}},
+	{"Microsoft.Network/dnsZones", []string{"2018-05-01"}},
+	{"Microsoft.Network/dnsZones/A", []string{"2018-05-01"}},
+	{"Microsoft.Network/dnsZones/AAAA", []string{"2018-05-01"}},
+	{"Microsoft.Network/dnsZones/CAA", []string{"2018-05-01"}},
+	{"Microsoft.Network/dnsZones/CNAME", []string{"2018-05-01"}},
+	{"Microsoft.Network/dnsZones/MX", []string{"2018-05-01"}},
+	{"Microsoft.Network/dnsZones/NS", []string{"2018-05-01"}},
+	{"Microsoft.Network/dnsZones/PTR", []string{"2018-05-01"}},
+	{"Microsoft.Network/dnsZones/SRV", []string{"2018-05-01"}},
+	{"Microsoft.Network/dnsZones/TXT", []string{"2018-05-01"}},
 	{"Microsoft.KeyVault/vaults", []string{"2024-11-01"}},
 	{"Microsoft.ServiceBus/namespaces", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/queues", []string{"2021-11-01"}},

@@ -44,4 +44,4 @@ func (PrivateDnsZonesARecord) Observe(obj azurev1alpha1.Resource, actual map[str
 }
 
 // privateDnsZonesARecordShape says which spec fields ARM nests under properties.
-var privateDnsZonesARecordShape = &armShape{props: []string{"aRecords", "aaaaRecords", "cnameRecord", "metadata", "mxRecords", "ptrRecords", "soaRecord", "srvRecords", "ttl", "txtRecords"}}
+var privateDnsZonesARecordShape = &armShape{props: []string{"aRecords", "metadata", "ttl"}}

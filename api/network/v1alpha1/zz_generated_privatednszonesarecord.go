@@ -32,41 +32,13 @@ type PrivateDnsZonesARecordSpec struct {
 	// +optional
 	ARecords []PrivateDnsZonesARecordARecord `json:"aRecords,omitempty"`
 
-	// The list of AAAA records in the record set.
-	// +optional
-	AaaaRecords []PrivateDnsZonesARecordAaaaRecord `json:"aaaaRecords,omitempty"`
-
-	// The CNAME record in the record set.
-	// +optional
-	CnameRecord *PrivateDnsZonesARecordCnameRecord `json:"cnameRecord,omitempty"`
-
 	// The metadata attached to the record set.
 	// +optional
 	Metadata map[string]string `json:"metadata,omitempty"`
 
-	// The list of MX records in the record set.
-	// +optional
-	MxRecords []PrivateDnsZonesARecordMxRecord `json:"mxRecords,omitempty"`
-
-	// The list of PTR records in the record set.
-	// +optional
-	PtrRecords []PrivateDnsZonesARecordPtrRecord `json:"ptrRecords,omitempty"`
-
-	// The SOA record in the record set.
-	// +optional
-	SoaRecord *PrivateDnsZonesARecordSoaRecord `json:"soaRecord,omitempty"`
-
-	// The list of SRV records in the record set.
-	// +optional
-	SrvRecords []PrivateDnsZonesARecordSrvRecord `json:"srvRecords,omitempty"`
-
 	// The TTL (time-to-live) of the records in the record set.
 	// +optional
 	TTL *int64 `json:"ttl,omitempty"`
-
-	// The list of TXT records in the record set.
-	// +optional
-	TxtRecords []PrivateDnsZonesARecordTxtRecord `json:"txtRecords,omitempty"`
 
 	// OperatorSpec holds CEL exports, if any.
 	// +optional
@@ -155,94 +127,4 @@ type PrivateDnsZonesARecordARecord struct {
 	// The IPv4 address of this A record.
 	// +optional
 	IPv4Address string `json:"ipv4Address,omitempty"`
-}
-
-// PrivateDnsZonesARecordAaaaRecord: An AAAA record.
-type PrivateDnsZonesARecordAaaaRecord struct {
-	// The IPv6 address of this AAAA record.
-	// +optional
-	IPv6Address string `json:"ipv6Address,omitempty"`
-}
-
-// PrivateDnsZonesARecordCnameRecord: A CNAME record.
-type PrivateDnsZonesARecordCnameRecord struct {
-	// The canonical name for this CNAME record.
-	// +optional
-	Cname string `json:"cname,omitempty"`
-}
-
-// PrivateDnsZonesARecordMxRecord: An MX record.
-type PrivateDnsZonesARecordMxRecord struct {
-	// The domain name of the mail host for this MX record.
-	// +optional
-	Exchange string `json:"exchange,omitempty"`
-
-	// The preference value for this MX record.
-	// +optional
-	Preference *int32 `json:"preference,omitempty"`
-}
-
-// PrivateDnsZonesARecordPtrRecord: A PTR record.
-type PrivateDnsZonesARecordPtrRecord struct {
-	// The PTR target domain name for this PTR record.
-	// +optional
-	Ptrdname string `json:"ptrdname,omitempty"`
-}
-
-// PrivateDnsZonesARecordSoaRecord: An SOA record.
-type PrivateDnsZonesARecordSoaRecord struct {
-	// The email contact for this SOA record.
-	// +optional
-	Email string `json:"email,omitempty"`
-
-	// The expire time for this SOA record.
-	// +optional
-	ExpireTime *int64 `json:"expireTime,omitempty"`
-
-	// The domain name of the authoritative name server for this SOA record.
-	// +optional
-	Host string `json:"host,omitempty"`
-
-	// The minimum value for this SOA record. By convention this is used to determine the
-	// negative caching duration.
-	// +optional
-	MinimumTTL *int64 `json:"minimumTtl,omitempty"`
-
-	// The refresh value for this SOA record.
-	// +optional
-	RefreshTime *int64 `json:"refreshTime,omitempty"`
-
-	// The retry time for this SOA record.
-	// +optional
-	RetryTime *int64 `json:"retryTime,omitempty"`
-
-	// The serial number for this SOA record.
-	// +optional
-	SerialNumber *int64 `json:"serialNumber,omitempty"`
-}
-
-// PrivateDnsZonesARecordSrvRecord: An SRV record.
-type PrivateDnsZonesARecordSrvRecord struct {
-	// The port value for this SRV record.
-	// +optional
-	Port *int32 `json:"port,omitempty"`
-
-	// The priority value for this SRV record.
-	// +optional
-	Priority *int32 `json:"priority,omitempty"`
-
-	// The target domain name for this SRV record.
-	// +optional
-	Target string `json:"target,omitempty"`
-
-	// The weight value for this SRV record.
-	// +optional
-	Weight *int32 `json:"weight,omitempty"`
-}
-
-// PrivateDnsZonesARecordTxtRecord: A TXT record.
-type PrivateDnsZonesARecordTxtRecord struct {
-	// The text value of this TXT record.
-	// +optional
-	Value []string `json:"value,omitempty"`
 }

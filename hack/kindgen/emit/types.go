@@ -144,12 +144,33 @@ func (g *types) drop(t *model.Type, f *model.Field, m mode, top bool) bool {
 	case !top && t.ResourceShaped && !t.SubResource && (f.JSON == "type" || f.JSON == "etag" || (m == specMode && f.JSON == "id")):
 		// An inline part of this resource (a subnet's delegation) is named, not typed.
 		return true
+	case g.otherRecordType(f.JSON):
+		g.notes = append(g.notes, fmt.Sprintf("%s.%s: records of another type than this kind's, left out", t.Name, f.JSON))
+		return true
 	case m == specMode && f.Secret != nil:
 		// Secrets never sit in a spec in clear; Secret references are the next emitter.
 		g.notes = append(g.notes, fmt.Sprintf("%s.%s: write-only secret, left out (Secret references not emitted yet)", t.Name, f.JSON))
 		return true
 	}
 	return false
+}
+
+// recordField matches the record lists of a DNS record set (ARecords, aaaaRecords,
+// cnameRecord, soaRecord, ...), one per record type.
+var recordField = regexp.MustCompile(`(?i)^(a|aaaa|caa|cname|mx|ns|ptr|soa|srv|txt)records?$`)
+
+// otherRecordType says whether a field holds records of another type than the kind's. One
+// SDK model serves every record set of a zone, its type fixed in the URL (pathParams):
+// a CAA record kind carries CAA records only, so an MX list in it is a mistake the API
+// server can refuse instead of Azure.
+func (g *types) otherRecordType(json string) bool {
+	rt := g.k.ARMType[strings.LastIndex(g.k.ARMType, "/")+1:]
+	zone := strings.TrimSuffix(g.k.ARMType, "/"+rt)
+	if !strings.EqualFold(zone, "Microsoft.Network/dnsZones") && !strings.EqualFold(zone, "Microsoft.Network/privateDnsZones") {
+		return false
+	}
+	m := recordField.FindStringSubmatch(json)
+	return m != nil && !strings.EqualFold(m[1], rt)
 }
 
 // field maps one SDK field to a Go field; ok is false when nothing of it is left.
