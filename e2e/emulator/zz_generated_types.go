@@ -68,10 +68,16 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.ServiceBus/namespaces/queues", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// servicebus/NamespacesTopic, parent Microsoft.ServiceBus/namespaces; create synchronous, delete synchronous.
 		{fullType: "Microsoft.ServiceBus/namespaces/topics", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// servicebus/NamespacesTopicsSubscription, parent Microsoft.ServiceBus/namespaces/topics; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ServiceBus/namespaces/topics/subscriptions", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// servicebus/NamespacesTopicsSubscriptionsRule, parent Microsoft.ServiceBus/namespaces/topics/subscriptions; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ServiceBus/namespaces/topics/subscriptions/rules", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// eventhub/Namespace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.EventHub/namespaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// eventhub/NamespacesEventhub, parent Microsoft.EventHub/namespaces; create synchronous, delete synchronous.
 		{fullType: "Microsoft.EventHub/namespaces/eventhubs", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// eventhub/NamespacesEventhubsConsumerGroup, parent Microsoft.EventHub/namespaces/eventhubs; create synchronous, delete synchronous.
+		{fullType: "Microsoft.EventHub/namespaces/eventhubs/consumergroups", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// operationalinsights/Workspace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.OperationalInsights/workspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// containerregistry/Registry, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
@@ -112,8 +118,11 @@ var generatedTypes = []registeredType{
 	{"Microsoft.ServiceBus/namespaces", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/queues", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/topics", []string{"2021-11-01"}},
+	{"Microsoft.ServiceBus/namespaces/topics/subscriptions", []string{"2021-11-01"}},
+	{"Microsoft.ServiceBus/namespaces/topics/subscriptions/rules", []string{"2021-11-01"}},
 	{"Microsoft.EventHub/namespaces", []string{"2024-01-01"}},
 	{"Microsoft.EventHub/namespaces/eventhubs", []string{"2024-01-01"}},
+	{"Microsoft.EventHub/namespaces/eventhubs/consumergroups", []string{"2024-01-01"}},
 	{"Microsoft.OperationalInsights/workspaces", []string{"2025-07-01"}},
 	{"Microsoft.ContainerRegistry/registries", []string{"2019-06-01-preview", "2025-11-01"}},
 }

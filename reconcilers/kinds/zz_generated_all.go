@@ -38,8 +38,11 @@ func Generated() []reconcilers.Kind {
 		ServicebusNamespace{},
 		NamespacesQueue{},
 		NamespacesTopic{},
+		NamespacesTopicsSubscription{},
+		NamespacesTopicsSubscriptionsRule{},
 		EventhubNamespace{},
 		NamespacesEventhub{},
+		NamespacesEventhubsConsumerGroup{},
 		Workspace{},
 		Registry{},
 	}

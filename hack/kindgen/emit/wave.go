@@ -49,8 +49,11 @@ var Wave = []string{
 	"servicebus/Namespace",
 	"servicebus/NamespacesQueue",
 	"servicebus/NamespacesTopic",
+	"servicebus/NamespacesTopicsSubscription",
+	"servicebus/NamespacesTopicsSubscriptionsRule",
 	"eventhub/Namespace",
 	"eventhub/NamespacesEventhub",
+	"eventhub/NamespacesEventhubsConsumerGroup",
 	"operationalinsights/Workspace",
 	"containerregistry/Registry",
 }
