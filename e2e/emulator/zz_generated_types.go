@@ -10,6 +10,8 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.Network/virtualNetworks", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// network/VirtualNetworksSubnet, parent Microsoft.Network/virtualNetworks; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/virtualNetworks/subnets", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/VirtualNetworksVirtualNetworkPeering, parent Microsoft.Network/virtualNetworks; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualNetworks/virtualNetworkPeerings", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// network/NetworkSecurityGroup, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/networkSecurityGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// network/NetworkSecurityGroupsSecurityRule, parent Microsoft.Network/networkSecurityGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
@@ -18,6 +20,12 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.Network/applicationSecurityGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// network/PublicIPAddress, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/publicIPAddresses", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/PublicIPPrefix, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/publicIPPrefixes", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// network/NatGateway, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/natGateways", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/NetworkInterface, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/networkInterfaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// network/RouteTable, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/routeTables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// network/RouteTablesRoute, parent Microsoft.Network/routeTables; create long-running (final state via azure-async-operation), delete long-running (final state via location).
@@ -62,6 +70,10 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.Network/dnsZones/TXT", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// keyvault/Vault, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
 		{fullType: "Microsoft.KeyVault/vaults", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync}},
+		// network/PrivateEndpoint, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/privateEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/PrivateEndpointsPrivateDnsZoneGroup, parent Microsoft.Network/privateEndpoints; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/privateEndpoints/privateDnsZoneGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// servicebus/Namespace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.ServiceBus/namespaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// servicebus/NamespacesQueue, parent Microsoft.ServiceBus/namespaces; create synchronous, delete synchronous.
@@ -89,10 +101,14 @@ func generatedBehaviours() []*typeBehaviour {
 var generatedTypes = []registeredType{
 	{"Microsoft.Network/virtualNetworks", []string{"2025-05-01"}},
 	{"Microsoft.Network/virtualNetworks/subnets", []string{"2025-05-01"}},
+	{"Microsoft.Network/virtualNetworks/virtualNetworkPeerings", []string{"2025-05-01"}},
 	{"Microsoft.Network/networkSecurityGroups", []string{"2025-05-01"}},
 	{"Microsoft.Network/networkSecurityGroups/securityRules", []string{"2025-05-01"}},
 	{"Microsoft.Network/applicationSecurityGroups", []string{"2025-05-01"}},
 	{"Microsoft.Network/publicIPAddresses", []string{"2025-05-01"}},
+	{"Microsoft.Network/publicIPPrefixes", []string{"2025-05-01"}},
+	{"Microsoft.Network/natGateways", []string{"2025-05-01"}},
+	{"Microsoft.Network/networkInterfaces", []string{"2025-05-01"}},
 	{"Microsoft.Network/routeTables", []string{"2025-05-01"}},
 	{"Microsoft.Network/routeTables/routes", []string{"2025-05-01"}},
 	{"Microsoft.Network/privateDnsZones", []string{"2024-06-01"}},
@@ -115,6 +131,8 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Network/dnsZones/SRV", []string{"2018-05-01"}},
 	{"Microsoft.Network/dnsZones/TXT", []string{"2018-05-01"}},
 	{"Microsoft.KeyVault/vaults", []string{"2024-11-01"}},
+	{"Microsoft.Network/privateEndpoints", []string{"2025-05-01"}},
+	{"Microsoft.Network/privateEndpoints/privateDnsZoneGroups", []string{"2025-05-01"}},
 	{"Microsoft.ServiceBus/namespaces", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/queues", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/topics", []string{"2021-11-01"}},

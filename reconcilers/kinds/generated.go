@@ -21,12 +21,25 @@ import (
 type armShape struct {
 	props  []string
 	fields map[string]*armShape
+	// idRefs: string ARM IDs the spec holds as references, spec JSON name
+	// (privateLinkServiceReference) -> ARM's (privateLinkServiceId).
+	idRefs map[string]string
 }
 
 // specBody is a generated spec as an ARM body: its JSON without the fields aztenant adds
 // (owner, azureName, operatorSpec; location and tags the adapter sets itself), nested as
 // ARM expects.
 func specBody(spec any, s *armShape) (map[string]any, error) {
+	body, err := specJSON(spec)
+	if err != nil {
+		return nil, err
+	}
+	nest(body, s)
+	return body, nil
+}
+
+// specJSON is a spec's JSON without the fields aztenant adds.
+func specJSON(spec any) (map[string]any, error) {
 	data, err := json.Marshal(spec)
 	if err != nil {
 		return nil, err
@@ -38,8 +51,85 @@ func specBody(spec any, s *armShape) (map[string]any, error) {
 	for _, k := range []string{"owner", "azureName", "operatorSpec", "location", "tags"} {
 		delete(body, k)
 	}
+	return body, nil
+}
+
+// specBodyWith is specBody for a spec with references: each is put in ARM's place, its
+// ARM ID given or resolved (by Resolve) from the object it names, before the body is
+// nested.
+func specBodyWith(spec any, s *armShape, group string, resolved map[string]string) (map[string]any, error) {
+	body, err := specJSON(spec)
+	if err != nil {
+		return nil, err
+	}
+	wrapIDRefs(body, s)
+	if err := withReferences(body, group, resolved); err != nil {
+		return nil, err
+	}
+	unwrapIDRefs(body, s)
 	nest(body, s)
 	return body, nil
+}
+
+// eachShaped calls fn with m and every nested object of m that s has a shape for.
+func eachShaped(m map[string]any, s *armShape, fn func(map[string]any, *armShape)) {
+	if s == nil {
+		return
+	}
+	fn(m, s)
+	for k, sub := range s.fields {
+		switch v := m[k].(type) {
+		case map[string]any:
+			eachShaped(v, sub, fn)
+		case []any:
+			for _, e := range v {
+				if em, ok := e.(map[string]any); ok {
+					eachShaped(em, sub, fn)
+				}
+			}
+		}
+	}
+}
+
+// wrapIDRefs moves each string-ID reference of a spec to ARM's name, as the reference
+// objects ({"reference": ...}) that withReferences puts IDs in.
+func wrapIDRefs(m map[string]any, s *armShape) {
+	eachShaped(m, s, func(m map[string]any, s *armShape) {
+		for spec, arm := range s.idRefs {
+			switch v := m[spec].(type) {
+			case map[string]any:
+				m[arm] = map[string]any{"reference": v}
+			case []any:
+				out := make([]any, len(v))
+				for i, e := range v {
+					out[i] = map[string]any{"reference": e}
+				}
+				m[arm] = out
+			default:
+				continue
+			}
+			delete(m, spec)
+		}
+	})
+}
+
+// unwrapIDRefs turns the {"id": ...} objects withReferences left at string-ID fields into
+// the strings ARM expects.
+func unwrapIDRefs(m map[string]any, s *armShape) {
+	eachShaped(m, s, func(m map[string]any, s *armShape) {
+		for _, arm := range s.idRefs {
+			switch v := m[arm].(type) {
+			case map[string]any:
+				m[arm] = v["id"]
+			case []any:
+				for i, e := range v {
+					if em, ok := e.(map[string]any); ok {
+						v[i] = em["id"]
+					}
+				}
+			}
+		}
+	})
 }
 
 // nest moves s's properties of m under m["properties"], depth first.
@@ -153,15 +243,16 @@ func refTarget(ref map[string]any, group string) (g, kind, name string) {
 // resolveReferences reads the ARM ID of every object spec refers to by name, in namespace.
 // A missing object, or one not yet created in Azure, is an error naming it: the referrer
 // waits (ReferenceNotFound) and is looked at again.
-func resolveReferences(ctx context.Context, c client.Reader, namespace, group string, spec any) (map[string]string, error) {
+func resolveReferences(ctx context.Context, c client.Reader, namespace, group string, spec any, s *armShape) (map[string]string, error) {
 	data, err := json.Marshal(spec)
 	if err != nil {
 		return nil, err
 	}
-	var v any
+	var v map[string]any
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, err
 	}
+	wrapIDRefs(v, s)
 	out := map[string]string{}
 	var firstErr error
 	eachReference(v, func(_, ref map[string]any) {

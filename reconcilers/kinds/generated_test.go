@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,6 +151,17 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 		t.Errorf("the link's virtualNetwork.id in Azure is %v, want the VirtualNetwork's ID %s", got, vnet.AzureStatus().ID)
 	}
 
+	// The private endpoint names its target by an object of another group, where ARM
+	// holds a string ID (privateLinkServiceReference -> privateLinkServiceId).
+	pe, vault := byFile["network/privateendpoint.yaml"], byFile["keyvault/vault.yaml"]
+	conns, _ := lookup(s.AzureBody(t, pe.AzureStatus().ID), []string{"properties", "privateLinkServiceConnections"}).([]any)
+	if len(conns) != 1 {
+		t.Fatalf("the private endpoint has %d connections in Azure, want 1", len(conns))
+	}
+	if got := lookup(conns[0].(map[string]any), []string{"properties", "privateLinkServiceId"}); got != vault.AzureStatus().ID {
+		t.Errorf("the private endpoint's privateLinkServiceId in Azure is %v, want the Vault's ID %s", got, vault.AzureStatus().ID)
+	}
+
 	for _, sm := range samples {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(sm.file, "../../examples/generated/"), ".yaml")+"/portal-change-reverted", func(t *testing.T) {
 			desired, err := sm.kind.Desired(sm.obj)
@@ -191,7 +203,8 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	}
 }
 
-// portalChange picks a property the user declared (the first under properties, else a tag)
+// portalChange picks a property the user declared (the first scalar under properties, else
+// the first part of a list, else a tag)
 // and a different value for it.
 func portalChange(desired map[string]any) (path []string, want, changed any) {
 	if props, ok := desired["properties"].(map[string]any); ok {
@@ -208,6 +221,20 @@ func portalChange(desired map[string]any) (path []string, want, changed any) {
 				return []string{"properties", k}, v, !v
 			case float64:
 				return []string{"properties", k}, v, v + 1
+			}
+		}
+		// Only lists of parts (a DNS zone group's configs): rename the first part.
+		for _, k := range keys {
+			if l, ok := props[k].([]any); ok && len(l) > 0 {
+				if part, ok := l[0].(map[string]any); ok {
+					if name, ok := part["name"].(string); ok {
+						changed := append([]any{}, l...)
+						renamed := maps.Clone(part)
+						renamed["name"] = name + "-portal"
+						changed[0] = renamed
+						return []string{"properties", k}, l, changed
+					}
+				}
 			}
 		}
 	}

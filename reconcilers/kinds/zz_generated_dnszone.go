@@ -34,7 +34,7 @@ var _ reconcilers.Resolver = DnsZone{}
 
 // Resolve finds the ARM IDs of the objects the spec refers to by name.
 func (DnsZone) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZone).Spec)
+	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZone).Spec, dnsZoneShape)
 }
 
 // Desired is DesiredWith before references are resolved: only those by ARM ID work.
@@ -45,7 +45,7 @@ func (a DnsZone) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
 // DesiredWith is the spec as ARM's PUT body.
 func (DnsZone) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.DnsZone)
-	body, err := specBody(&x.Spec, dnsZoneShape)
+	body, err := specBodyWith(&x.Spec, dnsZoneShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (DnsZone) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]strin
 		body["location"] = armLocation(x.Spec.Location)
 	}
 	body["tags"] = putTags(x.Spec.Tags)
-	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
+	return body, nil
 }
 
 // Observe copies the read-only fields of a GET body into status.

@@ -29,7 +29,7 @@ var _ reconcilers.Resolver = DnsZonesCNAMERecord{}
 
 // Resolve finds the ARM IDs of the objects the spec refers to by name.
 func (DnsZonesCNAMERecord) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesCNAMERecord).Spec)
+	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesCNAMERecord).Spec, dnsZonesCNAMERecordShape)
 }
 
 // Desired is DesiredWith before references are resolved: only those by ARM ID work.
@@ -40,11 +40,11 @@ func (a DnsZonesCNAMERecord) Desired(obj azurev1alpha1.Resource) (map[string]any
 // DesiredWith is the spec as ARM's PUT body.
 func (DnsZonesCNAMERecord) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.DnsZonesCNAMERecord)
-	body, err := specBody(&x.Spec, dnsZonesCNAMERecordShape)
+	body, err := specBodyWith(&x.Spec, dnsZonesCNAMERecordShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
-	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
+	return body, nil
 }
 
 // Observe copies the read-only fields of a GET body into status.

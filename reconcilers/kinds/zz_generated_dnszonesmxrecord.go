@@ -27,7 +27,7 @@ var _ reconcilers.Resolver = DnsZonesMXRecord{}
 
 // Resolve finds the ARM IDs of the objects the spec refers to by name.
 func (DnsZonesMXRecord) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesMXRecord).Spec)
+	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesMXRecord).Spec, dnsZonesMXRecordShape)
 }
 
 // Desired is DesiredWith before references are resolved: only those by ARM ID work.
@@ -38,11 +38,11 @@ func (a DnsZonesMXRecord) Desired(obj azurev1alpha1.Resource) (map[string]any, e
 // DesiredWith is the spec as ARM's PUT body.
 func (DnsZonesMXRecord) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.DnsZonesMXRecord)
-	body, err := specBody(&x.Spec, dnsZonesMXRecordShape)
+	body, err := specBodyWith(&x.Spec, dnsZonesMXRecordShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
-	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
+	return body, nil
 }
 
 // Observe copies the read-only fields of a GET body into status.

@@ -27,7 +27,7 @@ var _ reconcilers.Resolver = DnsZonesSRVRecord{}
 
 // Resolve finds the ARM IDs of the objects the spec refers to by name.
 func (DnsZonesSRVRecord) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesSRVRecord).Spec)
+	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesSRVRecord).Spec, dnsZonesSRVRecordShape)
 }
 
 // Desired is DesiredWith before references are resolved: only those by ARM ID work.
@@ -38,11 +38,11 @@ func (a DnsZonesSRVRecord) Desired(obj azurev1alpha1.Resource) (map[string]any, 
 // DesiredWith is the spec as ARM's PUT body.
 func (DnsZonesSRVRecord) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.DnsZonesSRVRecord)
-	body, err := specBody(&x.Spec, dnsZonesSRVRecordShape)
+	body, err := specBodyWith(&x.Spec, dnsZonesSRVRecordShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
-	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
+	return body, nil
 }
 
 // Observe copies the read-only fields of a GET body into status.

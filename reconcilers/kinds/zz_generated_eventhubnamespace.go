@@ -36,7 +36,7 @@ var _ reconcilers.Resolver = EventhubNamespace{}
 
 // Resolve finds the ARM IDs of the objects the spec refers to by name.
 func (EventhubNamespace) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), eventhubv1alpha1.GroupVersion.Group, &obj.(*eventhubv1alpha1.Namespace).Spec)
+	return resolveReferences(ctx, c, obj.GetNamespace(), eventhubv1alpha1.GroupVersion.Group, &obj.(*eventhubv1alpha1.Namespace).Spec, eventhubNamespaceShape)
 }
 
 // Desired is DesiredWith before references are resolved: only those by ARM ID work.
@@ -47,7 +47,7 @@ func (a EventhubNamespace) Desired(obj azurev1alpha1.Resource) (map[string]any, 
 // DesiredWith is the spec as ARM's PUT body.
 func (EventhubNamespace) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*eventhubv1alpha1.Namespace)
-	body, err := specBody(&x.Spec, eventhubNamespaceShape)
+	body, err := specBodyWith(&x.Spec, eventhubNamespaceShape, eventhubv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (EventhubNamespace) DesiredWith(obj azurev1alpha1.Resource, resolved map[st
 		body["location"] = armLocation(x.Spec.Location)
 	}
 	body["tags"] = putTags(x.Spec.Tags)
-	return body, withReferences(body, eventhubv1alpha1.GroupVersion.Group, resolved)
+	return body, nil
 }
 
 // Observe copies the read-only fields of a GET body into status.
@@ -68,4 +68,4 @@ func (EventhubNamespace) Observe(obj azurev1alpha1.Resource, actual map[string]a
 }
 
 // eventhubNamespaceShape says which spec fields ARM nests under properties.
-var eventhubNamespaceShape = &armShape{props: []string{"alternateName", "clusterArmId", "disableLocalAuth", "encryption", "isAutoInflateEnabled", "kafkaEnabled", "maximumThroughputUnits", "minimumTlsVersion", "privateEndpointConnections", "publicNetworkAccess", "zoneRedundant"}}
+var eventhubNamespaceShape = &armShape{props: []string{"alternateName", "clusterArmId", "disableLocalAuth", "encryption", "isAutoInflateEnabled", "kafkaEnabled", "maximumThroughputUnits", "minimumTlsVersion", "privateEndpointConnections", "publicNetworkAccess", "zoneRedundant"}, idRefs: map[string]string{"clusterArmReference": "clusterArmId"}}

@@ -3,7 +3,10 @@
 package kinds
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	eventhubv1alpha1 "github.com/aztenant/aztenant/api/eventhub/v1alpha1"
@@ -20,10 +23,22 @@ func (NamespacesEventhub) ResourceType() string        { return "Microsoft.Event
 func (NamespacesEventhub) APIVersion() string          { return "2024-01-01" }
 func (NamespacesEventhub) OwnerKind() schema.GroupKind { return eventhubv1alpha1.NamespaceGroupKind }
 
-// Desired is the spec as ARM's PUT body.
-func (NamespacesEventhub) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+var _ reconcilers.Resolver = NamespacesEventhub{}
+
+// Resolve finds the ARM IDs of the objects the spec refers to by name.
+func (NamespacesEventhub) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+	return resolveReferences(ctx, c, obj.GetNamespace(), eventhubv1alpha1.GroupVersion.Group, &obj.(*eventhubv1alpha1.NamespacesEventhub).Spec, namespacesEventhubShape)
+}
+
+// Desired is DesiredWith before references are resolved: only those by ARM ID work.
+func (a NamespacesEventhub) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	return a.DesiredWith(obj, nil)
+}
+
+// DesiredWith is the spec as ARM's PUT body.
+func (NamespacesEventhub) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*eventhubv1alpha1.NamespacesEventhub)
-	body, err := specBody(&x.Spec, namespacesEventhubShape)
+	body, err := specBodyWith(&x.Spec, namespacesEventhubShape, eventhubv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -40,4 +55,4 @@ func (NamespacesEventhub) Observe(obj azurev1alpha1.Resource, actual map[string]
 }
 
 // namespacesEventhubShape says which spec fields ARM nests under properties.
-var namespacesEventhubShape = &armShape{props: []string{"captureDescription", "messageRetentionInDays", "partitionCount", "retentionDescription", "status", "userMetadata"}, fields: map[string]*armShape{"captureDescription": &armShape{fields: map[string]*armShape{"destination": &armShape{props: []string{"archiveNameFormat", "blobContainer", "dataLakeAccountName", "dataLakeFolderPath", "dataLakeSubscriptionId", "storageAccountResourceId"}}}}}}
+var namespacesEventhubShape = &armShape{props: []string{"captureDescription", "messageRetentionInDays", "partitionCount", "retentionDescription", "status", "userMetadata"}, fields: map[string]*armShape{"captureDescription": &armShape{fields: map[string]*armShape{"destination": &armShape{props: []string{"archiveNameFormat", "blobContainer", "dataLakeAccountName", "dataLakeFolderPath", "dataLakeSubscriptionId", "storageAccountResourceId"}, idRefs: map[string]string{"storageAccountResourceReference": "storageAccountResourceId"}}}}}}

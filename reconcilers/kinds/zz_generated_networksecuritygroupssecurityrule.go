@@ -33,7 +33,7 @@ var _ reconcilers.Resolver = NetworkSecurityGroupsSecurityRule{}
 
 // Resolve finds the ARM IDs of the objects the spec refers to by name.
 func (NetworkSecurityGroupsSecurityRule) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.NetworkSecurityGroupsSecurityRule).Spec)
+	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.NetworkSecurityGroupsSecurityRule).Spec, networkSecurityGroupsSecurityRuleShape)
 }
 
 // Desired is DesiredWith before references are resolved: only those by ARM ID work.
@@ -44,11 +44,11 @@ func (a NetworkSecurityGroupsSecurityRule) Desired(obj azurev1alpha1.Resource) (
 // DesiredWith is the spec as ARM's PUT body.
 func (NetworkSecurityGroupsSecurityRule) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.NetworkSecurityGroupsSecurityRule)
-	body, err := specBody(&x.Spec, networkSecurityGroupsSecurityRuleShape)
+	body, err := specBodyWith(&x.Spec, networkSecurityGroupsSecurityRuleShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
-	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
+	return body, nil
 }
 
 // Observe copies the read-only fields of a GET body into status.

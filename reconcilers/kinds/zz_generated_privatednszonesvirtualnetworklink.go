@@ -39,7 +39,7 @@ var _ reconcilers.Resolver = PrivateDnsZonesVirtualNetworkLink{}
 
 // Resolve finds the ARM IDs of the objects the spec refers to by name.
 func (PrivateDnsZonesVirtualNetworkLink) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.PrivateDnsZonesVirtualNetworkLink).Spec)
+	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.PrivateDnsZonesVirtualNetworkLink).Spec, privateDnsZonesVirtualNetworkLinkShape)
 }
 
 // Desired is DesiredWith before references are resolved: only those by ARM ID work.
@@ -50,7 +50,7 @@ func (a PrivateDnsZonesVirtualNetworkLink) Desired(obj azurev1alpha1.Resource) (
 // DesiredWith is the spec as ARM's PUT body.
 func (PrivateDnsZonesVirtualNetworkLink) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.PrivateDnsZonesVirtualNetworkLink)
-	body, err := specBody(&x.Spec, privateDnsZonesVirtualNetworkLinkShape)
+	body, err := specBodyWith(&x.Spec, privateDnsZonesVirtualNetworkLinkShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (PrivateDnsZonesVirtualNetworkLink) DesiredWith(obj azurev1alpha1.Resource,
 		body["location"] = armLocation(x.Spec.Location)
 	}
 	body["tags"] = putTags(x.Spec.Tags)
-	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
+	return body, nil
 }
 
 // Observe copies the read-only fields of a GET body into status.

@@ -36,7 +36,7 @@ var _ reconcilers.Resolver = ServicebusNamespace{}
 
 // Resolve finds the ARM IDs of the objects the spec refers to by name.
 func (ServicebusNamespace) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), servicebusv1alpha1.GroupVersion.Group, &obj.(*servicebusv1alpha1.Namespace).Spec)
+	return resolveReferences(ctx, c, obj.GetNamespace(), servicebusv1alpha1.GroupVersion.Group, &obj.(*servicebusv1alpha1.Namespace).Spec, servicebusNamespaceShape)
 }
 
 // Desired is DesiredWith before references are resolved: only those by ARM ID work.
@@ -47,7 +47,7 @@ func (a ServicebusNamespace) Desired(obj azurev1alpha1.Resource) (map[string]any
 // DesiredWith is the spec as ARM's PUT body.
 func (ServicebusNamespace) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*servicebusv1alpha1.Namespace)
-	body, err := specBody(&x.Spec, servicebusNamespaceShape)
+	body, err := specBodyWith(&x.Spec, servicebusNamespaceShape, servicebusv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (ServicebusNamespace) DesiredWith(obj azurev1alpha1.Resource, resolved map[
 		body["location"] = armLocation(x.Spec.Location)
 	}
 	body["tags"] = putTags(x.Spec.Tags)
-	return body, withReferences(body, servicebusv1alpha1.GroupVersion.Group, resolved)
+	return body, nil
 }
 
 // Observe copies the read-only fields of a GET body into status.

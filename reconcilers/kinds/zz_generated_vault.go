@@ -3,7 +3,10 @@
 package kinds
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	keyvaultv1alpha1 "github.com/aztenant/aztenant/api/keyvault/v1alpha1"
@@ -27,10 +30,22 @@ func (Vault) Location(obj azurev1alpha1.Resource) string {
 	return armLocation(obj.(*keyvaultv1alpha1.Vault).Spec.Location)
 }
 
-// Desired is the spec as ARM's PUT body.
-func (Vault) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+var _ reconcilers.Resolver = Vault{}
+
+// Resolve finds the ARM IDs of the objects the spec refers to by name.
+func (Vault) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+	return resolveReferences(ctx, c, obj.GetNamespace(), keyvaultv1alpha1.GroupVersion.Group, &obj.(*keyvaultv1alpha1.Vault).Spec, vaultShape)
+}
+
+// Desired is DesiredWith before references are resolved: only those by ARM ID work.
+func (a Vault) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	return a.DesiredWith(obj, nil)
+}
+
+// DesiredWith is the spec as ARM's PUT body.
+func (Vault) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*keyvaultv1alpha1.Vault)
-	body, err := specBody(&x.Spec, vaultShape)
+	body, err := specBodyWith(&x.Spec, vaultShape, keyvaultv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -51,4 +66,4 @@ func (Vault) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
 }
 
 // vaultShape says which spec fields ARM nests under properties.
-var vaultShape = &armShape{props: []string{"accessPolicies", "createMode", "enablePurgeProtection", "enableRbacAuthorization", "enableSoftDelete", "enabledForDeployment", "enabledForDiskEncryption", "enabledForTemplateDeployment", "networkAcls", "publicNetworkAccess", "sku", "softDeleteRetentionInDays", "tenantId", "vaultUri"}}
+var vaultShape = &armShape{props: []string{"accessPolicies", "createMode", "enablePurgeProtection", "enableRbacAuthorization", "enableSoftDelete", "enabledForDeployment", "enabledForDiskEncryption", "enabledForTemplateDeployment", "networkAcls", "publicNetworkAccess", "sku", "softDeleteRetentionInDays", "tenantId", "vaultUri"}, fields: map[string]*armShape{"networkAcls": &armShape{fields: map[string]*armShape{"virtualNetworkRules": &armShape{idRefs: map[string]string{"idReference": "id"}}}}}}

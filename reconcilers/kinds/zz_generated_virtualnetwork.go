@@ -42,7 +42,7 @@ var _ reconcilers.Resolver = VirtualNetwork{}
 
 // Resolve finds the ARM IDs of the objects the spec refers to by name.
 func (VirtualNetwork) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetwork).Spec)
+	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetwork).Spec, virtualNetworkShape)
 }
 
 // Desired is DesiredWith before references are resolved: only those by ARM ID work.
@@ -53,7 +53,7 @@ func (a VirtualNetwork) Desired(obj azurev1alpha1.Resource) (map[string]any, err
 // DesiredWith is the spec as ARM's PUT body.
 func (VirtualNetwork) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.VirtualNetwork)
-	body, err := specBody(&x.Spec, virtualNetworkShape)
+	body, err := specBodyWith(&x.Spec, virtualNetworkShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (VirtualNetwork) DesiredWith(obj azurev1alpha1.Resource, resolved map[strin
 		body["location"] = armLocation(x.Spec.Location)
 	}
 	body["tags"] = putTags(x.Spec.Tags)
-	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
+	return body, nil
 }
 
 // Observe copies the read-only fields of a GET body into status.

@@ -33,7 +33,7 @@ var _ reconcilers.Resolver = VirtualNetworksSubnet{}
 
 // Resolve finds the ARM IDs of the objects the spec refers to by name.
 func (VirtualNetworksSubnet) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetworksSubnet).Spec)
+	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetworksSubnet).Spec, virtualNetworksSubnetShape)
 }
 
 // Desired is DesiredWith before references are resolved: only those by ARM ID work.
@@ -44,11 +44,11 @@ func (a VirtualNetworksSubnet) Desired(obj azurev1alpha1.Resource) (map[string]a
 // DesiredWith is the spec as ARM's PUT body.
 func (VirtualNetworksSubnet) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.VirtualNetworksSubnet)
-	body, err := specBody(&x.Spec, virtualNetworksSubnetShape)
+	body, err := specBodyWith(&x.Spec, virtualNetworksSubnetShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
-	return body, withReferences(body, networkv1alpha1.GroupVersion.Group, resolved)
+	return body, nil
 }
 
 // Observe copies the read-only fields of a GET body into status.

@@ -3,7 +3,10 @@
 package kinds
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	operationalinsightsv1alpha1 "github.com/aztenant/aztenant/api/operationalinsights/v1alpha1"
@@ -27,10 +30,22 @@ func (Workspace) Location(obj azurev1alpha1.Resource) string {
 	return armLocation(obj.(*operationalinsightsv1alpha1.Workspace).Spec.Location)
 }
 
-// Desired is the spec as ARM's PUT body.
-func (Workspace) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+var _ reconcilers.Resolver = Workspace{}
+
+// Resolve finds the ARM IDs of the objects the spec refers to by name.
+func (Workspace) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+	return resolveReferences(ctx, c, obj.GetNamespace(), operationalinsightsv1alpha1.GroupVersion.Group, &obj.(*operationalinsightsv1alpha1.Workspace).Spec, workspaceShape)
+}
+
+// Desired is DesiredWith before references are resolved: only those by ARM ID work.
+func (a Workspace) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+	return a.DesiredWith(obj, nil)
+}
+
+// DesiredWith is the spec as ARM's PUT body.
+func (Workspace) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*operationalinsightsv1alpha1.Workspace)
-	body, err := specBody(&x.Spec, workspaceShape)
+	body, err := specBodyWith(&x.Spec, workspaceShape, operationalinsightsv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -51,4 +66,4 @@ func (Workspace) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
 }
 
 // workspaceShape says which spec fields ARM nests under properties.
-var workspaceShape = &armShape{props: []string{"defaultDataCollectionRuleResourceId", "features", "forceCmkForQuery", "publicNetworkAccessForIngestion", "publicNetworkAccessForQuery", "replication", "retentionInDays", "sku", "workspaceCapping"}}
+var workspaceShape = &armShape{props: []string{"defaultDataCollectionRuleResourceId", "features", "forceCmkForQuery", "publicNetworkAccessForIngestion", "publicNetworkAccessForQuery", "replication", "retentionInDays", "sku", "workspaceCapping"}, idRefs: map[string]string{"defaultDataCollectionRuleResourceReference": "defaultDataCollectionRuleResourceId"}, fields: map[string]*armShape{"features": &armShape{idRefs: map[string]string{"clusterResourceReference": "clusterResourceId"}}}}

@@ -197,6 +197,11 @@ func (in *NamespaceSpec) DeepCopyInto(out *NamespaceSpec) {
 			(*out)[key] = val
 		}
 	}
+	if in.ClusterArmReference != nil {
+		in, out := &in.ClusterArmReference, &out.ClusterArmReference
+		*out = new(azurev1alpha1.ResourceReference)
+		**out = **in
+	}
 	if in.DisableLocalAuth != nil {
 		in, out := &in.DisableLocalAuth, &out.DisableLocalAuth
 		*out = new(bool)
@@ -378,6 +383,11 @@ func (in *NamespacesEventhubDestination) DeepCopyInto(out *NamespacesEventhubDes
 	if in.Identity != nil {
 		in, out := &in.Identity, &out.Identity
 		*out = new(NamespacesEventhubCaptureIdentity)
+		**out = **in
+	}
+	if in.StorageAccountResourceReference != nil {
+		in, out := &in.StorageAccountResourceReference, &out.StorageAccountResourceReference
+		*out = new(azurev1alpha1.ResourceReference)
 		**out = **in
 	}
 }

@@ -45,9 +45,10 @@ type NamespaceSpec struct {
 	// +optional
 	AlternateName string `json:"alternateName,omitempty"`
 
-	// Cluster ARM ID of the Namespace. An ARM ID.
+	// Cluster ARM ID of the Namespace. By ARM ID (armId) or by an aztenant object of this
+	// namespace (kind, name).
 	// +optional
-	ClusterArmID string `json:"clusterArmId,omitempty"`
+	ClusterArmReference *azurev1alpha1.ResourceReference `json:"clusterArmReference,omitempty"`
 
 	// This property disables SAS authentication for the Event Hubs namespace.
 	// +optional

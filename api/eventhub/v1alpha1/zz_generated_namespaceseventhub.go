@@ -187,9 +187,10 @@ type NamespacesEventhubDestination struct {
 	// +optional
 	Name string `json:"name,omitempty"`
 
-	// Resource id of the storage account to be used to create the blobs An ARM ID.
+	// Resource id of the storage account to be used to create the blobs By ARM ID (armId) or by
+	// an aztenant object of this namespace (kind, name).
 	// +optional
-	StorageAccountResourceID string `json:"storageAccountResourceId,omitempty"`
+	StorageAccountResourceReference *azurev1alpha1.ResourceReference `json:"storageAccountResourceReference,omitempty"`
 }
 
 // NamespacesEventhubCaptureDescription: Properties to configure capture description for

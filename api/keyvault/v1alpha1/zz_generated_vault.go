@@ -261,8 +261,8 @@ type VaultIPRule struct {
 type VaultVirtualNetworkRule struct {
 	// Full resource id of a vnet subnet, such as
 	// '/subscriptions/subid/resourceGroups/rg1/providers/Microsoft.Network/virtualNetworks/test-vnet/subnets/subnet1'.
-	// An ARM ID.
-	ID string `json:"id"`
+	// By ARM ID (armId) or by an aztenant object of this namespace (kind, name).
+	Reference azurev1alpha1.ResourceReference `json:"idReference"`
 
 	// Property to specify whether NRP will ignore the check if parent subnet has
 	// serviceEndpoints configured.

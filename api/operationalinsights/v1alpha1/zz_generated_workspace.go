@@ -44,9 +44,9 @@ type WorkspaceSpec struct {
 	// The resource ID of the default Data Collection Rule to use for this workspace. Expected
 	// format is -
 	// /subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.Insights/dataCollectionRules/{dcrName}.
-	// An ARM ID.
+	// By ARM ID (armId) or by an aztenant object of this namespace (kind, name).
 	// +optional
-	DefaultDataCollectionRuleResourceID string `json:"defaultDataCollectionRuleResourceId,omitempty"`
+	DefaultDataCollectionRuleResourceReference *azurev1alpha1.ResourceReference `json:"defaultDataCollectionRuleResourceReference,omitempty"`
 
 	// Workspace features.
 	// +optional
@@ -186,9 +186,10 @@ type WorkspaceIdentity struct {
 
 // WorkspaceWorkspaceFeatures: Workspace features.
 type WorkspaceWorkspaceFeatures struct {
-	// Dedicated LA cluster resourceId that is linked to the workspaces. An ARM ID.
+	// Dedicated LA cluster resourceId that is linked to the workspaces. By ARM ID (armId) or by
+	// an aztenant object of this namespace (kind, name).
 	// +optional
-	ClusterResourceID string `json:"clusterResourceId,omitempty"`
+	ClusterResourceReference *azurev1alpha1.ResourceReference `json:"clusterResourceReference,omitempty"`
 
 	// Disable Non-AAD based Auth.
 	// +optional

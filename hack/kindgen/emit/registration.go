@@ -16,7 +16,7 @@ func adapterFile(k *Kind) string {
 	a, n := k.Adapter, k.Kind.Kind
 	obj := k.Pkg + "." + n
 	b.WriteString("package kinds\n\nimport (\n")
-	if k.types.hasRefs {
+	if k.types.resolves() {
 		b.WriteString("\t\"context\"\n\n\t\"sigs.k8s.io/controller-runtime/pkg/client\"\n")
 	}
 	b.WriteString("\t\"k8s.io/apimachinery/pkg/runtime/schema\"\n\n")
@@ -45,29 +45,29 @@ func adapterFile(k *Kind) string {
 		fmt.Fprintf(&b, "// Facts: the child kinds' collections, left out of the spec, are carried from Azure into every PUT,\n// which would otherwise delete them.\nfunc (%s) Facts() reconcilers.Facts {\n\treturn reconcilers.Facts{CarriedOnPut: %#v}\n}\n\n", a, k.types.carried)
 	}
 	desired := "Desired"
-	if k.types.hasRefs {
+	if k.types.resolves() {
 		desired = "DesiredWith"
 		fmt.Fprintf(&b, "var _ reconcilers.Resolver = %s{}\n\n", a)
-		fmt.Fprintf(&b, "// Resolve finds the ARM IDs of the objects the spec refers to by name.\nfunc (%s) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {\n\treturn resolveReferences(ctx, c, obj.GetNamespace(), %s.GroupVersion.Group, &obj.(*%s).Spec)\n}\n\n", a, k.Pkg, obj)
+		fmt.Fprintf(&b, "// Resolve finds the ARM IDs of the objects the spec refers to by name.\nfunc (%s) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {\n\treturn resolveReferences(ctx, c, obj.GetNamespace(), %s.GroupVersion.Group, &obj.(*%s).Spec, %sShape)\n}\n\n", a, k.Pkg, obj, lowerFirst0(a))
 		fmt.Fprintf(&b, "// Desired is DesiredWith before references are resolved: only those by ARM ID work.\nfunc (a %s) Desired(obj azurev1alpha1.Resource) (map[string]any, error) { return a.DesiredWith(obj, nil) }\n\n", a)
 	}
 	fmt.Fprintf(&b, "// %s is the spec as ARM's PUT body.\nfunc (%s) %s(obj azurev1alpha1.Resource", desired, a, desired)
-	if k.types.hasRefs {
+	if k.types.resolves() {
 		b.WriteString(", resolved map[string]string")
 	}
 	fmt.Fprintf(&b, ") (map[string]any, error) {\n\tx := obj.(*%s)\n", obj)
-	fmt.Fprintf(&b, "\tbody, err := specBody(&x.Spec, %sShape)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n", lowerFirst0(a))
+	if k.types.resolves() {
+		fmt.Fprintf(&b, "\tbody, err := specBodyWith(&x.Spec, %sShape, %s.GroupVersion.Group, resolved)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n", lowerFirst0(a), k.Pkg)
+	} else {
+		fmt.Fprintf(&b, "\tbody, err := specBody(&x.Spec, %sShape)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n", lowerFirst0(a))
+	}
 	if k.loc != nil {
 		b.WriteString("\tif x.Spec.Location != \"\" {\n\t\tbody[\"location\"] = armLocation(x.Spec.Location)\n\t}\n")
 	}
 	if k.tags {
 		b.WriteString("\tbody[\"tags\"] = putTags(x.Spec.Tags)\n")
 	}
-	if k.types.hasRefs {
-		b.WriteString("\treturn body, withReferences(body, " + k.Pkg + ".GroupVersion.Group, resolved)\n}\n\n")
-	} else {
-		b.WriteString("\treturn body, nil\n}\n\n")
-	}
+	b.WriteString("\treturn body, nil\n}\n\n")
 	fmt.Fprintf(&b, "// Observe copies the read-only fields of a GET body into status.\nfunc (%s) Observe(obj azurev1alpha1.Resource, actual map[string]any) {\n\tx := obj.(*%s)\n", a, obj)
 	fmt.Fprintf(&b, "\tcommon := x.Status.ResourceStatus\n\tx.Status = %s.%sStatus{}\n\tobserveInto(actual, &x.Status)\n\tx.Status.ResourceStatus = common\n}\n\n", k.Pkg, n)
 	fmt.Fprintf(&b, "// %sShape says which spec fields ARM nests under properties.\n", lowerFirst0(a))

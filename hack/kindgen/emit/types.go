@@ -31,9 +31,14 @@ type goField struct {
 type shape struct {
 	Props  []string
 	Fields map[string]*shape
+	// IDRefs are the string ARM IDs the spec holds as references: spec JSON name
+	// (privateLinkServiceReference) -> ARM's (privateLinkServiceId).
+	IDRefs map[string]string
 }
 
-func (s *shape) empty() bool { return s == nil || (len(s.Props) == 0 && len(s.Fields) == 0) }
+func (s *shape) empty() bool {
+	return s == nil || (len(s.Props) == 0 && len(s.Fields) == 0 && len(s.IDRefs) == 0)
+}
 
 type mode int
 
@@ -52,8 +57,9 @@ type types struct {
 	shapes  map[string]*shape
 	notes   []string
 	// needID: the kind has a <Kind>ResourceID type (an embedded resource kept as its ID);
-	// hasRefs: a <Kind>Reference (a reference the operator resolves).
-	needID, hasRefs bool
+	// hasRefs: a <Kind>Reference (a reference the operator resolves); hasIDRefs: a string
+	// ARM ID held as a reference (resolved too).
+	needID, hasRefs, hasIDRefs bool
 	// children are the SDK types of the kind's child kinds (a network's Subnet): managed
 	// through those kinds, so the parent's spec leaves them out, as ASO's does (a parent
 	// listing them would fight the children).
@@ -77,7 +83,7 @@ var topLevelOwn = map[string]bool{"id": true, "name": true, "type": true, "locat
 // true for the resource body itself.
 func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 	var out []goField
-	sh := &shape{Fields: map[string]*shape{}}
+	sh := &shape{Fields: map[string]*shape{}, IDRefs: map[string]string{}}
 	seen := map[string]bool{}
 	add := func(f *model.Field, inProps bool) {
 		name := f.JSON
@@ -92,11 +98,17 @@ func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 		if !ok {
 			return
 		}
+		armName := name
+		if gf.JSON != "" { // a string ARM ID held as a reference, named for it
+			name = gf.JSON
+			sh.IDRefs[name] = armName
+		}
 		gf.JSON = name
 		seen[name] = true
 		out = append(out, gf)
 		if inProps {
-			sh.Props = append(sh.Props, name)
+			// ARM's name: references are put back in place before the body is nested.
+			sh.Props = append(sh.Props, armName)
 		}
 		if !sub.empty() {
 			sh.Fields[name] = sub
@@ -188,6 +200,27 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 		if f.Type.Kind == model.KindSlice {
 			typ = "[]" + typ
 		}
+	} else if m == specMode && f.Reference != nil && isStringID(f.Type) && f.Rename == "" {
+		// A string ARM ID of another resource, as ASO holds it: <name>Reference, by ARM
+		// ID or by the aztenant object that has one.
+		g.hasIDRefs = true
+		typ = "azurev1alpha1.ResourceReference"
+		if f.Type.Kind == model.KindSlice {
+			typ = "[]" + typ
+		}
+		// An "id" of its own (a vault's network rule) is its reference, as ASO names it.
+		json, name := "reference", "Reference"
+		if base := strings.TrimSuffix(strings.TrimSuffix(f.JSON, "Id"), "ID"); base != "" {
+			json, name = base+"Reference", strings.TrimSuffix(strings.TrimSuffix(goName(f), "ID"), "Id")+"Reference"
+		}
+		gf := goField{Name: name, JSON: json,
+			Doc: strings.TrimSpace(f.Doc + " By ARM ID (armId) or by an aztenant object of this namespace (kind, name)."), Required: f.Required}
+		if !gf.Required && f.Type.Kind != model.KindSlice {
+			gf.Type = "*" + typ
+		} else {
+			gf.Type = typ
+		}
+		return gf, nil, true
 	} else if typ, sub, markers, ok = g.typeOf(f.Type, m); !ok {
 		return goField{}, nil, false
 	}
@@ -206,6 +239,17 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 		gf.Doc = strings.TrimSpace(gf.Doc + " An ARM ID.")
 	}
 	return gf, sub, true
+}
+
+// resolves says whether the kind's spec holds references the operator resolves.
+func (g *types) resolves() bool { return g.hasRefs || g.hasIDRefs }
+
+// isStringID reports whether a reference field is an ARM ID string, or a list of them.
+func isStringID(r model.TypeRef) bool {
+	if r.Kind == model.KindSlice {
+		r = *r.Elem
+	}
+	return r.Kind == model.KindString
 }
 
 func (g *types) isStruct(goType string) bool {
@@ -432,8 +476,26 @@ func (sh *shape) literal() string {
 		}
 		b.WriteString("}")
 	}
-	if len(sh.Fields) > 0 {
+	if len(sh.IDRefs) > 0 {
 		if len(sh.Props) > 0 {
+			b.WriteString(", ")
+		}
+		keys := make([]string, 0, len(sh.IDRefs))
+		for k := range sh.IDRefs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("idRefs: map[string]string{")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(k) + ": " + strconv.Quote(sh.IDRefs[k]))
+		}
+		b.WriteString("}")
+	}
+	if len(sh.Fields) > 0 {
+		if len(sh.Props) > 0 || len(sh.IDRefs) > 0 {
 			b.WriteString(", ")
 		}
 		keys := make([]string, 0, len(sh.Fields))
