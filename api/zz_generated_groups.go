@@ -5,8 +5,10 @@ package api
 import (
 	"k8s.io/apimachinery/pkg/runtime"
 
+	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
 	eventhubv1alpha1 "github.com/aztenant/aztenant/api/eventhub/v1alpha1"
+	insightsv1alpha1 "github.com/aztenant/aztenant/api/insights/v1alpha1"
 	keyvaultv1alpha1 "github.com/aztenant/aztenant/api/keyvault/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	operationalinsightsv1alpha1 "github.com/aztenant/aztenant/api/operationalinsights/v1alpha1"
@@ -21,4 +23,6 @@ var generatedGroups = runtime.SchemeBuilder{
 	eventhubv1alpha1.AddToScheme,
 	operationalinsightsv1alpha1.AddToScheme,
 	containerregistryv1alpha1.AddToScheme,
+	appconfigurationv1alpha1.AddToScheme,
+	insightsv1alpha1.AddToScheme,
 }

@@ -51,5 +51,7 @@ func Generated() []reconcilers.Kind {
 		NamespacesEventhubsConsumerGroup{},
 		Workspace{},
 		Registry{},
+		ConfigurationStore{},
+		Component{},
 	}
 }

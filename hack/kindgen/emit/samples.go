@@ -68,7 +68,11 @@ var sampleValues = map[string]map[string]any{
 	"eventhub/Namespace":                        {"name": "sample-eh-namespace", "sku": map[string]any{"name": "Standard", "tier": "Standard", "capacity": 1}},
 	"eventhub/NamespacesEventhub":               {"partitionCount": 2},
 	"operationalinsights/Workspace":             {"retentionInDays": 30, "sku": map[string]any{"name": "PerGB2018"}},
-	"containerregistry/Registry":                {"name": "sampleregistry01", "sku": map[string]any{"name": "Basic"}, "adminUserEnabled": false},
+	"appconfiguration/ConfigurationStore": {"name": "sample-appconfig-01", "sku": map[string]any{"name": "standard"},
+		"disableLocalAuth": true, "softDeleteRetentionInDays": 7},
+	"insights/Component": {"kind": "web", "Application_Type": "web", "IngestionMode": "LogAnalytics", "RetentionInDays": 90,
+		"WorkspaceResourceReference": map[string]any{"group": "operationalinsights.aztenant.io", "kind": "Workspace", "name": "sample-workspace"}},
+	"containerregistry/Registry": {"name": "sampleregistry01", "sku": map[string]any{"name": "Basic"}, "adminUserEnabled": false},
 }
 
 // SampleName is metadata.name of a kind's sample.

@@ -62,4 +62,6 @@ var Wave = []string{
 	"eventhub/NamespacesEventhubsConsumerGroup",
 	"operationalinsights/Workspace",
 	"containerregistry/Registry",
+	"appconfiguration/ConfigurationStore",
+	"insights/Component",
 }
