@@ -1,8 +1,6 @@
 package reconcilers
 
 import (
-	"time"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -49,62 +47,19 @@ const (
 	ReasonReleased = "Released"
 )
 
-// state is the outcome of one reconcile, written into the three conditions.
-// Its Ready status and flags follow from its reason's class (readyReasons):
-// build it with newState.
-type state struct {
-	ready   metav1.ConditionStatus
-	reason  string
-	message string
-	// stalled: only a change of spec or environment can help (ClassTerminal);
-	// reconciling: work is in flight or being retried (ClassTransient).
-	stalled, reconciling bool
-	// backoff: Azure's environment may end it without an event (a role
-	// granted, a principal replicated), so it is retried from seconds,
-	// doubling (see authBackoff), instead of at a fixed period.
-	backoff bool
-}
-
-// newState is the state of a reason, with the Ready status and flags of its
-// class.
-func newState(reason, msg string) state {
-	rc := ClassOf(reason)
-	return state{ready: rc.Ready, reason: reason, message: msg,
-		stalled: rc.Class == ClassTerminal, reconciling: rc.Class == ClassTransient}
-}
-
-func readyState() state {
-	return newState(ReasonSucceeded, "The resource is provisioned and matches its spec")
-}
-
-// failed and inProgress are newState under their former names (delete.go
-// uses them): the class, and so Stalled, comes from the reason, whatever
-// the third argument says.
-func failed(reason, msg string, _ bool) state { return newState(reason, msg) }
-
-func inProgress(reason, msg string) state { return newState(reason, msg) }
-
-// retryAfter is when to look again at an object left in s when the caller
-// has no better time: soon for a transient state, after terminalAfter for a
-// terminal one (a change of spec reconciles at once; this is for changes no
-// event reports).
-func (s state) retryAfter(transient, terminalAfter time.Duration) time.Duration {
-	if s.reconciling {
-		return jitter(transient)
-	}
-	return jitter(terminalAfter)
-}
-
-// apply records s on obj. It reports whether the Ready condition changed (for events).
-func (s state) apply(obj azurev1alpha1.Resource) bool {
-	s = newState(s.reason, s.message) // the class is the reason's, however s was built
+// apply records o on obj: the Ready condition with o's reason and message,
+// and Reconciling or Stalled as the reason's class says (kstatus keeps those
+// present only while they hold). It reports whether the Ready condition
+// changed (for events).
+func (o *Outcome) apply(obj azurev1alpha1.Resource) bool {
+	rc := o.Class()
 	st := obj.AzureStatus()
 	gen := obj.GetGeneration()
 	changed := meta.SetStatusCondition(&st.Conditions, metav1.Condition{
-		Type: ConditionReady, Status: s.ready, Reason: s.reason, Message: s.message, ObservedGeneration: gen,
+		Type: ConditionReady, Status: rc.Ready, Reason: o.Reason, Message: o.Message, ObservedGeneration: gen,
 	})
-	setFlag(&st.Conditions, ConditionReconciling, s.reconciling, s.reason, s.message, gen)
-	setFlag(&st.Conditions, ConditionStalled, s.stalled, s.reason, s.message, gen)
+	setFlag(&st.Conditions, ConditionReconciling, rc.Class == ClassTransient, o.Reason, o.Message, gen)
+	setFlag(&st.Conditions, ConditionStalled, rc.Class == ClassTerminal, o.Reason, o.Message, gen)
 	st.ObservedGeneration = gen
 	return changed
 }

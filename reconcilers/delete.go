@@ -18,11 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/tenancy"
 )
 
 // ownerNameField indexes objects by spec.owner.name, to find children.
@@ -60,8 +58,7 @@ const (
 //     propagationPolicy Orphan) would lose their resources: then the object
 //     leaves its own in Azure instead (keptChildren).
 //   - With detach-on-delete or skip, or released, the resource is left alone.
-func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, policy Policy) (*state, reconcile.Result, error) {
-	before := obj.DeepCopyObject().(azurev1alpha1.Resource)
+func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, policy Policy, p *patcher) error {
 	st := obj.AzureStatus()
 	if policy != PolicyManage || st.ID == "" || released(obj) {
 		if st.ID != "" && controllerutil.ContainsFinalizer(obj, Finalizer) {
@@ -72,13 +69,12 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 			r.event(obj, corev1.EventTypeNormal, EventDetached, fmt.Sprintf("%s is left in Azure (%s)", st.ID, why))
 			r.decide(ctx, obj, DecisionDetach, "why", why)
 		}
-		return r.letGo(ctx, obj, before)
+		return r.letGo(ctx, obj, p)
 	}
 	if f, err := r.goesWithOwner(ctx, obj); err != nil {
-		return nil, reconcile.Result{}, err
+		return err
 	} else if f != nil && f.wait {
-		s := inProgress(ReasonDeleting, f.message)
-		return &s, reconcile.Result{RequeueAfter: 5 * time.Second}, nil
+		return newOutcome(ReasonDeleting, f.message).after(5 * time.Second)
 	} else if f != nil {
 		r.event(obj, corev1.EventTypeNormal, f.reason, f.message)
 		decision := DecisionDelete
@@ -86,27 +82,27 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 			decision = DecisionDetach
 		}
 		r.decide(ctx, obj, decision, "why", f.reason, "message", f.message)
-		return r.letGo(ctx, obj, before)
+		return r.letGo(ctx, obj, p)
 	}
 	if kept, err := r.keptChildren(ctx, obj); err != nil {
-		return nil, reconcile.Result{}, err
+		return err
 	} else if len(kept) > 0 {
 		r.event(obj, corev1.EventTypeNormal, EventDetached, keptMessage(st.ID, r.Registry.groupKindOf(r.Kind).Kind, obj.GetName(), kept))
 		r.decide(ctx, obj, DecisionDetach, "why", "children kept", "children", kept)
-		return r.letGo(ctx, obj, before)
+		return r.letGo(ctx, obj, p)
 	}
-	calls, scope, s, res := r.prepareDeletion(ctx, obj)
-	if s != nil {
+	calls, scope, err := r.prepareDeletion(ctx, obj)
+	if err != nil {
 		// Without an identity or past the guards nothing can be deleted; say
 		// why and keep the finalizer so nothing is orphaned silently.
-		return r.blocked(ctx, obj, s, res)
+		return r.blocked(ctx, obj, err)
 	}
 	resumed := st.ResumeToken != ""
 	finished := false // a resumed deletion ARM reported done
 	if resumed {
 		_, unusable := calls.resume(st.ResumeToken)
-		if s, res, done := r.resume(ctx, calls, obj, scope); !done {
-			return r.blocked(ctx, obj, deleting(s), res)
+		if err := r.resume(ctx, calls, obj, scope); err != nil {
+			return r.blocked(ctx, obj, deleting(err))
 		}
 		finished = unusable == nil
 	}
@@ -115,8 +111,7 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 		actual, err = nil, nil
 	}
 	if err != nil {
-		s, res, _ := r.armFailure(err, scope)
-		return r.blocked(ctx, obj, s, res)
+		return r.blocked(ctx, obj, r.armFailure(err, scope))
 	}
 	if actual == nil {
 		msg := st.ID + " is already gone in Azure (deleted with its parent, or outside aztenant)"
@@ -125,90 +120,86 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 		}
 		r.event(obj, corev1.EventTypeNormal, EventDeleted, msg)
 		r.decide(ctx, obj, DecisionDelete, "done", true, "alreadyGone", !resumed)
-		return r.letGo(ctx, obj, before)
+		return r.letGo(ctx, obj, p)
 	}
 	// Only what this object marked itself (or nobody marked) is deleted:
 	// never the platform's onboarded groups, never another object's.
 	who, err := r.ownerOf(ctx, obj, st.ID, actual, true)
 	if err != nil {
-		s := failed(ReasonGuardFailed, "could not check who owns "+st.ID+" before deleting it: "+err.Error(), false)
-		return &s, reconcile.Result{RequeueAfter: 30 * time.Second}, nil
+		return newOutcome(ReasonGuardFailed, "could not check who owns "+st.ID+" before deleting it: "+err.Error()).after(30 * time.Second)
 	}
 	if who != "" {
 		msg := fmt.Sprintf("%s is owned by %s: a %s deletes only what it owns, so it is left in Azure (detached)", st.ID, who, r.Registry.groupKindOf(r.Kind).Kind)
 		r.event(obj, corev1.EventTypeWarning, EventDetached, msg)
 		r.decide(ctx, obj, DecisionDetach, "why", "owned by "+who)
-		s := failed(ReasonOwnedByAnother, msg, false)
-		s.apply(obj)
-		if err := r.patchStatus(ctx, before, obj); err != nil {
-			return nil, reconcile.Result{}, err
+		newOutcome(ReasonOwnedByAnother, msg).apply(obj)
+		if err := p.patchStatus(ctx, obj); err != nil {
+			return err
 		}
-		return r.letGo(ctx, obj, before)
+		return r.letGo(ctx, obj, p)
 	}
 	r.decide(ctx, obj, DecisionDelete, "done", false)
 	poller, err := calls.delete(ctx, st.ID)
 	if err != nil {
-		s, res, _ := r.armFailure(err, scope)
-		return r.blocked(ctx, obj, s, res)
+		return r.blocked(ctx, obj, r.armFailure(err, scope))
 	}
 	if poller != nil {
-		if _, s, res, done := r.poll(ctx, poller, obj, scope, "Deleting "+st.ID); !done {
-			return r.blocked(ctx, obj, deleting(s), res)
+		if _, err := r.poll(ctx, poller, obj, scope, "Deleting "+st.ID); err != nil {
+			return r.blocked(ctx, obj, deleting(err))
 		}
 	}
 	// Deletion may finish after the operation reports success: look again.
 	if actual, err := calls.get(ctx, st.ID); accessWentWithIt(err) {
 		// gone, and the identity's role with it
 	} else if err != nil {
-		s, res, _ := r.armFailure(err, scope)
-		return r.blocked(ctx, obj, s, res)
+		return r.blocked(ctx, obj, r.armFailure(err, scope))
 	} else if actual != nil {
-		s := inProgress(ReasonDeleting, "waiting for Azure to report "+st.ID+" gone")
-		return &s, reconcile.Result{RequeueAfter: r.PollInterval}, nil
+		return newOutcome(ReasonDeleting, "waiting for Azure to report "+st.ID+" gone").after(r.PollInterval)
 	}
 	r.event(obj, corev1.EventTypeNormal, EventDeleted, "Deleted "+st.ID+" in Azure")
 	r.decide(ctx, obj, DecisionDelete, "done", true)
-	return r.letGo(ctx, obj, before)
+	return r.letGo(ctx, obj, p)
 }
 
-// letGo removes the finalizer: the object is gone once nothing else holds it.
-func (r *Reconciler) letGo(ctx context.Context, obj, before azurev1alpha1.Resource) (*state, reconcile.Result, error) {
-	if err := r.removeFinalizer(ctx, obj, before); err != nil {
-		return nil, reconcile.Result{}, err
+// letGo removes the finalizer, at once: the object is gone once nothing else
+// holds it, and what else the reconcile changed of it is not written.
+func (r *Reconciler) letGo(ctx context.Context, obj azurev1alpha1.Resource, p *patcher) error {
+	if err := p.removeFinalizer(ctx, obj); err != nil {
+		return err
 	}
-	return nil, reconcile.Result{}, errGone
+	return errGone
 }
 
 // deleting names an unfinished operation of a deletion as such.
-func deleting(s *state) *state {
-	if s != nil && s.reason == ReasonReconciling {
-		d := inProgress(ReasonDeleting, s.message)
-		return &d
+func deleting(err error) error {
+	if o := outcomeOf(err); o != nil && o.Reason == ReasonReconciling {
+		o.Reason = ReasonDeleting
 	}
-	return s
+	return err
 }
 
 // blocked says that obj's resource cannot be deleted now, and how to let the
 // object go when only a change in Azure or of its bounds would help. In a
 // namespace being deleted, where the API server refuses new events, it
 // tells the Namespace's events instead (kubectl describe namespace).
-func (r *Reconciler) blocked(ctx context.Context, obj azurev1alpha1.Resource, s *state, res reconcile.Result) (*state, reconcile.Result, error) {
-	if s == nil || s.ready != metav1.ConditionFalse {
-		return s, res, nil
+func (r *Reconciler) blocked(ctx context.Context, obj azurev1alpha1.Resource, err error) error {
+	o := outcomeOf(err)
+	if o == nil || o.Ready() != metav1.ConditionFalse {
+		return err
 	}
-	s.message = "cannot delete " + obj.AzureStatus().ID + " in Azure: " + s.message
-	if s.reason != ReasonAzureUnavailable && !strings.Contains(s.message, string(PolicyDetachOnDelete)) {
-		s.message += "; the deletion is tried again by itself. To leave the resource in Azure and let the object go, annotate it " +
+	o.Message = "cannot delete " + obj.AzureStatus().ID + " in Azure: " + o.Message
+	if o.Reason != ReasonAzureUnavailable && !strings.Contains(o.Message, string(PolicyDetachOnDelete)) {
+		o.Message += "; the deletion is tried again by itself. To leave the resource in Azure and let the object go, annotate it " +
 			AnnotationReconcilePolicy + ": " + string(PolicyDetachOnDelete)
 	}
-	if c := meta.FindStatusCondition(obj.AzureStatus().Conditions, ConditionReady); r.Recorder != nil && (c == nil || c.Reason != s.reason || c.Message != s.message) {
+	if c := meta.FindStatusCondition(obj.AzureStatus().Conditions, ConditionReady); r.Recorder != nil && (c == nil || c.Reason != o.Reason || c.Message != o.Message) {
 		var ns corev1.Namespace
 		if err := r.Client.Get(ctx, client.ObjectKey{Name: obj.GetNamespace()}, &ns); err == nil && ns.Status.Phase == corev1.NamespaceTerminating {
-			r.Recorder.Eventf(&ns, obj, corev1.EventTypeWarning, s.reason, "Delete", "%s %s/%s holds the namespace: %s",
-				r.Registry.groupKindOf(r.Kind).Kind, obj.GetNamespace(), obj.GetName(), s.message)
+			r.Recorder.Eventf(&ns, obj, corev1.EventTypeWarning, o.Reason, "Delete", "%s %s/%s holds the namespace: %s",
+				r.Registry.groupKindOf(r.Kind).Kind, obj.GetNamespace(), obj.GetName(), o.Message)
 		}
 	}
-	return s, res, nil
+	return o
 }
 
 // fate is what becomes of a dependent's resource with its owner.
@@ -375,47 +366,25 @@ func ownerKindOf(k Kind, o azurev1alpha1.Resource) schema.GroupKind {
 // gone (this object outlived it: orphaned, or the owner was deleted with
 // detach-on-delete), status.id stands alone: it must end with the object's
 // own type and name, and pass the same identity and guards as any call.
-func (r *Reconciler) prepareDeletion(ctx context.Context, obj azurev1alpha1.Resource) (armCalls, identity.Scope, *state, reconcile.Result) {
+func (r *Reconciler) prepareDeletion(ctx context.Context, obj azurev1alpha1.Resource) (armCalls, identity.Scope, error) {
 	if !r.ownerGone(ctx, obj) {
-		calls, scope, _, s, res := r.prepare(ctx, obj)
-		return calls, scope, s, res
+		calls, scope, _, err := r.prepare(ctx, obj)
+		return calls, scope, err
 	}
 	id := obj.AzureStatus().ID
 	if suffix := armIDOf(r.Kind, obj, ""); len(id) <= len(suffix) || !strings.EqualFold(id[len(id)-len(suffix):], suffix) {
-		s := failed(ReasonInvalidSpec, fmt.Sprintf("status.id %s is not a %s named %q: the object's Azure resource cannot be told, so nothing is deleted", id, r.Kind.ResourceType(), obj.AzureName()), true)
-		return armCalls{}, identity.Scope{}, &s, reconcile.Result{}
+		return armCalls{}, identity.Scope{}, newOutcome(ReasonInvalidSpec, fmt.Sprintf("status.id %s is not a %s named %q: the object's Azure resource cannot be told, so nothing is deleted", id, r.Kind.ResourceType(), obj.AzureName()))
 	}
 	// As prepare does, with the ID from status.
-	cctx, endSpan := startCredentialSpan(ctx)
-	cl, scope, err := r.Broker.ARMClientFor(cctx, obj)
-	endSpan(scope, err)
-	noteScope(ctx, scope)
 	noteID(ctx, id)
+	cl, scope, err := r.credential(ctx, obj)
 	if err != nil {
-		reason := identity.ReasonOf(err)
-		if reason == "" {
-			reason = identity.ReasonTokenRequestFailed
-		}
-		s := failed(reason, err.Error(), false)
-		return armCalls{}, scope, &s, reconcile.Result{RequeueAfter: credentialRetry(reason)}
+		return armCalls{}, scope, err
 	}
-	target, err := r.target(obj, id, scope)
-	if err != nil {
-		s := failed(tenancy.ReasonPolicyDenied, err.Error(), true)
-		return armCalls{}, scope, &s, reconcile.Result{}
+	if o := r.admit(ctx, obj, id, scope, func(o *Outcome) *Outcome { return o.after(5 * time.Minute) }); o != nil {
+		return armCalls{}, scope, o
 	}
-	for _, g := range r.Guards {
-		if err := g.Admit(ctx, obj, target); err != nil {
-			var reasoned interface{ Reason() string }
-			if !errors.As(err, &reasoned) {
-				s := failed(ReasonGuardFailed, "could not check the request before calling Azure: "+err.Error(), false)
-				return armCalls{}, scope, &s, reconcile.Result{RequeueAfter: 30 * time.Second}
-			}
-			s := failed(reasoned.Reason(), err.Error(), true)
-			return armCalls{}, scope, &s, reconcile.Result{RequeueAfter: 5 * time.Minute}
-		}
-	}
-	return armCalls{client: cl, apiVersion: r.Kind.APIVersion()}, scope, nil, reconcile.Result{}
+	return armCalls{client: cl, apiVersion: r.Kind.APIVersion()}, scope, nil
 }
 
 // ownerGone reports an object whose owner (by name) no longer exists or has

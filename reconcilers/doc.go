@@ -28,31 +28,49 @@
 //
 // # Reconcile flow
 //
-// Reconcile (reconciler.go) reads the object and, in order:
+// Reconcile (reconciler.go) reads the object (freshness.go: from the API
+// server when the cache may predate its own last write) and, in order:
 //
 //  1. reconcile policy (policy.go): manage, skip, detach-on-delete, or a
 //     release; being deleted, the object goes to delete (delete.go), which
 //     decides once, for the topmost object of a tree, what ARM deletes;
-//  2. the finalizer, then prepare: the credential (Resolve identity), the
-//     owner's ARM ID (a child waits for its owner with WaitingForOwner), the
+//  2. prepare (prepare.go): the credential (Resolve identity), the owner's
+//     ARM ID (a child waits for its owner with WaitingForOwner), the
 //     object's ARM ID, the guards, and a terminating Identity or Tenant,
-//     which serve deletions only;
-//  3. a long-running operation recorded in status.resumeToken is resumed;
-//  4. GET; a resource that carries another object's owner marker, or that
-//     onboarding created, is not this object's (ownership.go); one that
-//     exists without being this object's needs aztenant.io/adopt, unless
-//     onboarding created it for this object (TagCreatedFor);
-//  5. the desired body (Kind.Desired, or Resolver.DesiredWith with Secrets
-//     and referenced objects resolved) is compared with the GET (compare.go:
-//     ARM defaults, read-only fields, casing and location spelling are not
-//     drift); only a difference is a PUT, which keeps tags the spec does not
-//     manage;
-//  6. status (Kind.Observe), exports to Secrets and ConfigMaps the resource
-//     owns (export.go), then a requeue after the sync period with jitter.
+//     which serve deletions only; a Verifier kind's check (verify.go); then
+//     the finalizer and the owner reference;
+//  3. a long-running operation recorded in status.resumeToken is resumed
+//     (operation.go);
+//  4. GET, and claim: a resource that carries another object's owner
+//     marker, or that onboarding created, is not this object's
+//     (ownership.go); one that exists without being this object's needs
+//     aztenant.io/adopt, unless onboarding created it for this object
+//     (TagCreatedFor);
+//  5. plan: the desired body (Kind.Desired, or Resolver.DesiredWith with
+//     Secrets and referenced objects resolved; desired.go) is compared with
+//     the GET (compare.go: ARM defaults, read-only fields, casing and
+//     location spelling are not drift); only a difference is a write, a PUT
+//     that keeps tags the spec does not manage and the child collections
+//     Facts.CarriedOnPut names;
+//  6. settle: status (Kind.Observe), exports to Secrets and ConfigMaps the
+//     resource owns (export.go), then a requeue after the sync period with
+//     jitter.
 //
-// Each outcome is a state (conditions.go) whose reason has one class in
-// reasons.go: Ready, retried (Reconciling) or terminal (Stalled), so kstatus,
-// Argo CD and Flux read it. ARM failures are classified in errors.go; a 403
-// or a principal not yet replicated backs off from seconds (backoff.go).
-// Each decision is a log line (log.go) and a span event (observe.go).
+// Each step returns an error: nil to go on, or an *Outcome (outcome.go) to
+// end the reconcile there (success included); any other error is the API
+// server's, retried by controller-runtime. An outcome carries a reason and a
+// message, and when to look again: after RequeueAfter, with the per-object
+// backoff (backoff.go) for a 403 or a principal not yet replicated, or, when
+// Terminal, only on an event. Its reason has one class in reasons.go, which
+// alone sets the conditions (conditions.go): Ready, retried (Reconciling) or
+// terminal (Stalled), so kstatus, Argo CD and Flux read it. ARM failures are
+// classified in errors.go. Reconcile turns the outcome into the conditions,
+// an event when Ready changed, a log line (log.go) and a span (observe.go).
+//
+// What a reconcile changes of its object is written by a patcher (patch.go):
+// metadata and status in separate merge patches, only what changed, once at
+// the end; at once only where the order matters: the finalizer before
+// anything is written to Azure, status.id before the PUT that creates the
+// resource (so a crash after it knows the resource is its own), the
+// finalizer's removal once the object may go.
 package reconcilers

@@ -13,14 +13,6 @@ import (
 	"github.com/aztenant/aztenant/tenancy/armlimit"
 )
 
-// classified is an ARM failure sorted into what the reconciler does next.
-type classified struct {
-	state state
-	// retryAfter > 0: try again then (a transient failure, or a terminal one
-	// the environment may end without an event); 0: wait for a spec change.
-	retryAfter time.Duration
-}
-
 // codeConcurrentFICWrites is ARM's code for a federated identity credential
 // written while another one of the same managed identity is being written.
 const codeConcurrentFICWrites = "ConcurrentFederatedIdentityCredentialsWritesForSingleManagedIdentity"
@@ -38,10 +30,17 @@ const codeAnotherOperationInProgress = "AnotherOperationInProgress"
 // what where, and is looked at again now and then (a role granted in Azure
 // reports no event); other 4xx are the spec's fault (or the environment's,
 // for conflicts such as a name taken or a lock, looked at again every minute).
-func classify(err error, principal string) classified {
+// The outcome unwraps to err.
+func classify(err error, principal string) *Outcome {
+	o := classifyResponse(err, principal)
+	o.cause = err
+	return o
+}
+
+func classifyResponse(err error, principal string) *Outcome {
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
-		return classified{state: newState(ReasonAzureUnavailable, err.Error()), retryAfter: 30 * time.Second}
+		return newOutcome(ReasonAzureUnavailable, err.Error()).after(30 * time.Second)
 	}
 	msg := fmt.Sprintf("%d %s: %s", re.StatusCode, re.ErrorCode, errorMessageOf(re))
 	if re.RawResponse != nil && re.RawResponse.Request != nil {
@@ -49,32 +48,32 @@ func classify(err error, principal string) classified {
 	}
 	switch {
 	case re.StatusCode == http.StatusTooManyRequests || re.StatusCode >= 500 || re.StatusCode == http.StatusRequestTimeout:
-		return classified{state: newState(ReasonAzureUnavailable, msg), retryAfter: armlimit.RetryAfter(re.RawResponse, 15*time.Second)}
+		return newOutcome(ReasonAzureUnavailable, msg).after(armlimit.RetryAfter(re.RawResponse, 15*time.Second))
 	case re.StatusCode == http.StatusForbidden || re.StatusCode == http.StatusUnauthorized:
-		st := newState(ReasonAuthorizationFailed, fmt.Sprintf("identity %s is not allowed to do this: %s", principal, msg))
-		st.backoff = true
-		return classified{state: st, retryAfter: authBackoffFirst}
+		o := newOutcome(ReasonAuthorizationFailed, fmt.Sprintf("identity %s is not allowed to do this: %s", principal, msg)).after(authBackoffFirst)
+		o.Backoff = true
+		return o
 	case re.StatusCode == http.StatusConflict && re.ErrorCode == codeConcurrentFICWrites:
 		// Azure refuses a credential write while another of the same identity
 		// is in flight: nothing is wrong, the next try a moment later succeeds.
-		return classified{state: newState(ReasonAzureUnavailable, msg), retryAfter: jitter(2 * time.Second)}
+		return newOutcome(ReasonAzureUnavailable, msg).after(jitter(2 * time.Second))
 	case re.StatusCode == http.StatusConflict && re.ErrorCode == codeAnotherOperationInProgress:
-		return classified{state: newState(ReasonAzureUnavailable, msg), retryAfter: armlimit.RetryAfter(re.RawResponse, 15*time.Second)}
+		return newOutcome(ReasonAzureUnavailable, msg).after(armlimit.RetryAfter(re.RawResponse, 15*time.Second))
 	case re.StatusCode == http.StatusBadRequest && re.ErrorCode == codePrincipalNotFound:
 		// Entra replicates a principal created a moment ago for a while
 		// (Azure's message says so, and how principalType avoids it): look
 		// again in seconds, not at the next spec change.
 		// A principal ID that is simply wrong never replicates: the retries
 		// back off (5 s doubling to 5 min) instead of polling every 5 s.
-		st := newState(ReasonAzureRejected, msg)
-		st.backoff = true
-		return classified{state: st, retryAfter: jitter(5 * time.Second)}
+		o := newOutcome(ReasonAzureRejected, msg).after(jitter(5 * time.Second))
+		o.Backoff = true
+		return o
 	case re.StatusCode == http.StatusConflict:
 		// A name taken, a lock, a location that cannot change: retry, without
 		// hammering, in case the environment changed.
-		return classified{state: newState(ReasonAzureRejected, msg), retryAfter: time.Minute}
+		return newOutcome(ReasonAzureRejected, msg).after(time.Minute)
 	default:
-		return classified{state: newState(ReasonAzureRejected, msg)}
+		return newOutcome(ReasonAzureRejected, msg)
 	}
 }
 

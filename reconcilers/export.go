@@ -23,9 +23,9 @@ import (
 
 // export writes the kind's outputs, and the results of the user's CEL
 // expressions, to the Secrets and ConfigMaps named in spec.operatorSpec. It
-// returns a state when an export failed (the resource itself is fine). Nothing
+// returns an outcome when an export failed (the resource itself is fine). Nothing
 // is written unless every value could be computed.
-func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, id string) *state {
+func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, id string) *Outcome {
 	configMaps := map[string]map[string]string{}
 	if src, ok := r.Kind.(ConfigMapSource); ok {
 		values := src.ConfigMapValues(obj)
@@ -47,8 +47,7 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 				return calls.action(ctx, id, action)
 			}, obj)
 			if err != nil {
-				s := newState(ReasonExportFailed, "reading secrets from Azure: "+err.Error())
-				return &s
+				return newOutcome(ReasonExportFailed, "reading secrets from Azure: "+err.Error())
 			}
 		}
 		for out, d := range dests {
@@ -58,27 +57,25 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 		}
 	}
 	if hasExprs {
-		if s := r.evaluate(ctx, obj, exprs, secretValues, secrets, configMaps); s != nil {
-			return s
+		if o := r.evaluate(ctx, obj, exprs, secretValues, secrets, configMaps); o != nil {
+			return o
 		}
 	}
-	if s := r.writeAll(ctx, obj, configMaps, false); s != nil {
-		return s
+	if o := r.writeAll(ctx, obj, configMaps, false); o != nil {
+		return o
 	}
 	return r.writeAll(ctx, obj, secrets, true)
 }
 
 // evaluate runs the CEL exports and merges their results into the fixed
 // exports, refusing an expression that writes a key a fixed export writes.
-func (r *Reconciler) evaluate(ctx context.Context, obj azurev1alpha1.Resource, exprs *azurev1alpha1.OperatorExpressions, secretValues map[string]string, secrets, configMaps map[string]map[string]string) *state {
+func (r *Reconciler) evaluate(ctx context.Context, obj azurev1alpha1.Resource, exprs *azurev1alpha1.OperatorExpressions, secretValues map[string]string, secrets, configMaps map[string]map[string]string) *Outcome {
 	if r.Expressions == nil {
-		s := newState(ReasonExportFailed, "this operator has no expression evaluator configured")
-		return &s
+		return newOutcome(ReasonExportFailed, "this operator has no expression evaluator configured")
 	}
 	self, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		s := newState(ReasonExportFailed, err.Error())
-		return &s
+		return newOutcome(ReasonExportFailed, err.Error())
 	}
 	// One deadline for all of them, so many expressions cannot add up.
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -86,8 +83,7 @@ func (r *Reconciler) evaluate(ctx context.Context, obj azurev1alpha1.Resource, e
 	es, ecm, err := expressions.Apply(ctx, r.Expressions, exprs, self, secretValues)
 	if err != nil {
 		// Compile and runtime errors alike: the expression must change.
-		s := newState(ReasonExpressionFailed, err.Error())
-		return &s
+		return newOutcome(ReasonExpressionFailed, err.Error())
 	}
 	for _, m := range []struct {
 		into, from map[string]map[string]string
@@ -96,8 +92,7 @@ func (r *Reconciler) evaluate(ctx context.Context, obj azurev1alpha1.Resource, e
 		for name, kv := range m.from {
 			for k, v := range kv {
 				if _, taken := m.into[name][k]; taken {
-					s := newState(ReasonExpressionFailed, fmt.Sprintf("an expression writes key %q of %s %q, which operatorSpec already exports", k, m.kind, name))
-					return &s
+					return newOutcome(ReasonExpressionFailed, fmt.Sprintf("an expression writes key %q of %s %q, which operatorSpec already exports", k, m.kind, name))
 				}
 				put(m.into, name, k, v)
 			}
@@ -122,7 +117,7 @@ func hasAny(m map[string]*azurev1alpha1.SecretDestination) bool {
 	return false
 }
 
-func (r *Reconciler) writeAll(ctx context.Context, obj azurev1alpha1.Resource, byName map[string]map[string]string, secret bool) *state {
+func (r *Reconciler) writeAll(ctx context.Context, obj azurev1alpha1.Resource, byName map[string]map[string]string, secret bool) *Outcome {
 	names := make([]string, 0, len(byName))
 	for n := range byName {
 		names = append(names, n)
@@ -139,8 +134,7 @@ func (r *Reconciler) writeAll(ctx context.Context, obj azurev1alpha1.Resource, b
 				// The API server will never take it: the spec must change.
 				reason = ReasonInvalidSpec
 			}
-			s := newState(reason, err.Error())
-			return &s
+			return newOutcome(reason, err.Error())
 		}
 	}
 	return nil
@@ -150,11 +144,11 @@ func (r *Reconciler) writeAll(ctx context.Context, obj azurev1alpha1.Resource, b
 // its way (ExportFailed); in a minute when a Secret or ConfigMap of another
 // owner is in the way, since its removal is not reported here; at the sync
 // period when the spec must change (which reconciles at once anyway).
-func exportRetry(s state, period time.Duration) time.Duration {
+func exportRetry(o *Outcome, period time.Duration) time.Duration {
 	switch {
-	case s.reconciling:
+	case o.Class().Class == ClassTransient:
 		return jitter(15 * time.Second)
-	case s.reason == ReasonExportConflict:
+	case o.Reason == ReasonExportConflict:
 		return jitter(min(period, time.Minute))
 	}
 	return jitter(period)

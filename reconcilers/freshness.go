@@ -1,11 +1,43 @@
 package reconcilers
 
 import (
+	"context"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
+
+// read gets the object a reconcile is for, or nil (and no error) when it is
+// gone. The cached copy is read again from the API server when it may predate
+// this reconciler's last write (lastWrites), and when the object is being
+// deleted: what is done in Azure follows its annotations as they are now
+// (policyFor reads the namespace's the same way).
+func (r *Reconciler) read(ctx context.Context, key types.NamespacedName) (azurev1alpha1.Resource, error) {
+	obj := r.Kind.New()
+	if err := r.Client.Get(ctx, key, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.writes.forget(key)
+			r.auth.reset(key)
+		}
+		return nil, client.IgnoreNotFound(err)
+	}
+	if r.APIReader != nil && (r.writes.differs(obj) || !obj.GetDeletionTimestamp().IsZero()) {
+		if err := r.APIReader.Get(ctx, key, obj); err != nil {
+			if apierrors.IsNotFound(err) {
+				r.writes.forget(key)
+			}
+			return nil, client.IgnoreNotFound(err)
+		}
+		// Known fresh now: once the cache holds this version, it is read from
+		// the cache again.
+		r.writes.record(obj)
+	}
+	return obj, nil
+}
 
 // lastWrites remembers, per object, the resourceVersion this reconciler's
 // last write left it at (or its last read from the API server found). The cache delivers our own writes a little later;

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -102,21 +103,28 @@ func (r *Reconciler) decide(ctx context.Context, obj azurev1alpha1.Resource, dec
 	r.logger(ctx, obj).Info(decision, kv...)
 }
 
-// logOutcome logs the state a reconcile leaves obj in: a refusal or failure
+// event records an event on obj, when the reconciler has a recorder.
+func (r *Reconciler) event(obj azurev1alpha1.Resource, typ, reason, msg string) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(obj, nil, typ, reason, "Reconcile", "%s", msg)
+	}
+}
+
+// logOutcome logs the outcome a reconcile leaves obj in: a refusal or failure
 // at Info when it is new, V(1) otherwise (a repeated state, a resync that
 // finds nothing to do, work in flight).
-func (r *Reconciler) logOutcome(ctx context.Context, obj azurev1alpha1.Resource, s *state, changed bool) {
-	refused := s.ready == "False"
+func (r *Reconciler) logOutcome(ctx context.Context, obj azurev1alpha1.Resource, o *Outcome, changed bool) {
+	refused := o.Ready() == metav1.ConditionFalse
 	if !(refused && changed) && !ctrl.LoggerFrom(ctx).V(1).Enabled() {
 		return // a quiet operator stays quiet, without looking anything up
 	}
 	log := r.logger(ctx, obj)
 	if !refused {
-		log.V(1).Info("reconciled", "reason", s.reason, "changed", changed)
+		log.V(1).Info("reconciled", "reason", o.Reason, "changed", changed)
 		return
 	}
-	msg, by := DecisionFail, deniedBy(s.reason)
-	kv := []any{"reason", s.reason, "message", s.message}
+	msg, by := DecisionFail, deniedBy(o.Reason)
+	kv := []any{"reason", o.Reason, "message", o.Message}
 	if by != "" {
 		msg = DecisionDeny
 		kv = append(kv, "by", by)

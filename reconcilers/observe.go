@@ -164,7 +164,7 @@ func traceReconcile(span trace.Span, obj azurev1alpha1.Resource) reconcileTrace 
 // principal, when the object is looked at again; status Error with the
 // message when the reconcile failed (Ready False, whether retried or
 // stalled) or the API server failed it, OK otherwise.
-func (t reconcileTrace) end(ctx context.Context, obj azurev1alpha1.Resource, s *state, res reconcile.Result, err error) {
+func (t reconcileTrace) end(ctx context.Context, obj azurev1alpha1.Resource, o *Outcome, res reconcile.Result, err error) {
 	span := t.span
 	n := notesOf(ctx)
 	if n.armID != "" {
@@ -191,15 +191,15 @@ func (t reconcileTrace) end(ctx context.Context, obj azurev1alpha1.Resource, s *
 	if res.RequeueAfter > 0 {
 		span.SetAttributes(attribute.String("aztenant.requeue_after", res.RequeueAfter.String()))
 	}
-	if s != nil {
-		span.SetAttributes(attribute.String(identity.AttrReason, s.reason), attribute.String("aztenant.reason.class", string(ClassOf(s.reason).Class)))
+	if o != nil {
+		span.SetAttributes(attribute.String(identity.AttrReason, o.Reason), attribute.String("aztenant.reason.class", string(o.Class().Class)))
 	}
 	switch {
 	case err != nil:
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
-	case s != nil && s.ready == metav1.ConditionFalse:
-		span.SetStatus(codes.Error, s.reason+": "+s.message)
+	case o != nil && o.Ready() == metav1.ConditionFalse:
+		span.SetStatus(codes.Error, o.Reason+": "+o.Message)
 	default:
 		span.SetStatus(codes.Ok, "")
 	}

@@ -25,15 +25,15 @@ func TestReconcileSpanCarriesTheOutcome(t *testing.T) {
 	tr := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)).Tracer("test")
 	for _, tc := range []struct {
 		name   string
-		state  *state
+		state  *Outcome
 		err    error
 		status codes.Code
 		class  Class
 	}{
-		{"succeeded", &state{reason: ReasonSucceeded, ready: metav1.ConditionTrue}, nil, codes.Ok, ClassSucceeded},
-		{"in flight", &state{reason: ReasonReconciling, ready: metav1.ConditionUnknown}, nil, codes.Ok, ClassTransient},
-		{"retried", &state{reason: ReasonAzureUnavailable, ready: metav1.ConditionFalse, message: "ARM 503"}, nil, codes.Error, ClassTransient},
-		{"stalled", &state{reason: ReasonAuthorizationFailed, ready: metav1.ConditionFalse, message: "403"}, nil, codes.Error, ClassTerminal},
+		{"succeeded", &Outcome{Reason: ReasonSucceeded}, nil, codes.Ok, ClassSucceeded},
+		{"in flight", &Outcome{Reason: ReasonReconciling}, nil, codes.Ok, ClassTransient},
+		{"retried", &Outcome{Reason: ReasonAzureUnavailable, Message: "ARM 503"}, nil, codes.Error, ClassTransient},
+		{"stalled", &Outcome{Reason: ReasonAuthorizationFailed, Message: "403"}, nil, codes.Error, ClassTerminal},
 		{"api error", nil, errors.New("conflict"), codes.Error, ""},
 		{"gone", nil, errGone, codes.Ok, ""},
 	} {
@@ -49,10 +49,10 @@ func TestReconcileSpanCarriesTheOutcome(t *testing.T) {
 		for _, kv := range got.Attributes() {
 			attrs[string(kv.Key)] = kv.Value.String()
 		}
-		if tc.state != nil && (attrs["aztenant.reason"] != tc.state.reason || attrs["aztenant.reason.class"] != string(tc.class)) {
+		if tc.state != nil && (attrs["aztenant.reason"] != tc.state.Reason || attrs["aztenant.reason.class"] != string(tc.class)) {
 			t.Errorf("%s: attributes %v", tc.name, attrs)
 		}
-		if tc.status == codes.Error && tc.state != nil && got.Status().Description != tc.state.reason+": "+tc.state.message {
+		if tc.status == codes.Error && tc.state != nil && got.Status().Description != tc.state.Reason+": "+tc.state.Message {
 			t.Errorf("%s: message %q", tc.name, got.Status().Description)
 		}
 		if tc.err == errGone && attrs["aztenant.finalizer_removed"] != "true" {
@@ -72,7 +72,7 @@ func TestPollsLinkToTheReconcileThatStartedTheOperation(t *testing.T) {
 		_, span := tr.Start(context.Background(), "Reconcile ResourceGroup")
 		rt := traceReconcile(span, obj)
 		obj.AzureStatus().ResumeToken = tokenAfter
-		rt.end(withNotes(context.Background()), obj, &state{reason: ReasonReconciling, ready: metav1.ConditionUnknown}, reconcile.Result{}, nil)
+		rt.end(withNotes(context.Background()), obj, &Outcome{Reason: ReasonReconciling}, reconcile.Result{}, nil)
 		span.End()
 		return rec.Ended()[len(rec.Ended())-1]
 	}

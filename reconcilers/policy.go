@@ -91,6 +91,22 @@ func (r *Reconciler) policyFor(ctx context.Context, obj azurev1alpha1.Resource) 
 	return r.DefaultPolicy, nil
 }
 
+// leftAlone is the outcome of a policy or a release that leaves Azure alone
+// (skip, aztenant.io/release), or nil.
+func leftAlone(obj azurev1alpha1.Resource, policy Policy) *Outcome {
+	switch {
+	case policy == PolicySkip:
+		return newOutcome(ReasonReconcileSkipped, AnnotationReconcilePolicy+" is skip: Azure is neither read nor written")
+	case released(obj):
+		what := "its Azure resource"
+		if id := obj.AzureStatus().ID; id != "" {
+			what = id
+		}
+		return newOutcome(ReasonReleased, AnnotationRelease+" is \"true\": this object lets go of "+what+" and writes nothing to it; another object may adopt it, and deleting this one leaves it in Azure")
+	}
+	return nil
+}
+
 // syncPeriod is the per-object annotation or the operator's period.
 func (r *Reconciler) syncPeriod(obj azurev1alpha1.Resource) (time.Duration, error) {
 	if v, ok := obj.GetAnnotations()[AnnotationSyncPeriod]; ok {

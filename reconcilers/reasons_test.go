@@ -2,6 +2,7 @@ package reconcilers
 
 import (
 	"bufio"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -65,11 +66,9 @@ func TestKStatusVerdictFollowsTheClass(t *testing.T) {
 		for _, before := range append([]ReasonClass{{}}, ReadyReasons()...) {
 			rg := fresh()
 			if before.Reason != "" {
-				newState(before.Reason, "before").apply(rg)
+				newOutcome(before.Reason, "before").apply(rg)
 			}
-			// Built with the wrong flags on purpose: apply takes the reason's.
-			s := state{ready: "Unknown", reason: rc.Reason, message: "m", stalled: rc.Class != ClassTerminal, reconciling: rc.Class != ClassTransient}
-			s.apply(rg)
+			newOutcome(rc.Reason, "m").apply(rg)
 			got, msg := verdict(rg)
 			if string(got) != want {
 				t.Errorf("%s (after %s): kstatus %s (%s), want %s for class %s", rc.Reason, before.Reason, got, msg, want, rc.Class)
@@ -87,7 +86,7 @@ func TestKStatusVerdictFollowsTheClass(t *testing.T) {
 	}
 	// A reason missing from the list is terminal: someone should look.
 	rg := fresh()
-	newState("SomethingNew", "m").apply(rg)
+	newOutcome("SomethingNew", "m").apply(rg)
 	if got, _ := verdict(rg); got != status.FailedStatus {
 		t.Errorf("an unlisted reason: kstatus %s, want Failed", got)
 	}
@@ -113,8 +112,8 @@ var reasonPackages = []string{".", "kinds", "../identity", "../tenancy", "../pol
 
 // Every Reason constant of those packages is in readyReasons with a class
 // (or named in notResourceReasons), every listed reason is one of them, and
-// the reconciler builds states only from constants through newState, so a
-// reason cannot be set without its class.
+// the reconciler names the reason of every outcome by its constant (its
+// class, and so Ready, Reconciling and Stalled, follow from the reason).
 func TestEveryReasonIsClassified(t *testing.T) {
 	listed := map[string]bool{}
 	for _, rc := range ReadyReasons() {
@@ -161,14 +160,29 @@ func TestEveryReasonIsClassified(t *testing.T) {
 					if pkg != "reconcilers" {
 						break
 					}
-					if fn, ok := n.Fun.(*ast.Ident); ok && (fn.Name == "newState" || fn.Name == "failed" || fn.Name == "inProgress") && len(n.Args) > 0 {
+					if fn, ok := n.Fun.(*ast.Ident); ok && fn.Name == "newOutcome" && len(n.Args) > 0 {
 						if lit, ok := n.Args[0].(*ast.BasicLit); ok {
 							t.Errorf("%s: %s(%s, ...): name the reason by its constant", fset.Position(n.Pos()), fn.Name, lit.Value)
 						}
 					}
 				case *ast.CompositeLit:
-					if id, ok := n.Type.(*ast.Ident); ok && id.Name == "state" && pkg == "reconcilers" && !strings.HasSuffix(path, "conditions.go") {
-						t.Errorf("%s: a state literal: build it with newState so it has its reason's class", fset.Position(n.Pos()))
+					if id, ok := n.Type.(*ast.Ident); ok && id.Name == "Outcome" && pkg == "reconcilers" {
+						for _, e := range n.Elts {
+							if kv, ok := e.(*ast.KeyValueExpr); ok && fmt.Sprint(kv.Key) == "Reason" {
+								if lit, ok := kv.Value.(*ast.BasicLit); ok {
+									t.Errorf("%s: Outcome{Reason: %s}: name the reason by its constant", fset.Position(n.Pos()), lit.Value)
+								}
+							}
+						}
+					}
+				case *ast.AssignStmt:
+					// o.Reason = "..."
+					for i, l := range n.Lhs {
+						if sel, ok := l.(*ast.SelectorExpr); ok && sel.Sel.Name == "Reason" && pkg == "reconcilers" && i < len(n.Rhs) {
+							if lit, ok := n.Rhs[i].(*ast.BasicLit); ok {
+								t.Errorf("%s: Reason = %s: name the reason by its constant", fset.Position(n.Pos()), lit.Value)
+							}
+						}
 					}
 				}
 				return true

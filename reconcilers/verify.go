@@ -5,8 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
 )
@@ -31,24 +29,22 @@ type Verifier interface {
 // (never the operator's): the decoded body, or nil when it does not exist.
 type ARMGetter func(ctx context.Context, id, apiVersion string) (map[string]any, error)
 
-// verify asks a Verifier kind; a non-nil state stops the reconcile.
-func (r *Reconciler) verify(ctx context.Context, calls armCalls, obj azurev1alpha1.Resource, id string, scope identity.Scope) (*state, reconcile.Result) {
+// verify asks a Verifier kind; an *Outcome stops the reconcile.
+func (r *Reconciler) verify(ctx context.Context, calls armCalls, obj azurev1alpha1.Resource, id string, scope identity.Scope) error {
 	v, ok := r.Kind.(Verifier)
 	if !ok {
-		return nil, reconcile.Result{}
+		return nil
 	}
 	get := func(ctx context.Context, id, apiVersion string) (map[string]any, error) {
 		return armCalls{client: calls.client, apiVersion: apiVersion}.get(ctx, id)
 	}
 	err := v.Verify(ctx, get, obj, id)
 	if err == nil {
-		return nil, reconcile.Result{}
+		return nil
 	}
 	var reasoned interface{ Reason() string }
 	if errors.As(err, &reasoned) {
-		s := newState(reasoned.Reason(), err.Error())
-		return &s, reconcile.Result{RequeueAfter: s.retryAfter(30*time.Second, 5*time.Minute)}
+		return newOutcome(reasoned.Reason(), err.Error()).afterByClass(30*time.Second, 5*time.Minute)
 	}
-	s, res, _ := r.armFailure(err, scope)
-	return s, res
+	return r.armFailure(err, scope)
 }

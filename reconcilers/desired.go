@@ -1,0 +1,100 @@
+package reconcilers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+)
+
+// This file builds the body of a PUT: the kind's desired body, and what of
+// Azure's a PUT must carry.
+
+// desired builds the PUT body and normalises it through JSON, so numbers and
+// nested types compare like ARM's decoded answers.
+func (r *Reconciler) desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+	var body map[string]any
+	var err error
+	if res, ok := r.Kind.(Resolver); ok {
+		body, err = res.DesiredWith(obj, resolved)
+	} else {
+		body, err = r.Kind.Desired(obj)
+	}
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(raw, &out)
+}
+
+// carryOnPut returns body with the paths the kind declares (Facts.CarriedOnPut)
+// copied from actual where body lacks them, so a PUT keeps what Azure has
+// there. body's maps are copied along each such path, not changed.
+func carryOnPut(k Kind, body, actual map[string]any) map[string]any {
+	d, ok := k.(Declarer)
+	if !ok || actual == nil {
+		return body
+	}
+	for _, path := range d.Facts().CarriedOnPut {
+		keys := strings.Split(path, ".")
+		v, found := any(actual), true
+		for _, key := range keys {
+			m, ok := v.(map[string]any)
+			if v, found = m[key]; !ok || !found {
+				found = false
+				break
+			}
+		}
+		if found {
+			body = withPath(body, keys, v)
+		}
+	}
+	return body
+}
+
+// withPath is a copy of m with v at keys unless m has a value there already.
+func withPath(m map[string]any, keys []string, v any) map[string]any {
+	if _, has := m[keys[0]]; has && len(keys) == 1 {
+		return m
+	}
+	sub, isMap := m[keys[0]].(map[string]any)
+	if _, has := m[keys[0]]; has && !isMap {
+		return m
+	}
+	out := make(map[string]any, len(m)+1)
+	for k, e := range m {
+		out[k] = e
+	}
+	if len(keys) == 1 {
+		out[keys[0]] = v
+	} else {
+		out[keys[0]] = withPath(sub, keys[1:], v)
+	}
+	return out
+}
+
+// namespaceReader confines a Resolver to its object's namespace: references
+// never cross namespaces.
+type namespaceReader struct {
+	client.Reader
+	namespace string
+}
+
+func (n namespaceReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if key.Namespace != n.namespace {
+		return fmt.Errorf("%s/%s is in another namespace than %s: references never cross namespaces", key.Namespace, key.Name, n.namespace)
+	}
+	return n.Reader.Get(ctx, key, obj, opts...)
+}
+
+func (n namespaceReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return n.Reader.List(ctx, list, append(opts, client.InNamespace(n.namespace))...)
+}
