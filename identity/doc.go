@@ -8,6 +8,8 @@
 // It owns the caches that make this cheap: ServiceAccount tokens per
 // (namespace, serviceaccount, audience), refreshed before expiry with one request
 // in flight per key, and one credential per (namespace, serviceaccount, clientID,
-// tenantID). There is deliberately no fallback to the operator's own identity:
-// when resolution fails, the caller gets a typed error and must not call Azure.
+// tenantID). When resolution fails, the caller gets a typed error and must not
+// call Azure: there is no fallback to the operator's own identity. The trust
+// model this serves is described once, in package
+// [github.com/aztenant/aztenant/reconcilers].
 package identity

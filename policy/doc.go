@@ -6,6 +6,8 @@
 // files; Evaluate runs them with the constraint framework, passing Namespace
 // objects as Gatekeeper's webhook does (and AdmissionReviews as their
 // request, with its user, operation and oldObject, as gator verify does),
-// for `aztenant policy test` and the operator's in-process guard. Subpackage vap turns the same CEL rules into
+// for `aztenant policy test` and the operator's in-process guard (one of the
+// Guards of the trust model, described once in package
+// [github.com/aztenant/aztenant/reconcilers]). Subpackage vap turns the same CEL rules into
 // ValidatingAdmissionPolicies the API server enforces without Gatekeeper.
 package policy

@@ -9,7 +9,7 @@ import (
 )
 
 // Backoff for AuthorizationFailed (and a principal not yet replicated, see
-// state.backoff): a role granted in Azure reports no event
+// Outcome.Backoff): a role granted in Azure reports no event
 // the operator could watch, and a grant usually follows within seconds (an
 // onboarding step, a platform engineer's `az role assignment create`), so
 // the first retry comes in seconds and the wait doubles up to a ceiling
@@ -21,7 +21,7 @@ const (
 )
 
 // authBackoff counts, per object, the reconciles in a row that ended in
-// a state with backoff (AuthorizationFailed, PrincipalNotFound). It lives in memory: after a restart the count starts
+// an outcome with backoff (AuthorizationFailed, PrincipalNotFound). It lives in memory: after a restart the count starts
 // again at the first step, which only makes the next retry sooner.
 type authBackoff struct {
 	mu    sync.Mutex

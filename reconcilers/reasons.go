@@ -69,7 +69,7 @@ func terminal(r string) ReasonClass  { return ReasonClass{r, ClassTerminal, meta
 // readyReasons is every reason the operator sets on the Ready condition of
 // an Azure-backed object, its own and those it copies from the identity,
 // tenancy and policy packages' errors, with its class. The code that writes
-// conditions (newState, state.apply) takes the class from here, so a reason
+// conditions (Outcome.apply) takes the class from here, so a reason
 // cannot be written with another; README's reason table is tested against
 // this list (TestReadmeReasonTable).
 var readyReasons = []ReasonClass{

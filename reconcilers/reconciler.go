@@ -139,9 +139,11 @@ func (r *Reconciler) conclude(ctx context.Context, key types.NamespacedName, obj
 // removed, or in another error when the API server failed.
 func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, p *patcher) error {
 	policy, err := r.policyFor(ctx, obj)
-	if invalid := (*invalidPolicyError)(nil); errors.As(err, &invalid) {
+	var invalid *invalidPolicyError
+	switch {
+	case errors.As(err, &invalid):
 		return newOutcome(ReasonInvalidSpec, err.Error())
-	} else if err != nil {
+	case err != nil:
 		// Not known: in particular, nothing is deleted in Azure on a policy
 		// that could not be read.
 		return err

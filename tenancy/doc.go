@@ -16,8 +16,8 @@
 //     into the object's Ready condition.
 //   - References never cross namespaces: SameNamespace is the one check that
 //     owners, secret and config-map references and identity references use,
-//     because the namespace is the trust boundary (the federated subject is a
-//     ServiceAccount of the resource's own namespace).
+//     because the namespace is the trust boundary (the trust model, described
+//     once in package [github.com/aztenant/aztenant/reconcilers]).
 //   - Status of Tenants: TenantReconciler keeps status.namespaces and the
 //     Ready condition (NamespaceConflict, InvalidSelector) current as
 //     Namespaces and Tenants change.

@@ -5,7 +5,8 @@
 // workload-identity annotations by anyone but the operator. The namespace's
 // provisioning identity trusts only that account, so with these rules in
 // place the operator, and with it the Tenant bounds and the policy library,
-// is the only way to that identity.
+// is the only way to that identity (the trust model, described once in
+// package [github.com/aztenant/aztenant/reconcilers]).
 //
 // The rules are ValidatingAdmissionPolicies (policies.yaml, copied into the
 // Helm chart by `make generate`) bound with a ConfigMap parameter that lists

@@ -30,4 +30,7 @@
 // in a resource group of the platform team's (onboarding.identityResourceGroup),
 // which no Tenant's onboarding.resourceGroups may name, since a role there
 // would let a namespace federate an identity with a subject of its choosing.
+// The trust model, in which onboarding is the one part acting with the
+// platform identity, is described once in package
+// [github.com/aztenant/aztenant/reconcilers].
 package onboarding
