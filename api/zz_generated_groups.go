@@ -7,12 +7,15 @@ import (
 
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
+	dbformysqlv1alpha1 "github.com/aztenant/aztenant/api/dbformysql/v1alpha1"
+	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
 	eventhubv1alpha1 "github.com/aztenant/aztenant/api/eventhub/v1alpha1"
 	insightsv1alpha1 "github.com/aztenant/aztenant/api/insights/v1alpha1"
 	keyvaultv1alpha1 "github.com/aztenant/aztenant/api/keyvault/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	operationalinsightsv1alpha1 "github.com/aztenant/aztenant/api/operationalinsights/v1alpha1"
 	servicebusv1alpha1 "github.com/aztenant/aztenant/api/servicebus/v1alpha1"
+	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
 )
 
 // generatedGroups are the API groups kindgen writes (api/kinds.yaml).
@@ -25,4 +28,7 @@ var generatedGroups = runtime.SchemeBuilder{
 	containerregistryv1alpha1.AddToScheme,
 	appconfigurationv1alpha1.AddToScheme,
 	insightsv1alpha1.AddToScheme,
+	sqlv1alpha1.AddToScheme,
+	dbformysqlv1alpha1.AddToScheme,
+	documentdbv1alpha1.AddToScheme,
 }

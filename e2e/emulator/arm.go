@@ -501,6 +501,15 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 			return nil, false, err
 		}
 	}
+	if b != nil {
+		for _, p := range b.writeOnly {
+			if prop, ok := strings.CutPrefix(p, "properties."); ok {
+				delete(wr.props, prop)
+			} else {
+				delete(desired, p)
+			}
+		}
+	}
 	if state == "" {
 		state = opSucceeded
 	}

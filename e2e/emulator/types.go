@@ -26,6 +26,9 @@ type typeBehaviour struct {
 	// display name ("West Europe"), as Redis does.
 	answerType      string
 	displayLocation bool
+	// writeOnly are body paths (properties.administratorLoginPassword) Azure accepts in a
+	// write and never stores or returns.
+	writeOnly []string
 }
 
 // actionFunc runs a POST action on r under the state lock and returns status and body.

@@ -98,6 +98,20 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.AppConfiguration/configurationStores", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// insights/Component, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
 		{fullType: "Microsoft.Insights/components", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// sql/Server, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.administratorLoginPassword"}},
+		// sql/ServersDatabase, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/databases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// sql/ServersFirewallRule, parent Microsoft.Sql/servers; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Sql/servers/firewallRules", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// dbformysql/FlexibleServer, parent Microsoft.Resources/resourceGroups; create long-running (final state via original-uri), delete long-running.
+		{fullType: "Microsoft.DBforMySQL/flexibleServers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.administratorLoginPassword"}},
+		// dbformysql/FlexibleServersDatabase, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), delete long-running.
+		{fullType: "Microsoft.DBforMySQL/flexibleServers/databases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// dbformysql/FlexibleServersFirewallRule, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), delete long-running.
+		{fullType: "Microsoft.DBforMySQL/flexibleServers/firewallRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/DatabaseAccount, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 	}
 }
 
@@ -149,4 +163,11 @@ var generatedTypes = []registeredType{
 	{"Microsoft.ContainerRegistry/registries", []string{"2019-06-01-preview", "2025-11-01"}},
 	{"Microsoft.AppConfiguration/configurationStores", []string{"2024-05-01"}},
 	{"Microsoft.Insights/components", []string{"2020-02-02"}},
+	{"Microsoft.Sql/servers", []string{"2021-02-01-preview"}},
+	{"Microsoft.Sql/servers/databases", []string{"2014-04-01", "2021-05-01-preview"}},
+	{"Microsoft.Sql/servers/firewallRules", []string{"2020-11-01-preview"}},
+	{"Microsoft.DBforMySQL/flexibleServers", []string{"2024-12-30"}},
+	{"Microsoft.DBforMySQL/flexibleServers/databases", []string{"2024-12-30"}},
+	{"Microsoft.DBforMySQL/flexibleServers/firewallRules", []string{"2024-12-30"}},
+	{"Microsoft.DocumentDB/databaseAccounts", []string{"2025-10-15"}},
 }

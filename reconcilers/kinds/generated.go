@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers"
 )
 
 // The runtime of the adapters kindgen writes (zz_generated_*.go): their specs are ARM's
@@ -24,6 +28,9 @@ type armShape struct {
 	// idRefs: string ARM IDs the spec holds as references, spec JSON name
 	// (privateLinkServiceReference) -> ARM's (privateLinkServiceId).
 	idRefs map[string]string
+	// secrets: write-only values of the resource's own body, by JSON name, held in the
+	// spec as Secret references ({name, key}).
+	secrets []string
 }
 
 // specBody is a generated spec as an ARM body: its JSON without the fields aztenant adds
@@ -61,6 +68,18 @@ func specBodyWith(spec any, s *armShape, group string, resolved map[string]strin
 	body, err := specJSON(spec)
 	if err != nil {
 		return nil, err
+	}
+	if s != nil {
+		for _, f := range s.secrets {
+			if _, ok := body[f]; !ok {
+				continue
+			}
+			v, ok := resolved[secretKey(f)]
+			if !ok {
+				return nil, fmt.Errorf("%s: its Secret is not read yet", f)
+			}
+			body[f] = v
+		}
 	}
 	wrapIDRefs(body, s)
 	if err := withReferences(body, group, resolved); err != nil {
@@ -207,6 +226,42 @@ func flatten(v any) any {
 // where ARM expects {"id": ...}. Resolve reads the named objects' status.id; DesiredWith
 // puts the IDs in place.
 
+// secretKey names a write-only value in Resolve's answer.
+func secretKey(field string) string { return "secret/" + field }
+
+// secretRef reads the Secret reference at field of a decoded spec.
+func secretRef(spec map[string]any, field string) (azurev1alpha1.SecretKeyReference, bool) {
+	m, ok := spec[field].(map[string]any)
+	if !ok {
+		return azurev1alpha1.SecretKeyReference{}, false
+	}
+	name, _ := m["name"].(string)
+	key, _ := m["key"].(string)
+	return azurev1alpha1.SecretKeyReference{Name: name, Key: key}, name != ""
+}
+
+// secretReferences names the Secrets a spec's write-only values come from.
+func secretReferences(spec any, s *armShape) []reconcilers.Reference {
+	if s == nil || len(s.secrets) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return nil
+	}
+	var v map[string]any
+	if json.Unmarshal(data, &v) != nil {
+		return nil
+	}
+	var out []reconcilers.Reference
+	for _, f := range s.secrets {
+		if ref, ok := secretRef(v, f); ok {
+			out = append(out, reconcilers.Reference{Kind: reconcilers.ReferenceSecret, Name: ref.Name})
+		}
+	}
+	return out
+}
+
 // referenceKey names a referenced object in Resolve's answer.
 func referenceKey(group, kind, name string) string { return group + "/" + kind + "/" + name }
 
@@ -252,8 +307,28 @@ func resolveReferences(ctx context.Context, c client.Reader, namespace, group st
 	if err := json.Unmarshal(data, &v); err != nil {
 		return nil, err
 	}
-	wrapIDRefs(v, s)
 	out := map[string]string{}
+	if s != nil {
+		for _, f := range s.secrets {
+			ref, ok := secretRef(v, f)
+			if !ok {
+				continue
+			}
+			var sec corev1.Secret
+			if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &sec); err != nil {
+				if apierrors.IsNotFound(err) {
+					return nil, fmt.Errorf("%s: Secret %q does not exist in namespace %s", f, ref.Name, namespace)
+				}
+				return nil, fmt.Errorf("%s: reading Secret %q: %w", f, ref.Name, err)
+			}
+			val, ok := sec.Data[ref.Key]
+			if !ok {
+				return nil, fmt.Errorf("%s: Secret %q has no key %q", f, ref.Name, ref.Key)
+			}
+			out[secretKey(f)] = string(val)
+		}
+	}
+	wrapIDRefs(v, s)
 	var firstErr error
 	eachReference(v, func(_, ref map[string]any) {
 		g, kind, name := refTarget(ref, group)

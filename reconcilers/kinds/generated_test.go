@@ -15,9 +15,11 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -117,6 +119,10 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	must(t, s.Client.Patch(ctx, &tenant, client.MergeFrom(base)))
 
 	s.Create(t, resourceGroup(ns, rg, nil, nil))
+	// The samples' administrator passwords come from this Secret.
+	password := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sample-admin-password"},
+		StringData: map[string]string{"password": "first-Passw0rd!"}}
+	must(t, s.Client.Create(ctx, password))
 	samples := loadGeneratedSamples(t, s, ns, rg)
 	for _, sm := range samples {
 		if err := s.Client.Create(ctx, sm.obj); err != nil {
@@ -161,6 +167,22 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	if got := lookup(conns[0].(map[string]any), []string{"properties", "privateLinkServiceId"}); got != vault.AzureStatus().ID {
 		t.Errorf("the private endpoint's privateLinkServiceId in Azure is %v, want the Vault's ID %s", got, vault.AzureStatus().ID)
 	}
+
+	// A write-only password: sent from its Secret, never returned by Azure, and sent
+	// again when the Secret changes.
+	sqlServer := byFile["sql/server.yaml"]
+	if _, ok := lookup(s.AzureBody(t, sqlServer.AzureStatus().ID), []string{"properties", "administratorLogin"}).(string); !ok {
+		t.Fatalf("the SQL server in Azure has no administratorLogin")
+	}
+	if got := lookup(s.AzureBody(t, sqlServer.AzureStatus().ID), []string{"properties", "administratorLoginPassword"}); got != nil {
+		t.Errorf("Azure returned the SQL server's write-only password")
+	}
+	serverPath := strings.ToLower(sqlServer.AzureStatus().ID[strings.Index(sqlServer.AzureStatus().ID, "/providers/"):])
+	putsBefore := strings.Count(stacktest.Methods(s.ARMCalls(serverPath)), "PUT")
+	must(t, s.Client.Patch(ctx, password, client.RawPatch(types.MergePatchType, []byte(`{"stringData":{"password":"second-Passw0rd!"}}`))))
+	poll(t, "the rotated password written to the SQL server", func(context.Context) (bool, error) {
+		return strings.Count(stacktest.Methods(s.ARMCalls(serverPath)), "PUT") > putsBefore, nil
+	})
 
 	for _, sm := range samples {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(sm.file, "../../examples/generated/"), ".yaml")+"/portal-change-reverted", func(t *testing.T) {

@@ -53,5 +53,12 @@ func Generated() []reconcilers.Kind {
 		Registry{},
 		ConfigurationStore{},
 		Component{},
+		Server{},
+		ServersDatabase{},
+		ServersFirewallRule{},
+		DbformysqlFlexibleServer{},
+		DbformysqlFlexibleServersDatabase{},
+		DbformysqlFlexibleServersFirewallRule{},
+		DatabaseAccount{},
 	}
 }

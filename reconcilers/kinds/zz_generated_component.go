@@ -32,7 +32,7 @@ func (Component) Location(obj azurev1alpha1.Resource) string {
 
 var _ reconcilers.Resolver = Component{}
 
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
+// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
 func (Component) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	return resolveReferences(ctx, c, obj.GetNamespace(), insightsv1alpha1.GroupVersion.Group, &obj.(*insightsv1alpha1.Component).Spec, componentShape)
 }

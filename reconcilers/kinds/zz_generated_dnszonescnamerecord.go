@@ -27,7 +27,7 @@ func (DnsZonesCNAMERecord) OwnerKind() schema.GroupKind { return networkv1alpha1
 
 var _ reconcilers.Resolver = DnsZonesCNAMERecord{}
 
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
+// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
 func (DnsZonesCNAMERecord) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesCNAMERecord).Spec, dnsZonesCNAMERecordShape)
 }

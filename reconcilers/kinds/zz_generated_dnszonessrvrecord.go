@@ -25,7 +25,7 @@ func (DnsZonesSRVRecord) OwnerKind() schema.GroupKind { return networkv1alpha1.D
 
 var _ reconcilers.Resolver = DnsZonesSRVRecord{}
 
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
+// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
 func (DnsZonesSRVRecord) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesSRVRecord).Spec, dnsZonesSRVRecordShape)
 }

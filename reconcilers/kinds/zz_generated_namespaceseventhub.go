@@ -25,7 +25,7 @@ func (NamespacesEventhub) OwnerKind() schema.GroupKind { return eventhubv1alpha1
 
 var _ reconcilers.Resolver = NamespacesEventhub{}
 
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
+// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
 func (NamespacesEventhub) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	return resolveReferences(ctx, c, obj.GetNamespace(), eventhubv1alpha1.GroupVersion.Group, &obj.(*eventhubv1alpha1.NamespacesEventhub).Spec, namespacesEventhubShape)
 }

@@ -32,7 +32,7 @@ func (NatGateway) Location(obj azurev1alpha1.Resource) string {
 
 var _ reconcilers.Resolver = NatGateway{}
 
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
+// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
 func (NatGateway) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.NatGateway).Spec, natGatewayShape)
 }

@@ -37,7 +37,7 @@ func (PrivateDnsZonesVirtualNetworkLink) Location(obj azurev1alpha1.Resource) st
 
 var _ reconcilers.Resolver = PrivateDnsZonesVirtualNetworkLink{}
 
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
+// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
 func (PrivateDnsZonesVirtualNetworkLink) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.PrivateDnsZonesVirtualNetworkLink).Spec, privateDnsZonesVirtualNetworkLinkShape)
 }

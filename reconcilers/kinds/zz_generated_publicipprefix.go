@@ -32,7 +32,7 @@ func (PublicIPPrefix) Location(obj azurev1alpha1.Resource) string {
 
 var _ reconcilers.Resolver = PublicIPPrefix{}
 
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
+// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
 func (PublicIPPrefix) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.PublicIPPrefix).Spec, publicIPPrefixShape)
 }

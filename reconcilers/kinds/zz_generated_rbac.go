@@ -6,6 +6,6 @@ package kinds
 // them for the hand-written ones: read, watch and finalize the resources, report status,
 // set owner references on exports.
 //
-// +kubebuilder:rbac:groups=network.aztenant.io;keyvault.aztenant.io;servicebus.aztenant.io;eventhub.aztenant.io;operationalinsights.aztenant.io;containerregistry.aztenant.io;appconfiguration.aztenant.io;insights.aztenant.io,resources=*,verbs=get;list;watch;patch;update
-// +kubebuilder:rbac:groups=network.aztenant.io;keyvault.aztenant.io;servicebus.aztenant.io;eventhub.aztenant.io;operationalinsights.aztenant.io;containerregistry.aztenant.io;appconfiguration.aztenant.io;insights.aztenant.io,resources=*/status,verbs=get;patch;update
-// +kubebuilder:rbac:groups=network.aztenant.io;keyvault.aztenant.io;servicebus.aztenant.io;eventhub.aztenant.io;operationalinsights.aztenant.io;containerregistry.aztenant.io;appconfiguration.aztenant.io;insights.aztenant.io,resources=*/finalizers,verbs=update
+// +kubebuilder:rbac:groups=network.aztenant.io;keyvault.aztenant.io;servicebus.aztenant.io;eventhub.aztenant.io;operationalinsights.aztenant.io;containerregistry.aztenant.io;appconfiguration.aztenant.io;insights.aztenant.io;sql.aztenant.io;dbformysql.aztenant.io;documentdb.aztenant.io,resources=*,verbs=get;list;watch;patch;update
+// +kubebuilder:rbac:groups=network.aztenant.io;keyvault.aztenant.io;servicebus.aztenant.io;eventhub.aztenant.io;operationalinsights.aztenant.io;containerregistry.aztenant.io;appconfiguration.aztenant.io;insights.aztenant.io;sql.aztenant.io;dbformysql.aztenant.io;documentdb.aztenant.io,resources=*/status,verbs=get;patch;update
+// +kubebuilder:rbac:groups=network.aztenant.io;keyvault.aztenant.io;servicebus.aztenant.io;eventhub.aztenant.io;operationalinsights.aztenant.io;containerregistry.aztenant.io;appconfiguration.aztenant.io;insights.aztenant.io;sql.aztenant.io;dbformysql.aztenant.io;documentdb.aztenant.io,resources=*/finalizers,verbs=update

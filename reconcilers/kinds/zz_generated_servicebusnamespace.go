@@ -34,7 +34,7 @@ func (ServicebusNamespace) Location(obj azurev1alpha1.Resource) string {
 
 var _ reconcilers.Resolver = ServicebusNamespace{}
 
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
+// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
 func (ServicebusNamespace) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	return resolveReferences(ctx, c, obj.GetNamespace(), servicebusv1alpha1.GroupVersion.Group, &obj.(*servicebusv1alpha1.Namespace).Spec, servicebusNamespaceShape)
 }

@@ -40,7 +40,7 @@ func (VirtualNetwork) Facts() reconcilers.Facts {
 
 var _ reconcilers.Resolver = VirtualNetwork{}
 
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
+// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
 func (VirtualNetwork) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetwork).Spec, virtualNetworkShape)
 }

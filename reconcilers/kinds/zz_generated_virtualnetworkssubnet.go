@@ -31,7 +31,7 @@ func (VirtualNetworksSubnet) OwnerKind() schema.GroupKind {
 
 var _ reconcilers.Resolver = VirtualNetworksSubnet{}
 
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
+// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
 func (VirtualNetworksSubnet) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetworksSubnet).Spec, virtualNetworksSubnetShape)
 }

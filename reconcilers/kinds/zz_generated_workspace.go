@@ -32,7 +32,7 @@ func (Workspace) Location(obj azurev1alpha1.Resource) string {
 
 var _ reconcilers.Resolver = Workspace{}
 
-// Resolve finds the ARM IDs of the objects the spec refers to by name.
+// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
 func (Workspace) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	return resolveReferences(ctx, c, obj.GetNamespace(), operationalinsightsv1alpha1.GroupVersion.Group, &obj.(*operationalinsightsv1alpha1.Workspace).Spec, workspaceShape)
 }

@@ -148,7 +148,7 @@ func generatedFiles(root string) (map[string]bool, error) {
 func prepare(models, all []*model.Kind) ([]*Kind, error) {
 	byType := map[string]*Kind{}
 	names := map[string]int{}
-	for _, m := range models {
+	for _, m := range all { // hand-written kinds' adapters too: their names are taken
 		names[m.Kind]++
 	}
 	var kinds []*Kind

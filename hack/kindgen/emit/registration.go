@@ -44,11 +44,16 @@ func adapterFile(k *Kind) string {
 		fmt.Fprintf(&b, "var _ reconcilers.Declarer = %s{}\n\n", a)
 		fmt.Fprintf(&b, "// Facts: the child kinds' collections, left out of the spec, are carried from Azure into every PUT,\n// which would otherwise delete them.\nfunc (%s) Facts() reconcilers.Facts {\n\treturn reconcilers.Facts{CarriedOnPut: %#v}\n}\n\n", a, k.types.carried)
 	}
+	if len(k.types.writeOnly) > 0 {
+		fmt.Fprintf(&b, "var (\n\t_ reconcilers.CompareIgnorer = %s{}\n\t_ reconcilers.Referencer = %s{}\n)\n\n", a, a)
+		fmt.Fprintf(&b, "// IgnoreOnCompare lists the write-only values, which ARM never returns.\nfunc (%s) IgnoreOnCompare() []string { return %#v }\n\n", a, k.types.writeOnly)
+		fmt.Fprintf(&b, "// References names the Secrets of the write-only values: a changed one is written again.\nfunc (%s) References(obj azurev1alpha1.Resource) []reconcilers.Reference {\n\treturn secretReferences(&obj.(*%s).Spec, %sShape)\n}\n\n", a, obj, lowerFirst0(a))
+	}
 	desired := "Desired"
 	if k.types.resolves() {
 		desired = "DesiredWith"
 		fmt.Fprintf(&b, "var _ reconcilers.Resolver = %s{}\n\n", a)
-		fmt.Fprintf(&b, "// Resolve finds the ARM IDs of the objects the spec refers to by name.\nfunc (%s) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {\n\treturn resolveReferences(ctx, c, obj.GetNamespace(), %s.GroupVersion.Group, &obj.(*%s).Spec, %sShape)\n}\n\n", a, k.Pkg, obj, lowerFirst0(a))
+		fmt.Fprintf(&b, "// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.\nfunc (%s) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {\n\treturn resolveReferences(ctx, c, obj.GetNamespace(), %s.GroupVersion.Group, &obj.(*%s).Spec, %sShape)\n}\n\n", a, k.Pkg, obj, lowerFirst0(a))
 		fmt.Fprintf(&b, "// Desired is DesiredWith before references are resolved: only those by ARM ID work.\nfunc (a %s) Desired(obj azurev1alpha1.Resource) (map[string]any, error) { return a.DesiredWith(obj, nil) }\n\n", a)
 	}
 	fmt.Fprintf(&b, "// %s is the spec as ARM's PUT body.\nfunc (%s) %s(obj azurev1alpha1.Resource", desired, a, desired)
@@ -172,7 +177,11 @@ func emulatorFile(kinds []*Kind) string {
 	for _, k := range kinds {
 		write := lroStyle(k.Create, false)
 		fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, delete %s.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create), opShape(k.Delete))
-		fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s, Delete: %s}},\n", k.ARMType, write, lroStyle(k.Delete, true))
+		writeOnly := ""
+		if len(k.types.writeOnly) > 0 {
+			writeOnly = fmt.Sprintf(", writeOnly: %#v", k.types.writeOnly)
+		}
+		fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s, Delete: %s}%s},\n", k.ARMType, write, lroStyle(k.Delete, true), writeOnly)
 	}
 	b.WriteString("\t}\n}\n\n// generatedTypes are their api-versions: those the pinned SDK modules speak.\nvar generatedTypes = []registeredType{\n")
 	for _, k := range kinds {

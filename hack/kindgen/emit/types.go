@@ -31,13 +31,16 @@ type goField struct {
 type shape struct {
 	Props  []string
 	Fields map[string]*shape
+	// Secrets are the spec's write-only values, by JSON name, each a Secret key whose
+	// value the operator puts in its place.
+	Secrets []string
 	// IDRefs are the string ARM IDs the spec holds as references: spec JSON name
 	// (privateLinkServiceReference) -> ARM's (privateLinkServiceId).
 	IDRefs map[string]string
 }
 
 func (s *shape) empty() bool {
-	return s == nil || (len(s.Props) == 0 && len(s.Fields) == 0 && len(s.IDRefs) == 0)
+	return s == nil || (len(s.Props) == 0 && len(s.Fields) == 0 && len(s.IDRefs) == 0 && len(s.Secrets) == 0)
 }
 
 type mode int
@@ -60,6 +63,9 @@ type types struct {
 	// hasRefs: a <Kind>Reference (a reference the operator resolves); hasIDRefs: a string
 	// ARM ID held as a reference (resolved too).
 	needID, hasRefs, hasIDRefs bool
+	// writeOnly are the PUT body paths of the spec's write-only values
+	// (properties.administratorLoginPassword): never compared, their Secrets watched.
+	writeOnly []string
 	// children are the SDK types of the kind's child kinds (a network's Subnet): managed
 	// through those kinds, so the parent's spec leaves them out, as ASO's does (a parent
 	// listing them would fight the children).
@@ -121,6 +127,10 @@ func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 			props = f
 			continue
 		}
+		if top && m == specMode && g.writeOnlyValue(f) {
+			g.addSecret(&out, sh, f, false)
+			continue
+		}
 		if g.drop(t, f, m, top) {
 			continue
 		}
@@ -130,6 +140,10 @@ func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 		pt := g.k.Types[props.Type.Name]
 		for i := range pt.Fields {
 			f := &pt.Fields[i]
+			if top && m == specMode && g.writeOnlyValue(f) {
+				g.addSecret(&out, sh, f, true)
+				continue
+			}
 			if g.drop(pt, f, m, false) || (top && f.JSON == "provisioningState") {
 				continue
 			}
@@ -160,8 +174,9 @@ func (g *types) drop(t *model.Type, f *model.Field, m mode, top bool) bool {
 		g.notes = append(g.notes, fmt.Sprintf("%s.%s: records of another type than this kind's, left out", t.Name, f.JSON))
 		return true
 	case m == specMode && f.Secret != nil:
-		// Secrets never sit in a spec in clear; Secret references are the next emitter.
-		g.notes = append(g.notes, fmt.Sprintf("%s.%s: write-only secret, left out (Secret references not emitted yet)", t.Name, f.JSON))
+		// Secrets never sit in a spec in clear; those of the resource's own body are
+		// Secret references (writeOnlyValue), deeper ones are left out.
+		g.notes = append(g.notes, fmt.Sprintf("%s.%s: write-only secret below the resource's own fields, left out", t.Name, f.JSON))
 		return true
 	}
 	return false
@@ -209,9 +224,19 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 			typ = "[]" + typ
 		}
 		// An "id" of its own (a vault's network rule) is its reference, as ASO names it.
+		// A list of IDs (networkAclBypassResourceIds) is a list of references.
 		json, name := "reference", "Reference"
-		if base := strings.TrimSuffix(strings.TrimSuffix(f.JSON, "Id"), "ID"); base != "" {
-			json, name = base+"Reference", strings.TrimSuffix(strings.TrimSuffix(goName(f), "ID"), "Id")+"Reference"
+		suffixes, ref := []string{"Id", "ID"}, "Reference"
+		if f.Type.Kind == model.KindSlice {
+			json, name = "references", "References"
+			suffixes, ref = []string{"Ids", "IDs"}, "References"
+		}
+		base, goBase := f.JSON, goName(f)
+		for _, sfx := range suffixes {
+			base, goBase = strings.TrimSuffix(base, sfx), strings.TrimSuffix(goBase, sfx)
+		}
+		if base != "" {
+			json, name = base+ref, goBase+ref
 		}
 		gf := goField{Name: name, JSON: json,
 			Doc: strings.TrimSpace(f.Doc + " By ARM ID (armId) or by an aztenant object of this namespace (kind, name)."), Required: f.Required}
@@ -241,8 +266,32 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 	return gf, sub, true
 }
 
+// writeOnlyValue says whether a field of the resource's own body is a write-only secret
+// string (an administrator password), held in the spec as a Secret reference.
+func (g *types) writeOnlyValue(f *model.Field) bool {
+	return f.Secret != nil && !f.ReadOnly && f.Skip == nil && f.Type.Kind == model.KindString && f.Rename == ""
+}
+
+// addSecret adds a write-only value as a Secret reference of the same JSON name, as
+// ASO's secret references are.
+func (g *types) addSecret(out *[]goField, sh *shape, f *model.Field, inProps bool) {
+	gf := goField{Name: goName(f), JSON: f.JSON, Type: "*azurev1alpha1.SecretKeyReference",
+		Doc: strings.TrimSpace(f.Doc + " A key of a Secret in this namespace: Azure never returns the value, so it is sent again when the Secret changes, not compared.")}
+	if f.Required {
+		gf.Required, gf.Type = true, "azurev1alpha1.SecretKeyReference"
+	}
+	*out = append(*out, gf)
+	sh.Secrets = append(sh.Secrets, f.JSON)
+	path := f.JSON
+	if inProps {
+		sh.Props = append(sh.Props, f.JSON)
+		path = "properties." + f.JSON
+	}
+	g.writeOnly = append(g.writeOnly, path)
+}
+
 // resolves says whether the kind's spec holds references the operator resolves.
-func (g *types) resolves() bool { return g.hasRefs || g.hasIDRefs }
+func (g *types) resolves() bool { return g.hasRefs || g.hasIDRefs || len(g.writeOnly) > 0 }
 
 // isStringID reports whether a reference field is an ARM ID string, or a list of them.
 func isStringID(r model.TypeRef) bool {
@@ -476,8 +525,21 @@ func (sh *shape) literal() string {
 		}
 		b.WriteString("}")
 	}
-	if len(sh.IDRefs) > 0 {
+	if len(sh.Secrets) > 0 {
 		if len(sh.Props) > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("secrets: []string{")
+		for i, p := range sh.Secrets {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(p))
+		}
+		b.WriteString("}")
+	}
+	if len(sh.IDRefs) > 0 {
+		if len(sh.Props) > 0 || len(sh.Secrets) > 0 {
 			b.WriteString(", ")
 		}
 		keys := make([]string, 0, len(sh.IDRefs))
@@ -495,7 +557,7 @@ func (sh *shape) literal() string {
 		b.WriteString("}")
 	}
 	if len(sh.Fields) > 0 {
-		if len(sh.Props) > 0 || len(sh.IDRefs) > 0 {
+		if len(sh.Props) > 0 || len(sh.IDRefs) > 0 || len(sh.Secrets) > 0 {
 			b.WriteString(", ")
 		}
 		keys := make([]string, 0, len(sh.Fields))

@@ -64,4 +64,11 @@ var Wave = []string{
 	"containerregistry/Registry",
 	"appconfiguration/ConfigurationStore",
 	"insights/Component",
+	"sql/Server",
+	"sql/ServersDatabase",
+	"sql/ServersFirewallRule",
+	"dbformysql/FlexibleServer",
+	"dbformysql/FlexibleServersDatabase",
+	"dbformysql/FlexibleServersFirewallRule",
+	"documentdb/DatabaseAccount",
 }
