@@ -112,6 +112,10 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.DBforMySQL/flexibleServers/firewallRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// documentdb/DatabaseAccount, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.DocumentDB/databaseAccounts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/SqlDatabase, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/SqlDatabaseContainer, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 	}
 }
 
@@ -170,4 +174,6 @@ var generatedTypes = []registeredType{
 	{"Microsoft.DBforMySQL/flexibleServers/databases", []string{"2024-12-30"}},
 	{"Microsoft.DBforMySQL/flexibleServers/firewallRules", []string{"2024-12-30"}},
 	{"Microsoft.DocumentDB/databaseAccounts", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers", []string{"2025-10-15"}},
 }

@@ -60,5 +60,7 @@ func Generated() []reconcilers.Kind {
 		DbformysqlFlexibleServersDatabase{},
 		DbformysqlFlexibleServersFirewallRule{},
 		DatabaseAccount{},
+		SqlDatabase{},
+		SqlDatabaseContainer{},
 	}
 }

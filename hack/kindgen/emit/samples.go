@@ -83,6 +83,10 @@ var sampleValues = map[string]map[string]any{
 	"documentdb/DatabaseAccount": {"name": "sample-cosmos-01", "kind": "GlobalDocumentDB", "databaseAccountOfferType": "Standard",
 		"locations":         []any{map[string]any{"locationName": "westeurope", "failoverPriority": 0}},
 		"consistencyPolicy": map[string]any{"defaultConsistencyLevel": "Session"}, "disableLocalAuth": true},
+	"documentdb/SqlDatabase": {"name": "sample-sqldatabase", "resource": map[string]any{"id": "sample-sqldatabase"},
+		"options": map[string]any{"throughput": 400}},
+	"documentdb/SqlDatabaseContainer": {"name": "sample-container", "resource": map[string]any{"id": "sample-container",
+		"partitionKey": map[string]any{"paths": []any{"/tenantId"}, "kind": "Hash"}, "defaultTtl": -1}},
 	"containerregistry/Registry": {"name": "sampleregistry01", "sku": map[string]any{"name": "Basic"}, "adminUserEnabled": false},
 }
 

@@ -71,4 +71,6 @@ var Wave = []string{
 	"dbformysql/FlexibleServersDatabase",
 	"dbformysql/FlexibleServersFirewallRule",
 	"documentdb/DatabaseAccount",
+	"documentdb/SqlDatabase",
+	"documentdb/SqlDatabaseContainer",
 }
