@@ -94,6 +94,10 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.OperationalInsights/workspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// containerregistry/Registry, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.ContainerRegistry/registries", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// storage/StorageAccountsManagementPolicy, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/managementPolicies", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// cache/RedisFirewallRule, parent Microsoft.Cache/redis; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Cache/redis/firewallRules", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// appconfiguration/ConfigurationStore, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.AppConfiguration/configurationStores", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// insights/Component, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
@@ -165,6 +169,8 @@ var generatedTypes = []registeredType{
 	{"Microsoft.EventHub/namespaces/eventhubs/consumergroups", []string{"2024-01-01"}},
 	{"Microsoft.OperationalInsights/workspaces", []string{"2025-07-01"}},
 	{"Microsoft.ContainerRegistry/registries", []string{"2019-06-01-preview", "2025-11-01"}},
+	{"Microsoft.Storage/storageAccounts/managementPolicies", []string{"2025-06-01"}},
+	{"Microsoft.Cache/redis/firewallRules", []string{"2024-11-01"}},
 	{"Microsoft.AppConfiguration/configurationStores", []string{"2024-05-01"}},
 	{"Microsoft.Insights/components", []string{"2020-02-02"}},
 	{"Microsoft.Sql/servers", []string{"2021-02-01-preview"}},

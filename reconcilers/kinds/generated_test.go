@@ -26,6 +26,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
+	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/stacktest"
@@ -124,6 +125,30 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 		StringData: map[string]string{"password": "first-Passw0rd!"}}
 	must(t, s.Client.Create(ctx, password))
 	samples := loadGeneratedSamples(t, s, ns, rg)
+	// Generated kinds that join hand-written groups are owned by hand-written kinds.
+	handOwners := []azurev1alpha1.Resource{
+		&storagev1alpha1.StorageAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "samplestorage01"},
+			Spec: storagev1alpha1.StorageAccountSpec{Owner: &azurev1alpha1.OwnerReference{Name: rg}, Location: "westeurope",
+				Kind: "StorageV2", Sku: storagev1alpha1.StorageSku{Name: "Standard_LRS"}}},
+		redisCache(ns, "sample-redis", rg, ""),
+	}
+	for _, o := range handOwners {
+		must(t, s.Client.Create(ctx, o))
+	}
+	names := map[string]bool{rg: true}
+	for _, o := range append(handOwners, func() (objs []azurev1alpha1.Resource) {
+		for _, sm := range samples {
+			objs = append(objs, sm.obj)
+		}
+		return objs
+	}()...) {
+		names[o.GetName()] = true
+	}
+	for _, sm := range samples {
+		if o := sm.obj.Owner(); o != nil && o.Name != "" && !names[o.Name] {
+			t.Fatalf("%s: its owner %s is neither a sample nor created here", sm.file, o.Name)
+		}
+	}
 	for _, sm := range samples {
 		if err := s.Client.Create(ctx, sm.obj); err != nil {
 			t.Fatalf("%s not admitted: %v", sm.file, err)
@@ -223,39 +248,25 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 			t.Errorf("%s: still in Azure after its object was deleted", sm.file)
 		}
 	}
+	for _, o := range handOwners {
+		must(t, s.Client.Delete(ctx, o))
+		poll(t, o.GetName()+" deleted", func(context.Context) (bool, error) { return s.Gone(o), nil })
+	}
 }
 
-// portalChange picks a property the user declared (the first scalar under properties, else
-// the first part of a list, else a tag)
-// and a different value for it.
+// portalChange picks a property the user declared and a different value for it: the
+// first scalar under properties, else the first scalar found deeper (in a list, its first
+// part), else a tag. The change is of the whole top-level property.
 func portalChange(desired map[string]any) (path []string, want, changed any) {
 	if props, ok := desired["properties"].(map[string]any); ok {
-		keys := make([]string, 0, len(props))
-		for k := range props {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			switch v := props[k].(type) {
-			case string:
-				return []string{"properties", k}, v, v + "-portal"
-			case bool:
-				return []string{"properties", k}, v, !v
-			case float64:
-				return []string{"properties", k}, v, v + 1
-			}
-		}
-		// Only lists of parts (a DNS zone group's configs): rename the first part.
-		for _, k := range keys {
-			if l, ok := props[k].([]any); ok && len(l) > 0 {
-				if part, ok := l[0].(map[string]any); ok {
-					if name, ok := part["name"].(string); ok {
-						changed := append([]any{}, l...)
-						renamed := maps.Clone(part)
-						renamed["name"] = name + "-portal"
-						changed[0] = renamed
-						return []string{"properties", k}, l, changed
-					}
+		keys := slices.Sorted(maps.Keys(props))
+		for _, deep := range []bool{false, true} {
+			for _, k := range keys {
+				if _, scalar := mutated(props[k], false); scalar == deep {
+					continue
+				}
+				if c, ok := mutated(props[k], true); ok {
+					return []string{"properties", k}, props[k], c
 				}
 			}
 		}
@@ -266,6 +277,39 @@ func portalChange(desired map[string]any) (path []string, want, changed any) {
 		}
 	}
 	return nil, nil, nil
+}
+
+// mutated is a copy of v with its first scalar changed; with deep false, only a scalar v
+// itself is.
+func mutated(v any, deep bool) (any, bool) {
+	switch t := v.(type) {
+	case string:
+		return t + "-portal", true
+	case bool:
+		return !t, true
+	case float64:
+		return t + 1, true
+	case map[string]any:
+		if !deep {
+			return nil, false
+		}
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			if c, ok := mutated(t[k], true); ok {
+				out := maps.Clone(t)
+				out[k] = c
+				return out, true
+			}
+		}
+	case []any:
+		if deep && len(t) > 0 {
+			if c, ok := mutated(t[0], true); ok {
+				out := append([]any{}, t...)
+				out[0] = c
+				return out, true
+			}
+		}
+	}
+	return nil, false
 }
 
 func nested(path []string, v any) map[string]any {

@@ -51,6 +51,8 @@ func Generated() []reconcilers.Kind {
 		NamespacesEventhubsConsumerGroup{},
 		Workspace{},
 		Registry{},
+		StorageAccountsManagementPolicy{},
+		RedisFirewallRule{},
 		ConfigurationStore{},
 		Component{},
 		Server{},

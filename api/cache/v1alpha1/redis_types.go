@@ -8,6 +8,9 @@ import (
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 )
 
+// RedisGroupKind is the group and kind of Redis, the owner of its firewall rules.
+var RedisGroupKind = schema.GroupKind{Group: GroupVersion.Group, Kind: "Redis"}
+
 // RedisSpec is the desired state of an Azure Cache for Redis. Field names are
 // ARM's, with the properties flattened into the spec as ASO does.
 //

@@ -8,6 +8,9 @@ import (
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 )
 
+// ManagedClusterGroupKind is the group and kind of ManagedCluster, the owner of its agent pools.
+var ManagedClusterGroupKind = schema.GroupKind{Group: GroupVersion.Group, Kind: "ManagedCluster"}
+
 // ManagedClusterSpec is the desired state of an AKS cluster. Field names are
 // ARM's, with the properties flattened into the spec as ASO does.
 //

@@ -19,6 +19,7 @@ var schemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
 		&StorageAccount{}, &StorageAccountList{},
 		&StorageAccountsBlobServicesContainer{}, &StorageAccountsBlobServicesContainerList{},
 	)
+	addGeneratedKinds(s) // zz_generated_kinds.go: the kinds kindgen writes into this group
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 })

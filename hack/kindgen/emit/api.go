@@ -23,7 +23,9 @@ func apiFile(k *Kind) string {
 	// Spec.
 	fmt.Fprintf(&b, "// %sSpec is the desired state of a %s: the writable fields of %s's create body,\n// with ARM's properties flattened into it as ASO does.\n", n, n, k.Create.Request.Name)
 	fmt.Fprintf(&b, "type %sSpec struct {\n", n)
-	b.WriteString("\t// AzureName is the resource's name in Azure. It defaults to metadata.name and cannot\n\t// change.\n\t// +optional\n\t// +kubebuilder:validation:MinLength=1\n\t// +kubebuilder:validation:MaxLength=260\n\tAzureName string `json:\"azureName,omitempty\"`\n\n")
+	if k.FixedName == "" { // a singleton's name is fixed by Azure (managementPolicies/default)
+		b.WriteString("\t// AzureName is the resource's name in Azure. It defaults to metadata.name and cannot\n\t// change.\n\t// +optional\n\t// +kubebuilder:validation:MinLength=1\n\t// +kubebuilder:validation:MaxLength=260\n\tAzureName string `json:\"azureName,omitempty\"`\n\n")
+	}
 	parent, pattern := "a ResourceGroup", `^(?i)/subscriptions/[^/]+/resourceGroups/[^/]+`
 	if k.Owner != nil {
 		parent = "a " + k.Owner.Kind.Kind
@@ -73,11 +75,17 @@ func apiFile(k *Kind) string {
 	b.WriteString("// +kubebuilder:printcolumn:name=\"Reason\",type=string,JSONPath=`.status.conditions[?(@.type==\"Ready\")].reason`\n")
 	b.WriteString("// +kubebuilder:printcolumn:name=\"Message\",type=string,JSONPath=`.status.conditions[?(@.type==\"Ready\")].message`\n")
 	b.WriteString("// +kubebuilder:printcolumn:name=\"Age\",type=date,JSONPath=`.metadata.creationTimestamp`\n")
-	b.WriteString("// +kubebuilder:validation:XValidation:rule=\"(has(self.spec.azureName) ? self.spec.azureName : self.metadata.name) == (has(oldSelf.spec.azureName) ? oldSelf.spec.azureName : oldSelf.metadata.name)\",message=\"azureName is immutable: it names the resource in Azure\"\n")
+	if k.FixedName == "" {
+		b.WriteString("// +kubebuilder:validation:XValidation:rule=\"(has(self.spec.azureName) ? self.spec.azureName : self.metadata.name) == (has(oldSelf.spec.azureName) ? oldSelf.spec.azureName : oldSelf.metadata.name)\",message=\"azureName is immutable: it names the resource in Azure\"\n")
+	}
 	fmt.Fprintf(&b, "type %s struct {\n\tmetav1.TypeMeta   `json:\",inline\"`\n\tmetav1.ObjectMeta `json:\"metadata,omitempty\"`\n\n\tSpec   %sSpec   `json:\"spec\"`\n\tStatus %sStatus `json:\"status,omitempty\"`\n}\n\n", n, n, n)
 	fmt.Fprintf(&b, "// %sList is a list of %s.\n//\n// +kubebuilder:object:root=true\ntype %sList struct {\n\tmetav1.TypeMeta `json:\",inline\"`\n\tmetav1.ListMeta `json:\"metadata,omitempty\"`\n\tItems           []%s `json:\"items\"`\n}\n\n", n, n, n, n)
 	fmt.Fprintf(&b, "var _ azurev1alpha1.Resource = &%s{}\n\n", n)
-	fmt.Fprintf(&b, "// AzureName is spec.azureName, defaulting to metadata.name.\nfunc (x *%s) AzureName() string {\n\tif x.Spec.AzureName != \"\" {\n\t\treturn x.Spec.AzureName\n\t}\n\treturn x.Name\n}\n\n", n)
+	if k.FixedName != "" {
+		fmt.Fprintf(&b, "// AzureName is %q: Azure has one %s per %s, of that name.\nfunc (x *%s) AzureName() string { return %q }\n\n", k.FixedName, n, k.Owner0(), n, k.FixedName)
+	} else {
+		fmt.Fprintf(&b, "// AzureName is spec.azureName, defaulting to metadata.name.\nfunc (x *%s) AzureName() string {\n\tif x.Spec.AzureName != \"\" {\n\t\treturn x.Spec.AzureName\n\t}\n\treturn x.Name\n}\n\n", n)
+	}
 	fmt.Fprintf(&b, "// Owner is spec.owner.\nfunc (x *%s) Owner() *azurev1alpha1.OwnerReference { return x.Spec.Owner }\n\n", n)
 	ownerGK := "resourcesv1alpha1.ResourceGroupGroupKind"
 	if k.Owner != nil {

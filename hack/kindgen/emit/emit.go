@@ -24,6 +24,11 @@ type Kind struct {
 	Pkg, Dir string
 	// Owner is the kind spec.owner names (nil: a resource group).
 	Owner *Kind
+	// HandGroup: the kind joins a group written by hand (storage, cache), whose
+	// groupversion_info.go registers the generated kinds through addGeneratedKinds.
+	HandGroup bool
+	// existing: a kind written by hand, known here only as an owner.
+	existing bool
 
 	types *types
 	spec  []goField
@@ -59,13 +64,20 @@ func Generate(models, all []*model.Kind) (Files, error) {
 		}
 		files[filepath.Join("examples/generated", k.Group.Name, strings.ToLower(k.Kind.Kind)+".yaml")] = sampleFile(k)
 	}
+	var ownGroups []string // the groups kindgen registers; hand-written ones register themselves
 	for _, g := range order {
-		if err := files.goFile(filepath.Join(groups[g][0].Dir, "zz_generated_groupversion_info.go"), groupFile(groups[g])); err != nil {
+		file, src := "zz_generated_groupversion_info.go", groupFile(groups[g])
+		if groups[g][0].HandGroup {
+			file, src = "zz_generated_kinds.go", handGroupFile(groups[g])
+		} else {
+			ownGroups = append(ownGroups, g)
+		}
+		if err := files.goFile(filepath.Join(groups[g][0].Dir, file), src); err != nil {
 			return nil, err
 		}
 	}
 	for path, src := range map[string]string{
-		"api/zz_generated_groups.go":             schemeFile(order, groups),
+		"api/zz_generated_groups.go":             schemeFile(ownGroups, groups),
 		"reconcilers/kinds/zz_generated_all.go":  allFile(kinds),
 		"reconcilers/kinds/zz_generated_rbac.go": rbacFile(order, groups),
 		"e2e/emulator/zz_generated_types.go":     emulatorFile(kinds),
@@ -150,6 +162,10 @@ func prepare(models, all []*model.Kind) ([]*Kind, error) {
 	names := map[string]int{}
 	for _, m := range all { // hand-written kinds' adapters too: their names are taken
 		names[m.Kind]++
+		if m.Existing {
+			// An owner of generated kinds (a storage account's queue service).
+			byType[strings.ToLower(m.ARMType)] = &Kind{Kind: m, Pkg: m.Group.Name + "v1alpha1", existing: true}
+		}
 	}
 	var kinds []*Kind
 	for _, m := range models {
@@ -159,13 +175,16 @@ func prepare(models, all []*model.Kind) ([]*Kind, error) {
 		if len(m.Unresolved) > 0 || len(m.Cycles) > 0 {
 			return nil, fmt.Errorf("%s/%s: unresolved types or cycles left: %v %v", m.Group.Name, m.Kind, m.Unresolved, m.Cycles)
 		}
-		if m.Scope != model.ScopeResourceGroup || m.FixedName != "" || m.Create == nil || m.Delete == nil {
-			return nil, fmt.Errorf("%s/%s: only resource-group resources with a name, a create and a delete are emitted", m.Group.Name, m.Kind)
-		}
-		if _, err := os.Stat(filepath.Join("../../api", m.Group.Name, "v1alpha1", "groupversion_info.go")); err == nil {
-			return nil, fmt.Errorf("%s/%s: group %s is written by hand; generated kinds need a group of their own for now", m.Group.Name, m.Kind, m.Group.Name)
+		if m.Scope != model.ScopeResourceGroup || m.Create == nil || m.Delete == nil {
+			return nil, fmt.Errorf("%s/%s: only resource-group resources with a create and a delete are emitted", m.Group.Name, m.Kind)
 		}
 		k := &Kind{Kind: m, Adapter: m.Kind, Pkg: m.Group.Name + "v1alpha1", Dir: filepath.Join("api", m.Group.Name, "v1alpha1")}
+		if hand, err := os.ReadFile(filepath.Join("../..", k.Dir, "groupversion_info.go")); err == nil {
+			if !bytes.Contains(hand, []byte("addGeneratedKinds(s)")) {
+				return nil, fmt.Errorf("%s/%s: group %s is written by hand and its groupversion_info.go does not call addGeneratedKinds(s)", m.Group.Name, m.Kind, m.Group.Name)
+			}
+			k.HandGroup = true
+		}
 		if names[m.Kind] > 1 {
 			k.Adapter = strings.ToUpper(m.Group.Name[:1]) + m.Group.Name[1:] + m.Kind
 		}

@@ -105,6 +105,19 @@ func groupFile(kinds []*Kind) string {
 	return b.String()
 }
 
+// handGroupFile registers the generated kinds of a group written by hand (its
+// groupversion_info.go calls addGeneratedKinds).
+func handGroupFile(kinds []*Kind) string {
+	var b strings.Builder
+	b.WriteString("package v1alpha1\n\nimport \"k8s.io/apimachinery/pkg/runtime\"\n\n")
+	b.WriteString("// addGeneratedKinds registers the kinds kindgen writes into this group.\nfunc addGeneratedKinds(s *runtime.Scheme) {\n\ts.AddKnownTypes(GroupVersion,\n")
+	for _, k := range kinds {
+		fmt.Fprintf(&b, "\t\t&%s{}, &%sList{},\n", k.Kind.Kind, k.Kind.Kind)
+	}
+	b.WriteString("\t)\n}\n")
+	return b.String()
+}
+
 func schemeFile(order []string, groups map[string][]*Kind) string {
 	var b strings.Builder
 	b.WriteString("package api\n\nimport (\n\t\"k8s.io/apimachinery/pkg/runtime\"\n\n")

@@ -87,6 +87,13 @@ var sampleValues = map[string]map[string]any{
 		"options": map[string]any{"throughput": 400}},
 	"documentdb/SqlDatabaseContainer": {"name": "sample-container", "resource": map[string]any{"id": "sample-container",
 		"partitionKey": map[string]any{"paths": []any{"/tenantId"}, "kind": "Hash"}, "defaultTtl": -1}},
+	"storage/StorageAccount": {"name": "samplestorage01"},
+	"storage/StorageAccountsManagementPolicy": {"name": "samplestorage01-lifecycle", "policy": map[string]any{"rules": []any{map[string]any{
+		"name": "expire-logs", "type": "Lifecycle", "enabled": true, "definition": map[string]any{
+			"actions": map[string]any{"baseBlob": map[string]any{"delete": map[string]any{"daysAfterModificationGreaterThan": 30}}},
+			"filters": map[string]any{"blobTypes": []any{"blockBlob"}, "prefixMatch": []any{"logs/"}}}}}}},
+	"cache/Redis":             {"name": "sample-redis"},
+	"cache/RedisFirewallRule": {"startIP": "10.0.0.1", "endIP": "10.0.0.10"},
 	"containerregistry/Registry": {"name": "sampleregistry01", "sku": map[string]any{"name": "Basic"}, "adminUserEnabled": false},
 }
 

@@ -62,6 +62,8 @@ var Wave = []string{
 	"eventhub/NamespacesEventhubsConsumerGroup",
 	"operationalinsights/Workspace",
 	"containerregistry/Registry",
+	"storage/StorageAccountsManagementPolicy",
+	"cache/RedisFirewallRule",
 	"appconfiguration/ConfigurationStore",
 	"insights/Component",
 	"sql/Server",
