@@ -84,6 +84,12 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 		r.decide(ctx, obj, decision, "why", f.reason, "message", f.message)
 		return r.letGo(ctx, obj, p)
 	}
+	if factsOf(r.Kind).WithParent {
+		msg := fmt.Sprintf("%s is left in Azure: Azure has no DELETE for %s, which goes with its parent", st.ID, r.Kind.ResourceType())
+		r.event(obj, corev1.EventTypeNormal, EventDetached, msg)
+		r.decide(ctx, obj, DecisionDetach, "why", "no delete in Azure")
+		return r.letGo(ctx, obj, p)
+	}
 	if kept, err := r.keptChildren(ctx, obj); err != nil {
 		return err
 	} else if len(kept) > 0 {

@@ -39,11 +39,10 @@ func (r *Reconciler) desired(obj azurev1alpha1.Resource, resolved map[string]str
 // copied from actual where body lacks them, so a PUT keeps what Azure has
 // there. body's maps are copied along each such path, not changed.
 func carryOnPut(k Kind, body, actual map[string]any) map[string]any {
-	d, ok := k.(Declarer)
-	if !ok || actual == nil {
+	if actual == nil {
 		return body
 	}
-	for _, path := range d.Facts().CarriedOnPut {
+	for _, path := range factsOf(k).CarriedOnPut {
 		keys := strings.Split(path, ".")
 		v, found := any(actual), true
 		for _, key := range keys {

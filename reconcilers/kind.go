@@ -130,6 +130,19 @@ type Facts struct {
 	// kind). Just before a PUT the reconciler copies each from the GET when desired
 	// lacks it; being absent from desired, they never count as drift.
 	CarriedOnPut []string
+	// WithParent: Azure creates the resource with its parent, under a fixed name, and has
+	// no DELETE for it (a storage account's blobServices/default). The object manages
+	// the one that exists without adopt, and deleting the object leaves it in Azure, to
+	// go with its parent.
+	WithParent bool
+}
+
+// factsOf is what k declares, or no facts.
+func factsOf(k Kind) Facts {
+	if d, ok := k.(Declarer); ok {
+		return d.Facts()
+	}
+	return Facts{}
 }
 
 // Declarer is implemented by kinds that declare Facts (kindgen's adapters).

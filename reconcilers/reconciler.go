@@ -236,6 +236,11 @@ func (r *Reconciler) claim(ctx context.Context, obj azurev1alpha1.Resource, id s
 		r.event(obj, corev1.EventTypeNormal, EventCreatedByOnboarding, fmt.Sprintf("%s was created for this object by the Tenant's onboarding, with the platform identity", id))
 		r.decide(ctx, obj, DecisionCreate, "by", "onboarding")
 	}
+	if actual != nil && st.ID == "" && factsOf(r.Kind).WithParent {
+		// Azure made it with the parent; there is no other to create.
+		st.ID = id
+		r.decide(ctx, obj, DecisionAdopt, "why", "created by Azure with its parent")
+	}
 	if actual != nil && st.ID == "" {
 		if obj.GetAnnotations()[AnnotationAdopt] != "true" {
 			return "", newOutcome(ReasonAlreadyExists, fmt.Sprintf("%s already exists in Azure and was not created by this object; annotate it %s: \"true\" to adopt it", id, AnnotationAdopt))

@@ -300,3 +300,21 @@ func crdCount(t testing.TB) int {
 	}
 	return len(files)
 }
+
+// generatedIn names the CRDs of the generated kinds that join a hand-written group, as
+// the chart lists them (files/generated-user-roles.yaml).
+func generatedIn(group string) []string {
+	data, err := os.ReadFile(filepath.Join("..", "aztenant", "files", "generated-user-roles.yaml"))
+	if err != nil {
+		panic(err)
+	}
+	var byGroup map[string][]string
+	if err := yaml.Unmarshal(data, &byGroup); err != nil {
+		panic(err)
+	}
+	var out []string
+	for _, r := range byGroup[group+".aztenant.io"] {
+		out = append(out, r+"."+group+".aztenant.io")
+	}
+	return out
+}

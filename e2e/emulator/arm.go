@@ -543,6 +543,9 @@ func (e *Emulator) deleteResource(w http.ResponseWriter, r *http.Request, req *a
 	if tk == typeSubscription {
 		return armErr(http.StatusMethodNotAllowed, "MethodNotAllowed", "Subscriptions cannot be deleted through the emulator's ARM.")
 	}
+	if b := e.behaviours[tk]; b != nil && b.noDelete {
+		return armErr(http.StatusMethodNotAllowed, "MethodNotAllowed", "The requested method DELETE is not allowed for %s: it is deleted with its parent.", req.target.fullType)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	res := e.resources[req.target.key()]

@@ -29,6 +29,9 @@ type typeBehaviour struct {
 	// writeOnly are body paths (properties.administratorLoginPassword) Azure accepts in a
 	// write and never stores or returns.
 	writeOnly []string
+	// noDelete: Azure creates the resource with its parent and has no DELETE for it
+	// (blobServices/default); it goes with the parent.
+	noDelete bool
 }
 
 // actionFunc runs a POST action on r under the state lock and returns status and body.

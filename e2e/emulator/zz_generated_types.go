@@ -94,6 +94,20 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.OperationalInsights/workspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// containerregistry/Registry, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.ContainerRegistry/registries", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// storage/StorageAccountsBlobService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Storage/storageAccounts/blobServices", lro: LROConfig{Write: LROSync}, noDelete: true},
+		// storage/StorageAccountsQueueService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Storage/storageAccounts/queueServices", lro: LROConfig{Write: LROSync}, noDelete: true},
+		// storage/StorageAccountsQueueServicesQueue, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/queueServices/queues", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// storage/StorageAccountsTableService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Storage/storageAccounts/tableServices", lro: LROConfig{Write: LROSync}, noDelete: true},
+		// storage/StorageAccountsTableServicesTable, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/tableServices/tables", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// storage/StorageAccountsFileService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Storage/storageAccounts/fileServices", lro: LROConfig{Write: LROSync}, noDelete: true},
+		// storage/StorageAccountsFileServicesShare, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/fileServices/shares", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// storage/StorageAccountsManagementPolicy, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
 		{fullType: "Microsoft.Storage/storageAccounts/managementPolicies", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// cache/RedisFirewallRule, parent Microsoft.Cache/redis; create synchronous, delete synchronous.
@@ -169,6 +183,13 @@ var generatedTypes = []registeredType{
 	{"Microsoft.EventHub/namespaces/eventhubs/consumergroups", []string{"2024-01-01"}},
 	{"Microsoft.OperationalInsights/workspaces", []string{"2025-07-01"}},
 	{"Microsoft.ContainerRegistry/registries", []string{"2019-06-01-preview", "2025-11-01"}},
+	{"Microsoft.Storage/storageAccounts/blobServices", []string{"2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/queueServices", []string{"2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/queueServices/queues", []string{"2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/tableServices", []string{"2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/tableServices/tables", []string{"2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/fileServices", []string{"2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/fileServices/shares", []string{"2025-06-01"}},
 	{"Microsoft.Storage/storageAccounts/managementPolicies", []string{"2025-06-01"}},
 	{"Microsoft.Cache/redis/firewallRules", []string{"2024-11-01"}},
 	{"Microsoft.AppConfiguration/configurationStores", []string{"2024-05-01"}},

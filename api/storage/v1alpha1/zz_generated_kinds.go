@@ -7,6 +7,13 @@ import "k8s.io/apimachinery/pkg/runtime"
 // addGeneratedKinds registers the kinds kindgen writes into this group.
 func addGeneratedKinds(s *runtime.Scheme) {
 	s.AddKnownTypes(GroupVersion,
+		&StorageAccountsBlobService{}, &StorageAccountsBlobServiceList{},
+		&StorageAccountsQueueService{}, &StorageAccountsQueueServiceList{},
+		&StorageAccountsQueueServicesQueue{}, &StorageAccountsQueueServicesQueueList{},
+		&StorageAccountsTableService{}, &StorageAccountsTableServiceList{},
+		&StorageAccountsTableServicesTable{}, &StorageAccountsTableServicesTableList{},
+		&StorageAccountsFileService{}, &StorageAccountsFileServiceList{},
+		&StorageAccountsFileServicesShare{}, &StorageAccountsFileServicesShareList{},
 		&StorageAccountsManagementPolicy{}, &StorageAccountsManagementPolicyList{},
 	)
 }

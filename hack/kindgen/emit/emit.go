@@ -175,8 +175,8 @@ func prepare(models, all []*model.Kind) ([]*Kind, error) {
 		if len(m.Unresolved) > 0 || len(m.Cycles) > 0 {
 			return nil, fmt.Errorf("%s/%s: unresolved types or cycles left: %v %v", m.Group.Name, m.Kind, m.Unresolved, m.Cycles)
 		}
-		if m.Scope != model.ScopeResourceGroup || m.Create == nil || m.Delete == nil {
-			return nil, fmt.Errorf("%s/%s: only resource-group resources with a create and a delete are emitted", m.Group.Name, m.Kind)
+		if m.Scope != model.ScopeResourceGroup || m.Create == nil || (m.Delete == nil && m.FixedName == "") {
+			return nil, fmt.Errorf("%s/%s: only resource-group resources with a create and a delete (or made with their parent, under a fixed name) are emitted", m.Group.Name, m.Kind)
 		}
 		k := &Kind{Kind: m, Adapter: m.Kind, Pkg: m.Group.Name + "v1alpha1", Dir: filepath.Join("api", m.Group.Name, "v1alpha1")}
 		if hand, err := os.ReadFile(filepath.Join("../..", k.Dir, "groupversion_info.go")); err == nil {

@@ -40,9 +40,18 @@ func adapterFile(k *Kind) string {
 		fmt.Fprintf(&b, "var _ reconcilers.Located = %s{}\n\n", a)
 		fmt.Fprintf(&b, "func (%s) Location(obj azurev1alpha1.Resource) string {\n\treturn armLocation(obj.(*%s).Spec.Location)\n}\n\n", a, obj)
 	}
-	if len(k.types.carried) > 0 {
+	if len(k.types.carried) > 0 || k.Delete == nil {
+		var doc, facts []string
+		if len(k.types.carried) > 0 {
+			doc = append(doc, "the child kinds' collections, left out of the spec, are carried from Azure into every PUT,\n// which would otherwise delete them")
+			facts = append(facts, fmt.Sprintf("CarriedOnPut: %#v", k.types.carried))
+		}
+		if k.Delete == nil {
+			doc = append(doc, "Azure creates the resource with its parent and has no DELETE for it")
+			facts = append(facts, "WithParent: true")
+		}
 		fmt.Fprintf(&b, "var _ reconcilers.Declarer = %s{}\n\n", a)
-		fmt.Fprintf(&b, "// Facts: the child kinds' collections, left out of the spec, are carried from Azure into every PUT,\n// which would otherwise delete them.\nfunc (%s) Facts() reconcilers.Facts {\n\treturn reconcilers.Facts{CarriedOnPut: %#v}\n}\n\n", a, k.types.carried)
+		fmt.Fprintf(&b, "// Facts: %s.\nfunc (%s) Facts() reconcilers.Facts {\n\treturn reconcilers.Facts{%s}\n}\n\n", strings.Join(doc, ";\n// "), a, strings.Join(facts, ", "))
 	}
 	if len(k.types.writeOnly) > 0 {
 		fmt.Fprintf(&b, "var (\n\t_ reconcilers.CompareIgnorer = %s{}\n\t_ reconcilers.Referencer = %s{}\n)\n\n", a, a)
@@ -189,11 +198,16 @@ func emulatorFile(kinds []*Kind) string {
 	b.WriteString("package emulator\n\n// generatedBehaviours are the kinds kindgen writes, served generically with the\n// long-running shape their SDK clients expect.\nfunc generatedBehaviours() []*typeBehaviour {\n\treturn []*typeBehaviour{\n")
 	for _, k := range kinds {
 		write := lroStyle(k.Create, false)
-		fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, delete %s.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create), opShape(k.Delete))
 		writeOnly := ""
 		if len(k.types.writeOnly) > 0 {
 			writeOnly = fmt.Sprintf(", writeOnly: %#v", k.types.writeOnly)
 		}
+		if k.Delete == nil {
+			fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, made with its parent, no delete.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create))
+			fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s}, noDelete: true%s},\n", k.ARMType, write, writeOnly)
+			continue
+		}
+		fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, delete %s.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create), opShape(k.Delete))
 		fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s, Delete: %s}%s},\n", k.ARMType, write, lroStyle(k.Delete, true), writeOnly)
 	}
 	b.WriteString("\t}\n}\n\n// generatedTypes are their api-versions: those the pinned SDK modules speak.\nvar generatedTypes = []registeredType{\n")

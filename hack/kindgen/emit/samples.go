@@ -88,18 +88,30 @@ var sampleValues = map[string]map[string]any{
 	"documentdb/SqlDatabaseContainer": {"name": "sample-container", "resource": map[string]any{"id": "sample-container",
 		"partitionKey": map[string]any{"paths": []any{"/tenantId"}, "kind": "Hash"}, "defaultTtl": -1}},
 	"storage/StorageAccount": {"name": "samplestorage01"},
+	"storage/StorageAccountsBlobService": {"isVersioningEnabled": true,
+		"deleteRetentionPolicy": map[string]any{"enabled": true, "days": 7}},
+	"storage/StorageAccountsQueueService":       {"cors": sampleCORS},
+	"storage/StorageAccountsQueueServicesQueue": {"name": "sample-queue", "metadata": map[string]any{"team": "sample"}},
+	"storage/StorageAccountsTableService":       {"cors": sampleCORS},
+	"storage/StorageAccountsTableServicesTable": {"name": "sampletable",
+		"signedIdentifiers": []any{map[string]any{"id": "readers", "accessPolicy": map[string]any{"permission": "r"}}}},
+	"storage/StorageAccountsFileService":       {"shareDeleteRetentionPolicy": map[string]any{"enabled": true, "days": 7}},
+	"storage/StorageAccountsFileServicesShare": {"name": "sample-share", "shareQuota": 100, "accessTier": "Hot"},
 	"storage/StorageAccountsManagementPolicy": {"name": "samplestorage01-lifecycle", "policy": map[string]any{"rules": []any{map[string]any{
 		"name": "expire-logs", "type": "Lifecycle", "enabled": true, "definition": map[string]any{
 			"actions": map[string]any{"baseBlob": map[string]any{"delete": map[string]any{"daysAfterModificationGreaterThan": 30}}},
 			"filters": map[string]any{"blobTypes": []any{"blockBlob"}, "prefixMatch": []any{"logs/"}}}}}}},
-	"cache/Redis":             {"name": "sample-redis"},
-	"cache/RedisFirewallRule": {"startIP": "10.0.0.1", "endIP": "10.0.0.10"},
+	"cache/Redis":                {"name": "sample-redis"},
+	"cache/RedisFirewallRule":    {"startIP": "10.0.0.1", "endIP": "10.0.0.10"},
 	"containerregistry/Registry": {"name": "sampleregistry01", "sku": map[string]any{"name": "Basic"}, "adminUserEnabled": false},
 }
 
 // SampleSecret is the Secret the samples' write-only values (administrator passwords)
 // come from; it must exist in the samples' namespace.
 const SampleSecret = "sample-admin-password"
+
+var sampleCORS = map[string]any{"corsRules": []any{map[string]any{"allowedOrigins": []any{"https://app.example.com"},
+	"allowedMethods": []any{"GET"}, "allowedHeaders": []any{"*"}, "exposedHeaders": []any{"*"}, "maxAgeInSeconds": 3600}}}
 
 var adminPassword = map[string]any{"name": SampleSecret, "key": "password"}
 
