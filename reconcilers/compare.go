@@ -13,25 +13,30 @@ import (
 // (write-only properties ARM never returns). Lists of objects with distinct
 // names are matched by name, whatever order ARM returns them in.
 func drift(desired, actual map[string]any, ignore []string) string {
-	return driftWith(desired, actual, ignore, nil)
+	return driftWith(desired, actual, ignore, nil, nil)
 }
 
-// driftWith is drift with a kind's own notion of equivalent strings.
-func driftWith(desired, actual map[string]any, ignore []string, eq func(path, desired, observed string) bool) string {
+// driftWith is drift with a kind's open sets (Facts.OpenSets: named lists where Azure
+// may hold elements the spec does not name) and its own notion of equivalent strings.
+func driftWith(desired, actual map[string]any, ignore, open []string, eq func(path, desired, observed string) bool) string {
 	skip := make(map[string]bool, len(ignore))
 	for _, p := range ignore {
 		skip[p] = true
+	}
+	openSet := make(map[string]bool, len(open))
+	for _, p := range open {
+		openSet[p] = true
 	}
 	// Tags compare like any object: those desired must be there with their
 	// values; others (set in the portal, by Azure Policy, by other tools)
 	// are not the spec's and are kept (see mergeTags). A tag removed from the
 	// spec is drift through droppedTag.
-	return (differ{skip: skip, eq: eq}).diff("", desired, actual)
+	return (differ{skip: skip, open: openSet, eq: eq}).diff("", desired, actual)
 }
 
 type differ struct {
-	skip map[string]bool
-	eq   func(path, desired, observed string) bool
+	skip, open map[string]bool
+	eq         func(path, desired, observed string) bool
 }
 
 func (d differ) diff(path string, want, got any) string {
@@ -58,10 +63,14 @@ func (d differ) diff(path string, want, got any) string {
 		if len(w) == 0 && got == nil {
 			return "" // ARM omits empty lists
 		}
-		if !ok || len(g) != len(w) {
+		if !ok {
 			return orRoot(path)
 		}
-		if byName, named := namedElements(w, g); named {
+		byName, named := namedElements(w, g)
+		if len(g) != len(w) && !(named && d.open[path]) {
+			return orRoot(path)
+		}
+		if named {
 			for _, wv := range w {
 				name := lookupFold(wv.(map[string]any), "name").(string)
 				p := fmt.Sprintf("%s[name=%s]", path, name)

@@ -12,7 +12,7 @@ func TestDriftWithEquivalence(t *testing.T) {
 	redis := func(path, w, g string) bool { return path == "properties.redisVersion" && strings.HasPrefix(g, w+".") }
 	for observed, want := range map[string]string{"6.0.20": "", "6": "", "7.2.4": "properties.redisVersion", "60.1": "properties.redisVersion"} {
 		actual := map[string]any{"properties": map[string]any{"redisVersion": observed}}
-		if got := driftWith(desired, actual, nil, redis); got != want {
+		if got := driftWith(desired, actual, nil, nil, redis); got != want {
 			t.Errorf("observed %q: drift %q, want %q", observed, got, want)
 		}
 	}
@@ -87,6 +87,32 @@ func TestDriftNamedLists(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got := drift(d, a, nil); got != tc.want {
+				t.Errorf("drift = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// An open set (Facts.OpenSets: AKS agent pools, some managed by their own kind) compares
+// the elements the spec names; others in Azure are not drift.
+func TestDriftOpenSets(t *testing.T) {
+	const desired = `{"properties":{"agentPoolProfiles":[{"name":"system","count":1}]}}`
+	open := []string{"properties.agentPoolProfiles"}
+	for name, tc := range map[string]struct{ actual, want string }{
+		"a pool of its own kind":       {`{"properties":{"agentPoolProfiles":[{"name":"system","count":1},{"name":"user","count":3}]}}`, ""},
+		"the named pool scaled":        {`{"properties":{"agentPoolProfiles":[{"name":"user","count":3},{"name":"system","count":2}]}}`, "properties.agentPoolProfiles[name=system].count"},
+		"the named pool gone":          {`{"properties":{"agentPoolProfiles":[{"name":"user","count":3}]}}`, "properties.agentPoolProfiles[name=system]"},
+		"unnamed elements: positional": {`{"properties":{"agentPoolProfiles":[{"count":1},{"count":3}]}}`, "properties.agentPoolProfiles"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var d, a map[string]any
+			if err := json.Unmarshal([]byte(desired), &d); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(tc.actual), &a); err != nil {
+				t.Fatal(err)
+			}
+			if got := driftWith(d, a, nil, open, nil); got != tc.want {
 				t.Errorf("drift = %q, want %q", got, tc.want)
 			}
 		})

@@ -135,6 +135,10 @@ type Facts struct {
 	// the one that exists without adopt, and deleting the object leaves it in Azure, to
 	// go with its parent.
 	WithParent bool
+	// OpenSets are dotted body paths of named lists ("properties.agentPoolProfiles")
+	// where Azure may hold elements the spec does not name, managed elsewhere (agent
+	// pools of their own kind): the named ones are compared, the others are not drift.
+	OpenSets []string
 }
 
 // factsOf is what k declares, or no facts.

@@ -306,7 +306,7 @@ func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, id st
 	}
 	c.diff = "(absent)"
 	if actual != nil {
-		c.diff = driftWith(desired, actual, ignore, eq)
+		c.diff = driftWith(desired, actual, ignore, factsOf(r.Kind).OpenSets, eq)
 		if c.diff == "" {
 			c.diff = droppedTag(actual, c.dropped)
 		}

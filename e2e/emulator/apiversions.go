@@ -135,10 +135,12 @@ var aksVersions = []string{
 	"2025-01-01", "2025-02-01", "2025-03-01", "2025-04-01", "2025-05-01", "2025-06-01", "2025-07-01", "2025-08-01",
 	"2025-09-01", "2025-10-01"}
 
-// apiVersions indexes registeredTypes by lower-cased full type.
+// apiVersions indexes registeredTypes by lower-cased full type. A list read from ARM and
+// the specs (registeredTypes) wins over the generated one, which has only the versions
+// the pinned SDK modules speak.
 var apiVersions = func() map[string]registeredType {
 	m := map[string]registeredType{}
-	for _, t := range append(registeredTypes, generatedTypes...) {
+	for _, t := range append(slices.Clone(generatedTypes), registeredTypes...) {
 		m[strings.ToLower(t.fullType)] = t
 	}
 	return m

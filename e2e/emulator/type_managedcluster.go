@@ -8,8 +8,9 @@ import (
 	"net/http"
 )
 
-// managedClusterBehaviour: agent pools with counts, an API server FQDN and the node resource
-// group name; credentials are served as a kubeconfig pointing at that FQDN.
+// managedClusterBehaviour: agent pools with counts (type_agentpool.go: the cluster's list
+// and its agentPools children are one set), an API server FQDN and the node resource group
+// name; credentials are served as a kubeconfig pointing at that FQDN.
 func managedClusterBehaviour() *typeBehaviour {
 	return &typeBehaviour{
 		fullType: "Microsoft.ContainerService/managedClusters",
@@ -48,6 +49,9 @@ func managedClusterBehaviour() *typeBehaviour {
 					}
 				}
 			}
+			if err := clusterPools(w, pools); err != nil {
+				return err
+			}
 			prefix := str(w.props, "dnsPrefix")
 			if prefix == "" {
 				prefix = w.target.name + "-dns"
@@ -75,6 +79,7 @@ func managedClusterBehaviour() *typeBehaviour {
 				// Credentials stay the same until rotated, as in AKS.
 				r.secrets = map[string]string{"clusterUser": randomKey(24), "clusterAdmin": randomKey(24)}
 			}
+			storeClusterPools(e, r)
 		},
 		actions: map[string]actionFunc{
 			"listclusterusercredential":  kubeconfigAction("clusterUser"),

@@ -51,6 +51,7 @@ func builtinBehaviours() []*typeBehaviour {
 		postgresDatabaseBehaviour(),
 		postgresFirewallRuleBehaviour(),
 		managedClusterBehaviour(),
+		agentPoolBehaviour(),
 	}, networkBehaviours()...)
 }
 

@@ -112,6 +112,8 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.Storage/storageAccounts/managementPolicies", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// cache/RedisFirewallRule, parent Microsoft.Cache/redis; create synchronous, delete synchronous.
 		{fullType: "Microsoft.Cache/redis/firewallRules", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// containerservice/ManagedClustersAgentPool, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
+		{fullType: "Microsoft.ContainerService/managedClusters/agentPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// appconfiguration/ConfigurationStore, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.AppConfiguration/configurationStores", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// insights/Component, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
@@ -192,6 +194,7 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Storage/storageAccounts/fileServices/shares", []string{"2025-06-01"}},
 	{"Microsoft.Storage/storageAccounts/managementPolicies", []string{"2025-06-01"}},
 	{"Microsoft.Cache/redis/firewallRules", []string{"2024-11-01"}},
+	{"Microsoft.ContainerService/managedClusters/agentPools", []string{"2025-10-01"}},
 	{"Microsoft.AppConfiguration/configurationStores", []string{"2024-05-01"}},
 	{"Microsoft.Insights/components", []string{"2020-02-02"}},
 	{"Microsoft.Sql/servers", []string{"2021-02-01-preview"}},

@@ -131,6 +131,7 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 			Spec: storagev1alpha1.StorageAccountSpec{Owner: &azurev1alpha1.OwnerReference{Name: rg}, Location: "westeurope",
 				Kind: "StorageV2", Sku: storagev1alpha1.StorageSku{Name: "Standard_LRS"}}},
 		redisCache(ns, "sample-redis", rg, ""),
+		managedCluster(ns, "sample-aks", rg, nil),
 	}
 	for _, o := range handOwners {
 		must(t, s.Client.Create(ctx, o))
@@ -191,6 +192,36 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	}
 	if got := lookup(conns[0].(map[string]any), []string{"properties", "privateLinkServiceId"}); got != vault.AzureStatus().ID {
 		t.Errorf("the private endpoint's privateLinkServiceId in Azure is %v, want the Vault's ID %s", got, vault.AzureStatus().ID)
+	}
+
+	// An agent pool of its own kind is one of the cluster's pools; the cluster, which
+	// names only its own, does not count it as drift (it stays Ready).
+	pool, aks := byFile["containerservice/managedclustersagentpool.yaml"], handOwners[2]
+	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(aks), aks))
+	var listed []string
+	for _, p := range lookup(s.AzureBody(t, aks.AzureStatus().ID), []string{"properties", "agentPoolProfiles"}).([]any) {
+		listed = append(listed, p.(map[string]any)["name"].(string))
+	}
+	if !slices.Contains(listed, pool.AzureName()) {
+		t.Errorf("the cluster in Azure lists pools %v, not %s", listed, pool.AzureName())
+	}
+	if !readyTrue(aks) {
+		t.Errorf("the cluster is not Ready with a pool of its own kind: %+v", aks.AzureStatus().Conditions)
+	}
+	// Two syncs of the cluster (each reads it) write nothing: the pool is not drift.
+	aksPath := strings.ToLower(aks.AzureStatus().ID[strings.Index(aks.AzureStatus().ID, "/providers/"):])
+	count := func(method string) (n int) {
+		for _, e := range s.ARMCalls(aksPath) {
+			if e.Method == method {
+				n++
+			}
+		}
+		return n
+	}
+	aksPuts, aksGets := count("PUT"), count("GET")
+	poll(t, "two syncs of the cluster", func(context.Context) (bool, error) { return count("GET") >= aksGets+2, nil })
+	if n := count("PUT"); n != aksPuts {
+		t.Errorf("the cluster was written %d times more after a pool of its own kind was added", n-aksPuts)
 	}
 
 	// A write-only password: sent from its Secret, never returned by Azure, and sent

@@ -22,8 +22,18 @@ import (
 // is scaled back at the next sync; pools with enableAutoScaling do not send
 // count (the autoscaler owns it between minCount and maxCount). Pools are
 // paired with Azure's by name, not position: Azure may list them in another
-// order than the spec.
+// order than the spec. AKS keeps the pools a cluster PUT leaves out and refuses
+// new ones there (they are added with the agent pools API, as
+// ManagedClustersAgentPool objects do): the cluster compares only the pools it
+// names (Facts.OpenSets).
 type ManagedCluster struct{}
+
+var _ reconcilers.Declarer = ManagedCluster{}
+
+// Facts: the pools of the cluster are an open set.
+func (ManagedCluster) Facts() reconcilers.Facts {
+	return reconcilers.Facts{OpenSets: []string{"properties.agentPoolProfiles"}}
+}
 
 var (
 	_ reconcilers.Located         = ManagedCluster{}

@@ -60,6 +60,7 @@ func Generated() []reconcilers.Kind {
 		StorageAccountsFileServicesShare{},
 		StorageAccountsManagementPolicy{},
 		RedisFirewallRule{},
+		ManagedClustersAgentPool{},
 		ConfigurationStore{},
 		Component{},
 		Server{},

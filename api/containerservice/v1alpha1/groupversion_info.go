@@ -18,6 +18,7 @@ var schemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion,
 		&ManagedCluster{}, &ManagedClusterList{},
 	)
+	addGeneratedKinds(s) // zz_generated_kinds.go: the kinds kindgen writes into this group
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 })

@@ -101,9 +101,11 @@ var sampleValues = map[string]map[string]any{
 		"name": "expire-logs", "type": "Lifecycle", "enabled": true, "definition": map[string]any{
 			"actions": map[string]any{"baseBlob": map[string]any{"delete": map[string]any{"daysAfterModificationGreaterThan": 30}}},
 			"filters": map[string]any{"blobTypes": []any{"blockBlob"}, "prefixMatch": []any{"logs/"}}}}}}},
-	"cache/Redis":                {"name": "sample-redis"},
-	"cache/RedisFirewallRule":    {"startIP": "10.0.0.1", "endIP": "10.0.0.10"},
-	"containerregistry/Registry": {"name": "sampleregistry01", "sku": map[string]any{"name": "Basic"}, "adminUserEnabled": false},
+	"cache/Redis":                               {"name": "sample-redis"},
+	"containerservice/ManagedCluster":           {"name": "sample-aks"},
+	"containerservice/ManagedClustersAgentPool": {"name": "user1", "count": 2, "vmSize": "Standard_D4s_v5", "mode": "User", "osType": "Linux"},
+	"cache/RedisFirewallRule":                   {"startIP": "10.0.0.1", "endIP": "10.0.0.10"},
+	"containerregistry/Registry":                {"name": "sampleregistry01", "sku": map[string]any{"name": "Basic"}, "adminUserEnabled": false},
 }
 
 // SampleSecret is the Secret the samples' write-only values (administrator passwords)

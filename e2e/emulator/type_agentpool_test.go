@@ -1,0 +1,79 @@
+package emulator_test
+
+import (
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
+)
+
+// A cluster's agentPoolProfiles and its agentPools children are one set, as in AKS: a pool
+// of the cluster's PUT is readable at its own URL, a pool added at its own URL is listed by
+// the cluster, a cluster PUT that leaves it out keeps it, one that introduces a pool is
+// refused, and a pool deleted at its URL leaves the list.
+func TestAgentPoolsAreTheClustersPools(t *testing.T) {
+	f := newFixture(t)
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "aks")
+	res := f.resources(t, cred)
+	const api = "2024-09-01"
+	cluster := rgScope + "aks/providers/Microsoft.ContainerService/managedClusters/c1"
+	clusterBody := func(pools ...string) armresources.GenericResource {
+		var list []any
+		for _, p := range pools {
+			list = append(list, map[string]any{"name": p, "count": 1, "vmSize": "Standard_D2s_v5"})
+		}
+		return armresources.GenericResource{Location: to.Ptr("westeurope"), Properties: map[string]any{"dnsPrefix": "c1", "agentPoolProfiles": list}}
+	}
+	poolNames := func() []string {
+		got, err := res.GetByID(ctxT(t), cluster, api, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, p := range props(got.GenericResource)["agentPoolProfiles"].([]any) {
+			names = append(names, p.(map[string]any)["name"].(string))
+		}
+		return names
+	}
+	if _, err := put(t, res, cluster, api, clusterBody("system")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := res.GetByID(ctxT(t), cluster+"/agentPools/system", api, nil); err != nil {
+		t.Fatalf("the cluster's pool is not readable at its own URL: %v", err)
+	}
+
+	got, err := put(t, res, cluster+"/agentPools/user1", api, armresources.GenericResource{Properties: map[string]any{"count": 2, "vmSize": "Standard_D4s_v5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := props(got); p["mode"] != "User" || p["orchestratorVersion"] != "1.33.2" {
+		t.Errorf("pool defaults: %v", p)
+	}
+	if names := poolNames(); len(names) != 2 || names[0] != "system" || names[1] != "user1" {
+		t.Fatalf("cluster pools after an agentPools PUT: %v", names)
+	}
+
+	// A cluster PUT naming only its first pool keeps the other.
+	if _, err := put(t, res, cluster, api, clusterBody("system")); err != nil {
+		t.Fatal(err)
+	}
+	if names := poolNames(); len(names) != 2 {
+		t.Fatalf("a cluster PUT without user1 removed it: %v", names)
+	}
+	// A pool the cluster does not have cannot come through the cluster.
+	_, err = put(t, res, cluster, api, clusterBody("system", "gpu"))
+	if err == nil {
+		t.Fatal("a cluster PUT introduced a pool")
+	}
+	if status, code := responseError(t, err); status != 400 || code != "BadRequest" {
+		t.Errorf("refusal %d %s, want 400 BadRequest", status, code)
+	}
+
+	if err := del(t, res, cluster+"/agentPools/user1", api); err != nil {
+		t.Fatal(err)
+	}
+	if names := poolNames(); len(names) != 1 || names[0] != "system" {
+		t.Errorf("cluster pools after user1's DELETE: %v", names)
+	}
+}
