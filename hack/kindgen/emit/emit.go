@@ -87,6 +87,7 @@ func Generate(models, all []*model.Kind) (Files, error) {
 		}
 	}
 	files["charts/aztenant/files/generated-user-roles.yaml"] = userRolesFile(order, groups)
+	files["examples/generated/README.md"] = kindsTable(kinds)
 	return files, nil
 }
 
