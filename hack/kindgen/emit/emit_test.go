@@ -75,7 +75,7 @@ func TestGenerate(t *testing.T) {
 		t.Errorf("subnet adapter does not nest addressPrefix under properties:\n%s", a)
 	}
 	for p, data := range files {
-		if !strings.HasPrefix(p, "examples/generated/") {
+		if !strings.HasPrefix(p, "examples/generated/") || !strings.HasSuffix(p, ".yaml") {
 			continue
 		}
 		var obj struct {
