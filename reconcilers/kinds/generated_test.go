@@ -25,7 +25,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
+	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/internal/controlplane"
@@ -429,4 +431,45 @@ func TestGeneratedReferenceWaits(t *testing.T) {
 	if got := lookup(s.AzureBody(t, subnet.Status.ID), []string{"properties", "networkSecurityGroup", "id"}); got != nsg.Status.ID {
 		t.Errorf("subnet's networkSecurityGroup.id in Azure is %v, want the NSG's ID %s", got, nsg.Status.ID)
 	}
+}
+
+// The API server refuses what Azure would: a Cosmos DB SQL database whose resource.id is
+// not its name, and a SQL server whose password is a Secret key that does not exist waits
+// with a message naming the Secret, never a value.
+func TestGeneratedKindsRefuseBadInput(t *testing.T) {
+	const ns, rg = "genbad", "genbad-rg"
+	s := newStack(t, ns)
+	ctx := t.Context()
+	db := &documentdbv1alpha1.SqlDatabase{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "orders"},
+		Spec: documentdbv1alpha1.SqlDatabaseSpec{Owner: &azurev1alpha1.OwnerReference{Name: "cosmos"},
+			Resource: documentdbv1alpha1.SqlDatabaseSQLDatabaseResource{ID: "invoices"}}}
+	err := s.Client.Create(ctx, db)
+	if err == nil || !strings.Contains(err.Error(), "spec.resource.id must be the resource's name") {
+		t.Errorf("a SqlDatabase whose resource.id is not its name: %v", err)
+	}
+
+	s.Create(t, resourceGroup(ns, rg, nil, nil))
+	server := &sqlv1alpha1.Server{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "genbad-sql"},
+		Spec: sqlv1alpha1.ServerSpec{Owner: &azurev1alpha1.OwnerReference{Name: rg}, Location: stacktest.Location,
+			AdministratorLogin:         "sqladmin",
+			AdministratorLoginPassword: &azurev1alpha1.SecretKeyReference{Name: "sql-admin", Key: "password"}}}
+	s.Create(t, server)
+	poll(t, "the server waits for its password's Secret", func(ctx context.Context) (bool, error) {
+		if err := s.Client.Get(ctx, client.ObjectKeyFromObject(server), server); err != nil {
+			return false, err
+		}
+		c := meta.FindStatusCondition(server.Status.Conditions, "Ready")
+		return c != nil && c.Reason == reconcilers.ReasonReferenceNotFound && strings.Contains(c.Message, `Secret "sql-admin" does not exist`), nil
+	})
+	if calls := s.ARMCalls("/providers/microsoft.sql/servers/genbad-sql"); strings.Contains(stacktest.Methods(calls), "PUT") {
+		t.Errorf("the server was written without its password: %s", stacktest.Methods(calls))
+	}
+	must(t, s.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sql-admin"},
+		StringData: map[string]string{"password": "Passw0rd-for-test!"}}))
+	poll(t, "the server Ready once its Secret exists", func(ctx context.Context) (bool, error) {
+		if err := s.Client.Get(ctx, client.ObjectKeyFromObject(server), server); err != nil {
+			return false, err
+		}
+		return readyTrue(server), nil
+	})
 }

@@ -78,6 +78,11 @@ func apiFile(k *Kind) string {
 	if k.FixedName == "" {
 		b.WriteString("// +kubebuilder:validation:XValidation:rule=\"(has(self.spec.azureName) ? self.spec.azureName : self.metadata.name) == (has(oldSelf.spec.azureName) ? oldSelf.spec.azureName : oldSelf.metadata.name)\",message=\"azureName is immutable: it names the resource in Azure\"\n")
 	}
+	if k.namedResource() {
+		// Cosmos DB's envelope names the resource again: Azure refuses a body whose
+		// resource.id is not the name in the URL.
+		b.WriteString("// +kubebuilder:validation:XValidation:rule=\"self.spec.resource.id == (has(self.spec.azureName) ? self.spec.azureName : self.metadata.name)\",message=\"spec.resource.id must be the resource's name (spec.azureName, or metadata.name)\"\n")
+	}
 	fmt.Fprintf(&b, "type %s struct {\n\tmetav1.TypeMeta   `json:\",inline\"`\n\tmetav1.ObjectMeta `json:\"metadata,omitempty\"`\n\n\tSpec   %sSpec   `json:\"spec\"`\n\tStatus %sStatus `json:\"status,omitempty\"`\n}\n\n", n, n, n)
 	fmt.Fprintf(&b, "// %sList is a list of %s.\n//\n// +kubebuilder:object:root=true\ntype %sList struct {\n\tmetav1.TypeMeta `json:\",inline\"`\n\tmetav1.ListMeta `json:\"metadata,omitempty\"`\n\tItems           []%s `json:\"items\"`\n}\n\n", n, n, n, n)
 	fmt.Fprintf(&b, "var _ azurev1alpha1.Resource = &%s{}\n\n", n)
@@ -108,6 +113,26 @@ func apiFile(k *Kind) string {
 		return out
 	}
 	return strings.Replace(b.String(), "\tapiextensionsv1 \"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1\"\n", "", 1)
+}
+
+// namedResource reports whether the spec has Cosmos DB's {resource: {id}} envelope, whose
+// id is the resource's name.
+func (k *Kind) namedResource() bool {
+	for _, f := range k.spec {
+		if f.JSON != "resource" || !f.Required {
+			continue
+		}
+		for _, s := range k.types.structs {
+			if s.Name == strings.TrimPrefix(f.Type, "*") {
+				for _, sf := range s.Fields {
+					if sf.JSON == "id" && sf.Required {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Owner0 names the owner's ARM type for docs.
