@@ -559,6 +559,11 @@ func (e *Emulator) deleteResource(w http.ResponseWriter, r *http.Request, req *a
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
+	if b := e.behaviours[tk]; b != nil && b.beforeDelete != nil && res.op == nil {
+		if err := b.beforeDelete(e, res); err != nil {
+			return err
+		}
+	}
 	lro := e.lroForLocked(tk)
 	style := lro.Delete
 	if res.op != nil {

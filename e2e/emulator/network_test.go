@@ -199,6 +199,16 @@ func TestVirtualNetworkPutKeepsSubnetInUse(t *testing.T) {
 	if _, err := put(t, res, vnet, networkAPI, body("app")); err != nil {
 		t.Errorf("deleting the unused subnet app2: %v", err)
 	}
+	// Neither the subnet's own DELETE nor its network's deletes it while in use.
+	for _, id := range []string{vnet + "/subnets/app", vnet} {
+		err := del(t, res, id, networkAPI)
+		if err == nil {
+			t.Fatalf("DELETE %s deleted a subnet in use", id)
+		}
+		if status, code := responseError(t, err); status != http.StatusBadRequest || code != "InUseSubnetCannotBeDeleted" {
+			t.Errorf("DELETE %s: status %d code %s", id, status, code)
+		}
+	}
 	if err := del(t, res, nic, networkAPI); err != nil {
 		t.Fatal(err)
 	}

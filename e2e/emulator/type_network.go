@@ -17,7 +17,9 @@ import (
 // v2/api/network/customizations/virtual_network_extensions.go, which merges the GET's
 // subnets into every PUT for this reason.
 //
-// Not modelled: a subnet's in-use check on its own DELETE; an NSG's defaultSecurityRules;
+// A subnet in use is not deleted by its own DELETE either, nor by its network's.
+//
+// Not modelled: an NSG's defaultSecurityRules;
 // an embedded child's provisioningState is the one it had at the last change to the set
 // (a child's own long-running write that finishes later is not copied into the parent).
 
@@ -48,20 +50,31 @@ func networkBehaviours() []*typeBehaviour {
 	var out []*typeBehaviour
 	for _, c := range embeddedCollections {
 		childType := c.parentType + "/" + c.property
-		out = append(out,
-			&typeBehaviour{
-				fullType: c.parentType,
-				lro:      generated[strings.ToLower(c.parentType)],
-				prepare:  c.prepare,
-				stored:   c.apply,
-			},
-			&typeBehaviour{
-				fullType: childType,
-				lro:      generated[strings.ToLower(childType)],
-				stored:   func(e *Emulator, r *resource) { c.syncParent(e, r, nil) },
-				// Removal hooks run before the child leaves the tree.
-				removed: func(e *Emulator, r *resource) { c.syncParent(e, r, r) },
-			})
+		parent := &typeBehaviour{
+			fullType: c.parentType,
+			lro:      generated[strings.ToLower(c.parentType)],
+			prepare:  c.prepare,
+			stored:   c.apply,
+		}
+		child := &typeBehaviour{
+			fullType: childType,
+			lro:      generated[strings.ToLower(childType)],
+			stored:   func(e *Emulator, r *resource) { c.syncParent(e, r, nil) },
+			// Removal hooks run before the child leaves the tree.
+			removed: func(e *Emulator, r *resource) { c.syncParent(e, r, r) },
+		}
+		if c.inUseCheck {
+			child.beforeDelete = func(e *Emulator, r *resource) *apiError { return inUse(e, r, e.resources[r.parentKey]) }
+			parent.beforeDelete = func(e *Emulator, r *resource) *apiError {
+				for _, ch := range collectLocked(r, c.childTypeKey(), false, nil) {
+					if err := inUse(e, ch, r); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		}
+		out = append(out, parent, child)
 	}
 	return out
 }
@@ -90,10 +103,8 @@ func (c embeddedCollection) prepare(w *writeRequest) *apiError {
 			if names[strings.ToLower(str(child.body, "name"))] {
 				continue
 			}
-			if by := w.e.referrerLocked(child, w.existing); by != "" {
-				return badRequest("InUseSubnetCannotBeDeleted",
-					"Subnet %s is in use by %s and cannot be deleted. In order to delete the subnet, delete all the resources within the subnet. See aka.ms/deletesubnet.",
-					str(child.body, "name"), by)
+			if err := inUse(w.e, child, w.existing); err != nil {
+				return err
 			}
 		}
 	}
@@ -165,6 +176,19 @@ func (c embeddedCollection) list(parent, gone *resource) {
 	}
 	parent.props()[c.property] = list
 	parent.refresh()
+}
+
+// inUse refuses to delete a subnet another resource refers to, as Azure does.
+func inUse(e *Emulator, subnet, network *resource) *apiError {
+	if network == nil {
+		return nil
+	}
+	if by := e.referrerLocked(subnet, network); by != "" {
+		return badRequest("InUseSubnetCannotBeDeleted",
+			"Subnet %s is in use by %s and cannot be deleted. In order to delete the subnet, delete all the resources within the subnet. See aka.ms/deletesubnet.",
+			str(subnet.body, "name"), by)
+	}
+	return nil
 }
 
 // referrerLocked returns the ID of a resource, other than child, its descendants and

@@ -32,6 +32,9 @@ type typeBehaviour struct {
 	// noDelete: Azure creates the resource with its parent and has no DELETE for it
 	// (blobServices/default); it goes with the parent.
 	noDelete bool
+	// beforeDelete refuses a DELETE Azure refuses (a subnet in use). It runs under the
+	// state lock.
+	beforeDelete func(e *Emulator, r *resource) *apiError
 }
 
 // actionFunc runs a POST action on r under the state lock and returns status and body.
