@@ -42,6 +42,7 @@ type kindCase struct {
 	parents    []string
 	nameParam  string
 	nameValues []string
+	fixedName  string // the name pathParams fixes (api/kinds.yaml), as in blobServices/default
 	path       string
 	apiVersion string
 	create     *op
@@ -188,7 +189,7 @@ var kindCases = []kindCase{
 	{
 		key: "storage/StorageAccountsManagementPolicy", armType: "Microsoft.Storage/storageAccounts/managementPolicies",
 		scope: model.ScopeResourceGroup, owner: "Microsoft.Storage/storageAccounts", parents: []string{"Microsoft.Storage/storageAccounts"},
-		nameParam: "managementPolicyName", nameValues: []string{"default"}, apiVersion: "2025-06-01",
+		fixedName: "default", apiVersion: "2025-06-01", // the config fixes managementPolicyName, whose only value is default
 		create: &op{method: "CreateOrUpdate", request: "ManagementPolicy"},
 		delete: &op{method: "Delete"},
 	},
@@ -230,6 +231,7 @@ func TestKindFacts(t *testing.T) {
 			check("owner", k.Owner, c.owner)
 			check("nameParam", k.NameParam, c.nameParam)
 			check("nameValues", k.NameValues, c.nameValues)
+			check("fixedName", k.FixedName, c.fixedName)
 			var parents []string
 			for _, p := range k.Parents {
 				parents = append(parents, p.Type)
