@@ -6,20 +6,14 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
 
-// Identifier is implemented by kinds whose ID is not the usual parent + type +
-// name, such as blob containers under the implied blobServices/default.
-type Identifier interface {
-	ARMID(obj azurev1alpha1.Resource, parentID string) string
-}
-
 // armIDOf builds the ARM ID of obj under parentID: a resource group under a
 // subscription, a top-level or extension resource under its scope, or a child
-// resource under its parent resource.
+// resource under its parent resource; or what the kind's Hooks.ARMID says.
 func armIDOf(k Kind, obj azurev1alpha1.Resource, parentID string) string {
-	if idr, ok := k.(Identifier); ok {
-		return idr.ARMID(obj, parentID)
+	if armID := k.Hooks().ARMID; armID != nil {
+		return armID(obj, parentID)
 	}
-	typ := k.ResourceType()
+	typ := k.Facts().ResourceType
 	if strings.EqualFold(typ, "Microsoft.Resources/resourceGroups") {
 		return parentID + "/resourceGroups/" + obj.AzureName()
 	}

@@ -84,8 +84,8 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 		r.decide(ctx, obj, decision, "why", f.reason, "message", f.message)
 		return r.letGo(ctx, obj, p)
 	}
-	if factsOf(r.Kind).WithParent {
-		msg := fmt.Sprintf("%s is left in Azure: Azure has no DELETE for %s, which goes with its parent", st.ID, r.Kind.ResourceType())
+	if r.Kind.Facts().WithParent {
+		msg := fmt.Sprintf("%s is left in Azure: Azure has no DELETE for %s, which goes with its parent", st.ID, r.Kind.Facts().ResourceType)
 		r.event(obj, corev1.EventTypeNormal, EventDetached, msg)
 		r.decide(ctx, obj, DecisionDetach, "why", "no delete in Azure")
 		return r.letGo(ctx, obj, p)
@@ -349,13 +349,8 @@ func keptMessage(id, kind, name string, kept []string) string {
 
 // mayBeOwnedBy reports whether objects of kind k may name an owner of kind gk.
 func mayBeOwnedBy(k Kind, gk schema.GroupKind) bool {
-	if k.OwnerKind() == gk {
-		return true
-	}
-	if ok, has := k.(OwnerKinder); has {
-		return slices.Contains(ok.OwnerKinds(), gk)
-	}
-	return false
+	f := k.Facts()
+	return f.OwnerKind == gk || slices.Contains(f.OwnerKinds, gk)
 }
 
 // ownerKindOf is the kind of o's owner, o being of kind k.
@@ -363,7 +358,7 @@ func ownerKindOf(k Kind, o azurev1alpha1.Resource) schema.GroupKind {
 	if ok, has := o.(interface{ OwnerGroupKind() schema.GroupKind }); has {
 		return ok.OwnerGroupKind()
 	}
-	return k.OwnerKind()
+	return k.Facts().OwnerKind
 }
 
 // prepareDeletion is prepare for an object being deleted. Its resource is the
@@ -379,7 +374,7 @@ func (r *Reconciler) prepareDeletion(ctx context.Context, obj azurev1alpha1.Reso
 	}
 	id := obj.AzureStatus().ID
 	if suffix := armIDOf(r.Kind, obj, ""); len(id) <= len(suffix) || !strings.EqualFold(id[len(id)-len(suffix):], suffix) {
-		return armCalls{}, identity.Scope{}, newOutcome(ReasonInvalidSpec, fmt.Sprintf("status.id %s is not a %s named %q: the object's Azure resource cannot be told, so nothing is deleted", id, r.Kind.ResourceType(), obj.AzureName()))
+		return armCalls{}, identity.Scope{}, newOutcome(ReasonInvalidSpec, fmt.Sprintf("status.id %s is not a %s named %q: the object's Azure resource cannot be told, so nothing is deleted", id, r.Kind.Facts().ResourceType, obj.AzureName()))
 	}
 	// As prepare does, with the ID from status.
 	noteID(ctx, id)
@@ -390,7 +385,7 @@ func (r *Reconciler) prepareDeletion(ctx context.Context, obj azurev1alpha1.Reso
 	if o := r.admit(ctx, obj, id, scope, func(o *Outcome) *Outcome { return o.after(5 * time.Minute) }); o != nil {
 		return armCalls{}, scope, o
 	}
-	return armCalls{client: cl, apiVersion: r.Kind.APIVersion()}, scope, nil
+	return armCalls{client: cl, apiVersion: r.Kind.Facts().APIVersion}, scope, nil
 }
 
 // ownerGone reports an object whose owner (by name) no longer exists or has

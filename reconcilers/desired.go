@@ -17,13 +17,7 @@ import (
 // desired builds the PUT body and normalises it through JSON, so numbers and
 // nested types compare like ARM's decoded answers.
 func (r *Reconciler) desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
-	var body map[string]any
-	var err error
-	if res, ok := r.Kind.(Resolver); ok {
-		body, err = res.DesiredWith(obj, resolved)
-	} else {
-		body, err = r.Kind.Desired(obj)
-	}
+	body, err := r.Kind.Desired(obj, resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +36,7 @@ func carryOnPut(k Kind, body, actual map[string]any) map[string]any {
 	if actual == nil {
 		return body
 	}
-	for _, path := range factsOf(k).CarriedOnPut {
+	for _, path := range k.Facts().CarriedOnPut {
 		keys := strings.Split(path, ".")
 		v, found := any(actual), true
 		for _, key := range keys {
@@ -80,7 +74,7 @@ func withPath(m map[string]any, keys []string, v any) map[string]any {
 	return out
 }
 
-// namespaceReader confines a Resolver to its object's namespace: references
+// namespaceReader confines Hooks.Resolve to its object's namespace: references
 // never cross namespaces.
 type namespaceReader struct {
 	client.Reader

@@ -26,10 +26,11 @@ import (
 // returns an outcome when an export failed (the resource itself is fine). Nothing
 // is written unless every value could be computed.
 func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, id string) *Outcome {
+	hooks := r.Kind.Hooks()
 	configMaps := map[string]map[string]string{}
-	if src, ok := r.Kind.(ConfigMapSource); ok {
-		values := src.ConfigMapValues(obj)
-		for out, d := range src.ConfigMapDestinations(obj) {
+	if hooks.ConfigMapValues != nil {
+		values := hooks.ConfigMapValues(obj)
+		for out, d := range hooks.ConfigMapDestinations(obj) {
 			if d != nil {
 				put(configMaps, d.Name, d.Key, values[out])
 			}
@@ -39,11 +40,11 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 	hasExprs := exprs != nil && (len(exprs.SecretExpressions) > 0 || len(exprs.ConfigMapExpressions) > 0)
 	secrets := map[string]map[string]string{}
 	var secretValues map[string]string
-	if src, ok := r.Kind.(SecretSource); ok {
-		dests := src.SecretDestinations(obj)
+	if hooks.Secrets != nil {
+		dests := hooks.SecretDestinations(obj)
 		if hasAny(dests) || (exprs != nil && len(exprs.SecretExpressions) > 0) {
 			var err error
-			secretValues, err = src.Secrets(ctx, func(ctx context.Context, action string) (map[string]any, error) {
+			secretValues, err = hooks.Secrets(ctx, func(ctx context.Context, action string) (map[string]any, error) {
 				return calls.action(ctx, id, action)
 			}, obj)
 			if err != nil {

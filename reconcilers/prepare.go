@@ -49,7 +49,7 @@ func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (a
 			return armCalls{}, scope, "", o.after(5 * time.Minute)
 		}
 	}
-	return armCalls{client: cl, apiVersion: r.Kind.APIVersion()}, scope, id, nil
+	return armCalls{client: cl, apiVersion: r.Kind.Facts().APIVersion}, scope, id, nil
 }
 
 // credential is obj's ARM client from the broker (the Identity of its
@@ -98,8 +98,8 @@ func (r *Reconciler) target(obj azurev1alpha1.Resource, id string, scope identit
 	if t.GroupKind.Empty() {
 		t.GroupKind = r.Registry.groupKindOf(r.Kind)
 	}
-	if l, ok := r.Kind.(Located); ok {
-		t.Location = l.Location(obj)
+	if location := r.Kind.Hooks().Location; location != nil {
+		t.Location = location(obj)
 	}
 	return t, nil
 }
@@ -184,7 +184,7 @@ func (r *Reconciler) ownerKindOf(obj azurev1alpha1.Resource) schema.GroupKind {
 		// Some kinds (role assignments) let each object say what its owner is.
 		return ok.OwnerGroupKind()
 	}
-	return r.Kind.OwnerKind()
+	return r.Kind.Facts().OwnerKind
 }
 
 // ensureOwnerReference points obj's metadata at its owner, so Kubernetes'

@@ -116,7 +116,7 @@ func (r *Reconciler) conclude(ctx context.Context, key types.NamespacedName, obj
 	result := reconcile.Result{RequeueAfter: o.RequeueAfter}
 	if o.backsOff() {
 		result.RequeueAfter = r.auth.next(key)
-		if obj.GetDeletionTimestamp().IsZero() && strings.EqualFold(r.Kind.ResourceType(), resourceGroupType) && obj.AzureStatus().ID == "" {
+		if obj.GetDeletionTimestamp().IsZero() && strings.EqualFold(r.Kind.Facts().ResourceType, resourceGroupType) && obj.AzureStatus().ID == "" {
 			o.Message += "; " + newGroupHint(o.Message)
 		}
 	} else {
@@ -236,7 +236,7 @@ func (r *Reconciler) claim(ctx context.Context, obj azurev1alpha1.Resource, id s
 		r.event(obj, corev1.EventTypeNormal, EventCreatedByOnboarding, fmt.Sprintf("%s was created for this object by the Tenant's onboarding, with the platform identity", id))
 		r.decide(ctx, obj, DecisionCreate, "by", "onboarding")
 	}
-	if actual != nil && st.ID == "" && factsOf(r.Kind).WithParent {
+	if actual != nil && st.ID == "" && r.Kind.Facts().WithParent {
 		// Azure made it with the parent; there is no other to create.
 		st.ID = id
 		r.decide(ctx, obj, DecisionAdopt, "why", "created by Azure with its parent")
@@ -268,13 +268,14 @@ type change struct {
 	diff string
 }
 
-// plan builds the desired body (with the Secrets and objects a Resolver
+// plan builds the desired body (with the Secrets and objects Hooks.Resolve
 // reads) and compares it with Azure's (compare.go).
 func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, id string, actual map[string]any, createdFor string) (change, error) {
+	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
 	var resolved map[string]string
-	if res, ok := r.Kind.(Resolver); ok {
+	if hooks.Resolve != nil {
 		var err error
-		if resolved, err = res.Resolve(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj); err != nil {
+		if resolved, err = hooks.Resolve(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj); err != nil {
 			return change{}, newOutcome(ReasonReferenceNotFound, err.Error()).after(10 * time.Second)
 		}
 	}
@@ -289,24 +290,17 @@ func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, id st
 		// must adopt.
 		c.dropped = append(c.dropped, TagCreatedFor)
 	}
-	var ignore []string
-	if ci, ok := r.Kind.(CompareIgnorer); ok {
-		ignore = ci.IgnoreOnCompare()
-	}
-	var eq func(path, desired, observed string) bool
-	if e, ok := r.Kind.(Equivalencer); ok {
-		eq = e.Equivalent
-	}
+	ignore := facts.WriteOnly
 	if len(ignore) > 0 { // only kinds with write-only values read the key's Secrets
 		var refs []Reference
-		if rf, ok := r.Kind.(Referencer); ok {
-			refs = rf.References(obj)
+		if hooks.References != nil {
+			refs = hooks.References(obj)
 		}
 		c.woHash = writeOnlyHash(writeOnlyKey(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj, refs), desired, ignore)
 	}
 	c.diff = "(absent)"
 	if actual != nil {
-		c.diff = driftWith(desired, actual, ignore, factsOf(r.Kind).OpenSets, eq)
+		c.diff = driftWith(desired, actual, ignore, facts.OpenSets, hooks.Equivalent)
 		if c.diff == "" {
 			c.diff = droppedTag(actual, c.dropped)
 		}

@@ -24,13 +24,17 @@ type Registry struct {
 	order  []schema.GroupKind
 }
 
-// NewRegistry registers kinds whose types are in scheme.
+// NewRegistry registers kinds whose types are in scheme, refusing one that
+// breaks the contract (checkKind).
 func NewRegistry(scheme *runtime.Scheme, kinds ...Kind) (*Registry, error) {
 	r := &Registry{scheme: scheme, kinds: map[schema.GroupKind]Kind{}, gvks: map[Kind]schema.GroupVersionKind{}}
 	for _, k := range kinds {
+		if err := checkKind(k); err != nil {
+			return nil, err
+		}
 		gvk, err := apiutil.GVKForObject(k.New(), scheme)
 		if err != nil {
-			return nil, fmt.Errorf("kind %s: %w", k.ResourceType(), err)
+			return nil, fmt.Errorf("kind %s: %w", k.Facts().ResourceType, err)
 		}
 		r.kinds[gvk.GroupKind()] = k
 		r.gvks[k] = gvk

@@ -56,7 +56,7 @@ type Options struct {
 // The controller reacts to spec and annotation changes of its objects (not to
 // its own status writes), to Identities of the namespace (a missing one may
 // appear, one being deleted stops its objects' updates), to owners (a child waits for its owner to become Ready), to the
-// data of the Secrets and ConfigMaps its objects read (Referencer), to a
+// data of the Secrets and ConfigMaps its objects read (Hooks.References), to a
 // change of a namespace's reconcile-policy annotation, and to Tenant changes
 // through Options.AdmissionChanges. A namespace's change reconciles all its
 // objects of the kind (allInNamespace).
@@ -94,14 +94,15 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 			return r.allInNamespace(ctx, o.GetName(), "its "+AnnotationReconcilePolicy+" annotation changed")
 		}), builder.WithPredicates(reconcilePolicyChanged))
-	if refr, ok := r.Kind.(Referencer); ok {
+	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
+	if hooks.References != nil {
 		// A referenced Secret or ConfigMap that appears lets a waiting object
 		// proceed; one that changes is written to Azure (a rotated password).
 		// The index finds the objects that read it, Ready or not; changes to
 		// other Secrets, or only to metadata, enqueue nothing.
 		if err := mgr.GetFieldIndexer().IndexField(ctx, obj, referencesField, func(o client.Object) []string {
 			var keys []string
-			for _, ref := range refr.References(o.(azurev1alpha1.Resource)) {
+			for _, ref := range hooks.References(o.(azurev1alpha1.Resource)) {
 				keys = append(keys, referenceKey(ref.Kind, ref.Name))
 			}
 			return keys
@@ -110,26 +111,24 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 		}
 		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.referencing(ReferenceSecret)), builder.WithPredicates(dataChanged)).
 			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.referencing(ReferenceConfigMap)), builder.WithPredicates(dataChanged))
-	} else if _, ok := r.Kind.(Resolver); ok {
+	} else if hooks.Resolve != nil {
 		// A referenced Secret or ConfigMap that appears lets a waiting object proceed.
 		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace)).
 			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))
 	}
-	if ok := r.Kind.OwnerKind(); !ok.Empty() {
+	if ok := facts.OwnerKind; !ok.Empty() {
 		owner, err := r.Registry.newObject(ok)
 		if err != nil {
 			return err
 		}
 		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner), builder.WithPredicates(ownerStateChanged))
 	}
-	if ok, has := r.Kind.(OwnerKinder); has {
-		for _, gk := range ok.OwnerKinds() {
-			owner, err := r.Registry.newObject(gk)
-			if gk == r.Kind.OwnerKind() || err != nil {
-				continue // watched above, or not served by this operator
-			}
-			b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner), builder.WithPredicates(ownerStateChanged))
+	for _, gk := range facts.OwnerKinds {
+		owner, err := r.Registry.newObject(gk)
+		if gk == facts.OwnerKind || err != nil {
+			continue // watched above, or not served by this operator
 		}
+		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner), builder.WithPredicates(ownerStateChanged))
 	}
 	// Onboarding granted or took away something in Azure (a role, a resource
 	// group): what waits in the Tenant's namespaces looks again at once.

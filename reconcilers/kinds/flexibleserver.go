@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -22,41 +21,43 @@ import (
 // again when the Secret's value changes.
 type FlexibleServer struct{}
 
-var (
-	_ reconcilers.Located         = FlexibleServer{}
-	_ reconcilers.CompareIgnorer  = FlexibleServer{}
-	_ reconcilers.Resolver        = FlexibleServer{}
-	_ reconcilers.Referencer      = FlexibleServer{}
-	_ reconcilers.ConfigMapSource = FlexibleServer{}
-)
+var _ reconcilers.Kind = FlexibleServer{}
 
 // flexibleServerPassword is the Resolve key of the administrator password.
 const flexibleServerPassword = "administratorLoginPassword"
 
 func (FlexibleServer) New() azurev1alpha1.Resource { return &dbforpostgresqlv1alpha1.FlexibleServer{} }
-func (FlexibleServer) ResourceType() string        { return "Microsoft.DBforPostgreSQL/flexibleServers" }
-func (FlexibleServer) APIVersion() string          { return "2024-08-01" }
-func (FlexibleServer) OwnerKind() schema.GroupKind {
-	return resourcesv1alpha1.ResourceGroupGroupKind
+func (FlexibleServer) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.DBforPostgreSQL/flexibleServers",
+		APIVersion:   "2024-08-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		WriteOnly:    []string{"properties.administratorLoginPassword"},
+	}
 }
-func (FlexibleServer) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Spec.Location)
-}
-func (FlexibleServer) IgnoreOnCompare() []string {
-	return []string{"properties.administratorLoginPassword"}
+func (k FlexibleServer) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Spec.Location)
+		},
+		Resolve:               k.resolve,
+		References:            k.references,
+		ConfigMapDestinations: k.configMapDestinations,
+		ConfigMapValues:       k.configMapValues,
+	}
 }
 
-// References names the password's Secret, so rotating it writes the new
+// references names the password's Secret, so rotating it writes the new
 // password at once.
-func (FlexibleServer) References(obj azurev1alpha1.Resource) []reconcilers.Reference {
+func (FlexibleServer) references(obj azurev1alpha1.Resource) []reconcilers.Reference {
 	if ref := obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Spec.AdministratorLoginPassword; ref != nil {
 		return []reconcilers.Reference{{Kind: reconcilers.ReferenceSecret, Name: ref.Name}}
 	}
 	return nil
 }
 
-// Resolve reads the administrator password from its Secret.
-func (FlexibleServer) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+// resolve reads the administrator password from its Secret.
+func (FlexibleServer) resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	fs := obj.(*dbforpostgresqlv1alpha1.FlexibleServer)
 	ref := fs.Spec.AdministratorLoginPassword
 	if ref == nil {
@@ -76,11 +77,8 @@ func (FlexibleServer) Resolve(ctx context.Context, c client.Reader, obj azurev1a
 	return map[string]string{flexibleServerPassword: string(v)}, nil
 }
 
-func (k FlexibleServer) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return k.DesiredWith(obj, nil)
-}
-
-func (FlexibleServer) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired sends the password resolve read (none before it is read).
+func (FlexibleServer) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	sp := obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Spec
 	props := map[string]any{"version": sp.Version}
 	if s := sp.Storage; s != nil {
@@ -125,7 +123,7 @@ func (FlexibleServer) Observe(obj azurev1alpha1.Resource, actual map[string]any)
 	fs.Status.MinorVersion = strOf(p, "minorVersion")
 }
 
-func (FlexibleServer) ConfigMapDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.ConfigMapDestination {
+func (FlexibleServer) configMapDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.ConfigMapDestination {
 	os := obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Spec.OperatorSpec
 	if os == nil || os.ConfigMaps == nil {
 		return nil
@@ -133,6 +131,6 @@ func (FlexibleServer) ConfigMapDestinations(obj azurev1alpha1.Resource) map[stri
 	return map[string]*azurev1alpha1.ConfigMapDestination{"fullyQualifiedDomainName": os.ConfigMaps.FullyQualifiedDomainName}
 }
 
-func (FlexibleServer) ConfigMapValues(obj azurev1alpha1.Resource) map[string]string {
+func (FlexibleServer) configMapValues(obj azurev1alpha1.Resource) map[string]string {
 	return map[string]string{"fullyQualifiedDomainName": obj.(*dbforpostgresqlv1alpha1.FlexibleServer).Status.FullyQualifiedDomainName}
 }

@@ -11,7 +11,6 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	containerservicev1alpha1 "github.com/aztenant/aztenant/api/containerservice/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/reconcilers"
 )
 
 // sentinel is planted everywhere outside the spec (metadata, status): a PUT
@@ -72,7 +71,7 @@ func FuzzDesired(f *testing.F) {
 		st.ID, st.ProvisioningState, st.ResumeToken = "/subscriptions/"+sentinel, sentinel, sentinel
 
 		resolved := withIdentities(obj, fuzzResolved)
-		body, err := desired(k, obj, resolved)
+		body, err := k.Desired(obj, resolved)
 		if err != nil {
 			return // refused with an error (InvalidSpec): fine
 		}
@@ -88,7 +87,7 @@ func FuzzDesired(f *testing.F) {
 				t.Fatalf("%T: top-level key %q is not part of an ARM body: %s", k, key, raw)
 			}
 		}
-		again, _ := desired(k, obj, resolved)
+		again, _ := k.Desired(obj, resolved)
 		if raw2, _ := json.Marshal(again); !bytes.Equal(raw, raw2) {
 			t.Fatalf("%T: two builds differ:\n%s\n%s", k, raw, raw2)
 		}
@@ -104,13 +103,6 @@ func FuzzDesired(f *testing.F) {
 			}
 		})
 	})
-}
-
-func desired(k reconcilers.Kind, obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
-	if r, ok := k.(reconcilers.Resolver); ok {
-		return r.DesiredWith(obj, resolved)
-	}
-	return k.Desired(obj)
 }
 
 // withIdentities adds the ARM IDs a ManagedCluster's identity references

@@ -223,7 +223,7 @@ func flatten(v any) any {
 }
 
 // References of generated specs are objects {"reference": {armId | group, kind, name}}
-// where ARM expects {"id": ...}. Resolve reads the named objects' status.id; DesiredWith
+// where ARM expects {"id": ...}. Hooks.Resolve reads the named objects' status.id; Desired
 // puts the IDs in place.
 
 // secretKey names a write-only value in Resolve's answer.

@@ -165,9 +165,10 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 			return readyTrue(sm.obj), nil
 		})
 		id := sm.obj.AzureStatus().ID
-		if !strings.Contains(strings.ToLower(id), strings.ToLower("/providers/"+sm.kind.ResourceType()[:strings.Index(sm.kind.ResourceType(), "/")])) ||
+		typ := sm.kind.Facts().ResourceType
+		if !strings.Contains(strings.ToLower(id), strings.ToLower("/providers/"+typ[:strings.Index(typ, "/")])) ||
 			!strings.HasSuffix(strings.ToLower(id), "/"+strings.ToLower(sm.obj.AzureName())) {
-			t.Errorf("%s: status.id %q is not a %s named %s", sm.file, id, sm.kind.ResourceType(), sm.obj.AzureName())
+			t.Errorf("%s: status.id %q is not a %s named %s", sm.file, id, typ, sm.obj.AzureName())
 		}
 		puts := s.ARMCalls(strings.ToLower(id[strings.Index(id, "/providers/"):]))
 		if len(puts) == 0 || puts[len(puts)-1].PrincipalID != s.Principal[ns] {
@@ -244,12 +245,13 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 
 	for _, sm := range samples {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(sm.file, "../../examples/generated/"), ".yaml")+"/portal-change-reverted", func(t *testing.T) {
-			desired, err := sm.kind.Desired(sm.obj)
-			if res, ok := sm.kind.(reconcilers.Resolver); ok {
-				resolved, rerr := res.Resolve(ctx, s.Client, sm.obj)
-				must(t, rerr)
-				desired, err = res.DesiredWith(sm.obj, resolved)
+			var resolved map[string]string
+			if resolve := sm.kind.Hooks().Resolve; resolve != nil {
+				var err error
+				resolved, err = resolve(ctx, s.Client, sm.obj)
+				must(t, err)
 			}
+			desired, err := sm.kind.Desired(sm.obj, resolved)
 			must(t, err)
 			path, want, changed := portalChange(desired)
 			if path == nil {
@@ -278,7 +280,7 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 		must(t, s.Client.Delete(ctx, sm.obj))
 		poll(t, sm.file+" deleted", func(context.Context) (bool, error) { return s.Gone(sm.obj), nil })
 		_, err := s.Emu.Resource(sm.obj.AzureStatus().ID)
-		if d, ok := sm.kind.(reconcilers.Declarer); ok && d.Facts().WithParent {
+		if sm.kind.Facts().WithParent {
 			// Azure has no DELETE for it: it stays, to go with its parent.
 			if err != nil {
 				t.Errorf("%s: made by Azure with its parent, it was deleted with its object: %v", sm.file, err)

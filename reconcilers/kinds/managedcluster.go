@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -28,33 +27,34 @@ import (
 // names (Facts.OpenSets).
 type ManagedCluster struct{}
 
-var _ reconcilers.Declarer = ManagedCluster{}
-
-// Facts: the pools of the cluster are an open set.
-func (ManagedCluster) Facts() reconcilers.Facts {
-	return reconcilers.Facts{OpenSets: []string{"properties.agentPoolProfiles"}}
-}
-
-var (
-	_ reconcilers.Located         = ManagedCluster{}
-	_ reconcilers.Resolver        = ManagedCluster{}
-	_ reconcilers.SecretSource    = ManagedCluster{}
-	_ reconcilers.ConfigMapSource = ManagedCluster{}
-)
+var _ reconcilers.Kind = ManagedCluster{}
 
 func (ManagedCluster) New() azurev1alpha1.Resource { return &containerservicev1alpha1.ManagedCluster{} }
-func (ManagedCluster) ResourceType() string        { return "Microsoft.ContainerService/managedClusters" }
-func (ManagedCluster) APIVersion() string          { return "2024-09-01" }
-func (ManagedCluster) OwnerKind() schema.GroupKind {
-	return resourcesv1alpha1.ResourceGroupGroupKind
+func (ManagedCluster) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.ContainerService/managedClusters",
+		APIVersion:   "2024-09-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		// The pools of the cluster are an open set.
+		OpenSets: []string{"properties.agentPoolProfiles"},
+	}
 }
-func (ManagedCluster) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*containerservicev1alpha1.ManagedCluster).Spec.Location)
+func (k ManagedCluster) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*containerservicev1alpha1.ManagedCluster).Spec.Location)
+		},
+		Resolve:               k.resolve,
+		SecretDestinations:    k.secretDestinations,
+		Secrets:               k.secrets,
+		ConfigMapDestinations: k.configMapDestinations,
+		ConfigMapValues:       k.configMapValues,
+	}
 }
 
-// Resolve turns user-assigned identities named in this namespace into ARM IDs
+// resolve turns user-assigned identities named in this namespace into ARM IDs
 // (key "identity/<name>").
-func (ManagedCluster) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+func (ManagedCluster) resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	mc := obj.(*containerservicev1alpha1.ManagedCluster)
 	if mc.Spec.Identity == nil {
 		return nil, nil
@@ -80,11 +80,8 @@ func (ManagedCluster) Resolve(ctx context.Context, c client.Reader, obj azurev1a
 	return out, nil
 }
 
-func (k ManagedCluster) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return k.DesiredWith(obj, nil)
-}
-
-func (ManagedCluster) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired names user-assigned identities by the ARM IDs resolve found.
+func (ManagedCluster) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	sp := obj.(*containerservicev1alpha1.ManagedCluster).Spec
 	body := map[string]any{"location": armLocation(sp.Location), "tags": putTags(sp.Tags)}
 	if s := sp.Sku; s != nil {
@@ -181,7 +178,7 @@ func (ManagedCluster) Observe(obj azurev1alpha1.Resource, actual map[string]any)
 	st.PrincipalID = strOf(id, "principalId")
 }
 
-func (ManagedCluster) SecretDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination {
+func (ManagedCluster) secretDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination {
 	os := obj.(*containerservicev1alpha1.ManagedCluster).Spec.OperatorSpec
 	if os == nil || os.Secrets == nil {
 		return nil
@@ -191,12 +188,12 @@ func (ManagedCluster) SecretDestinations(obj azurev1alpha1.Resource) map[string]
 	}
 }
 
-// Secrets fetches only the kubeconfigs the user asked for: an admin
+// secrets fetches only the kubeconfigs the user asked for: an admin
 // credential is not even read unless it is exported.
-func (k ManagedCluster) Secrets(ctx context.Context, call reconcilers.ActionCaller, obj azurev1alpha1.Resource) (map[string]string, error) {
+func (k ManagedCluster) secrets(ctx context.Context, call reconcilers.ActionCaller, obj azurev1alpha1.Resource) (map[string]string, error) {
 	out := map[string]string{}
 	for name, action := range map[string]string{"adminCredentials": "listClusterAdminCredential", "userCredentials": "listClusterUserCredential"} {
-		if k.SecretDestinations(obj)[name] == nil {
+		if k.secretDestinations(obj)[name] == nil {
 			continue
 		}
 		resp, err := call(ctx, action)
@@ -226,7 +223,7 @@ func firstKubeconfig(resp map[string]any) (string, error) {
 	return string(raw), nil
 }
 
-func (ManagedCluster) ConfigMapDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.ConfigMapDestination {
+func (ManagedCluster) configMapDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.ConfigMapDestination {
 	os := obj.(*containerservicev1alpha1.ManagedCluster).Spec.OperatorSpec
 	if os == nil || os.ConfigMaps == nil {
 		return nil
@@ -236,7 +233,7 @@ func (ManagedCluster) ConfigMapDestinations(obj azurev1alpha1.Resource) map[stri
 	}
 }
 
-func (ManagedCluster) ConfigMapValues(obj azurev1alpha1.Resource) map[string]string {
+func (ManagedCluster) configMapValues(obj azurev1alpha1.Resource) map[string]string {
 	st := obj.(*containerservicev1alpha1.ManagedCluster).Status
 	return map[string]string{"oidcIssuerProfile": st.OIDCIssuerURL, "principalId": st.PrincipalID}
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	cachev1alpha1 "github.com/aztenant/aztenant/api/cache/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
@@ -14,22 +12,28 @@ import (
 )
 
 // Redis adapts Microsoft.Cache/redis. Its SKU is inside properties, as in ARM.
+// ARM reports the Redis version more precisely than it was asked for
+// (equivalent), and the access keys are exported with listKeys.
 type Redis struct{}
 
-var (
-	_ reconcilers.Located      = Redis{}
-	_ reconcilers.SecretSource = Redis{}
-)
+var _ reconcilers.Kind = Redis{}
 
 func (Redis) New() azurev1alpha1.Resource { return &cachev1alpha1.Redis{} }
-func (Redis) ResourceType() string        { return "Microsoft.Cache/redis" }
-func (Redis) APIVersion() string          { return "2024-03-01" }
-func (Redis) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
-func (Redis) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*cachev1alpha1.Redis).Spec.Location)
+func (Redis) Facts() reconcilers.Facts {
+	return reconcilers.Facts{ResourceType: "Microsoft.Cache/redis", APIVersion: "2024-03-01", OwnerKind: resourcesv1alpha1.ResourceGroupGroupKind}
+}
+func (k Redis) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*cachev1alpha1.Redis).Spec.Location)
+		},
+		Equivalent:         k.equivalent,
+		SecretDestinations: k.secretDestinations,
+		Secrets:            k.secrets,
+	}
 }
 
-func (Redis) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (Redis) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	sp := obj.(*cachev1alpha1.Redis).Spec
 	props := map[string]any{
 		"sku": map[string]any{"name": sp.Sku.Name, "family": sp.Sku.Family, "capacity": sp.Sku.Capacity},
@@ -45,9 +49,9 @@ func (Redis) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
 	return map[string]any{"location": armLocation(sp.Location), "tags": putTags(sp.Tags), "properties": props}, nil
 }
 
-// Equivalent accepts the patch version ARM reports for the requested major
+// equivalent accepts the patch version ARM reports for the requested major
 // (or major.minor) Redis version: "6" is satisfied by "6.0.20".
-func (Redis) Equivalent(path, desired, observed string) bool {
+func (Redis) equivalent(path, desired, observed string) bool {
 	return path == "properties.redisVersion" && strings.HasPrefix(observed, desired+".")
 }
 
@@ -60,7 +64,7 @@ func (Redis) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
 	r.Status.RedisVersion = strOf(p, "redisVersion")
 }
 
-func (Redis) SecretDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination {
+func (Redis) secretDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination {
 	os := obj.(*cachev1alpha1.Redis).Spec.OperatorSpec
 	if os == nil || os.Secrets == nil {
 		return nil
@@ -71,8 +75,8 @@ func (Redis) SecretDestinations(obj azurev1alpha1.Resource) map[string]*azurev1a
 	}
 }
 
-// Secrets lists the access keys; the host name and ports come from status.
-func (Redis) Secrets(ctx context.Context, call reconcilers.ActionCaller, obj azurev1alpha1.Resource) (map[string]string, error) {
+// secrets lists the access keys; the host name and ports come from status.
+func (Redis) secrets(ctx context.Context, call reconcilers.ActionCaller, obj azurev1alpha1.Resource) (map[string]string, error) {
 	r := obj.(*cachev1alpha1.Redis)
 	resp, err := call(ctx, "listKeys")
 	if err != nil {

@@ -1,24 +1,28 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers"
 )
 
-// ResourceGroup adapts Microsoft.Resources/resourceGroups.
+// ResourceGroup adapts Microsoft.Resources/resourceGroups. Its parent is the
+// subscription (no OwnerKind).
 type ResourceGroup struct{}
 
+var _ reconcilers.Kind = ResourceGroup{}
+
 func (ResourceGroup) New() azurev1alpha1.Resource { return &resourcesv1alpha1.ResourceGroup{} }
-func (ResourceGroup) ResourceType() string        { return "Microsoft.Resources/resourceGroups" }
-func (ResourceGroup) APIVersion() string          { return "2021-04-01" }
-func (ResourceGroup) OwnerKind() schema.GroupKind { return schema.GroupKind{} }
-func (ResourceGroup) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*resourcesv1alpha1.ResourceGroup).Spec.Location)
+func (ResourceGroup) Facts() reconcilers.Facts {
+	return reconcilers.Facts{ResourceType: "Microsoft.Resources/resourceGroups", APIVersion: "2021-04-01"}
+}
+func (ResourceGroup) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{Location: func(obj azurev1alpha1.Resource) string {
+		return armLocation(obj.(*resourcesv1alpha1.ResourceGroup).Spec.Location)
+	}}
 }
 
-func (ResourceGroup) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (ResourceGroup) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	rg := obj.(*resourcesv1alpha1.ResourceGroup)
 	body := map[string]any{"location": armLocation(rg.Spec.Location)}
 	// Tags are always sent, so tags removed in the portal count as drift.

@@ -29,62 +29,60 @@ import (
 // resource of its scope (the owner: a resource group, another aztenant
 // resource, or any ARM ID). It has no location and no tags.
 //
-// Its PUT body needs two things the spec does not hold, read by Resolve from
+// Its PUT body needs two things the spec does not hold, read by resolve from
 // the object's own namespace: the principal ID when it comes from a ConfigMap,
 // and the subscription a role definition ID is qualified with.
 //
 // Built-in roles are named from the role table (package roles); whether a
 // privileged one may be granted is the policy library's call. A role the
-// table does not hold is a custom role: Verify reads its definition from ARM
+// table does not hold is a custom role: verify reads its definition from ARM
 // and refuses it, before anything is written, when its actions are
 // privileged.
 type RoleAssignment struct{}
 
-var (
-	_ reconcilers.Identifier  = RoleAssignment{}
-	_ reconcilers.Resolver    = RoleAssignment{}
-	_ reconcilers.OwnerKinder = RoleAssignment{}
-	_ reconcilers.Verifier    = RoleAssignment{}
-)
+var _ reconcilers.Kind = RoleAssignment{}
 
 // roleAssignmentNamespace is the UUIDv5 namespace of derived assignment names.
 var roleAssignmentNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://aztenant.io/roleassignments"))
 
-// Keys of Resolve's result.
+// Keys of resolve's result.
 const (
 	resolvedPrincipalID  = "principalId"
 	resolvedSubscription = "subscriptionId"
 )
 
 func (RoleAssignment) New() azurev1alpha1.Resource { return &authorizationv1alpha1.RoleAssignment{} }
-func (RoleAssignment) ResourceType() string {
-	return "Microsoft.Authorization/roleAssignments"
-}
-func (RoleAssignment) APIVersion() string { return "2022-04-01" }
 
-// OwnerKind is the default owner (a ResourceGroup); each object may name
-// another kind, which the generic reconciler reads from OwnerGroupKind.
-func (RoleAssignment) OwnerKind() schema.GroupKind {
-	return resourcesv1alpha1.ResourceGroupGroupKind
-}
-
-// OwnerKinds are the kinds spec.owner may name (with group and kind), so the
-// assignment proceeds as soon as such an owner becomes Ready.
-func (RoleAssignment) OwnerKinds() []schema.GroupKind {
-	return []schema.GroupKind{
-		resourcesv1alpha1.ResourceGroupGroupKind,
-		managedidentityv1alpha1.UserAssignedIdentityGroupKind,
-		storagev1alpha1.StorageAccountGroupKind,
-		{Group: cachev1alpha1.GroupVersion.Group, Kind: "Redis"},
-		dbforpostgresqlv1alpha1.FlexibleServerGroupKind,
-		{Group: containerservicev1alpha1.GroupVersion.Group, Kind: "ManagedCluster"},
+// Facts: the default owner is a ResourceGroup; each object may name another
+// of OwnerKinds (with group and kind), which the generic reconciler reads
+// from OwnerGroupKind, so the assignment proceeds as soon as such an owner
+// becomes Ready.
+func (RoleAssignment) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Authorization/roleAssignments",
+		APIVersion:   "2022-04-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		OwnerKinds: []schema.GroupKind{
+			resourcesv1alpha1.ResourceGroupGroupKind,
+			managedidentityv1alpha1.UserAssignedIdentityGroupKind,
+			storagev1alpha1.StorageAccountGroupKind,
+			{Group: cachev1alpha1.GroupVersion.Group, Kind: "Redis"},
+			dbforpostgresqlv1alpha1.FlexibleServerGroupKind,
+			{Group: containerservicev1alpha1.GroupVersion.Group, Kind: "ManagedCluster"},
+		},
 	}
 }
 
-// ARMID is the assignment under its scope. Without spec.azureName the name is
+// Hooks: the GUID name (armID), the principal and subscription read from
+// the namespace (resolve), and the check of custom roles (verify).
+func (k RoleAssignment) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{ARMID: k.armID, Resolve: k.resolve, Verify: k.verify}
+}
+
+// armID is the assignment under its scope. Without spec.azureName the name is
 // a UUIDv5 of the object's namespace, name and scope: the same object always
 // names the same assignment, so a retry or a restart never creates a second.
-func (RoleAssignment) ARMID(obj azurev1alpha1.Resource, parentID string) string {
+func (RoleAssignment) armID(obj azurev1alpha1.Resource, parentID string) string {
 	name := obj.AzureName()
 	if name == "" {
 		name = uuid.NewSHA1(roleAssignmentNamespace,
@@ -93,12 +91,12 @@ func (RoleAssignment) ARMID(obj azurev1alpha1.Resource, parentID string) string 
 	return parentID + "/providers/Microsoft.Authorization/roleAssignments/" + name
 }
 
-// Resolve reads the principal ID (spec.principalId, or the key named by
+// resolve reads the principal ID (spec.principalId, or the key named by
 // spec.principalIdFromConfig) and, when the role definition ID lacks one, the
 // subscription to qualify it with: the scope's, which is the armId's or, for a
 // named owner, that of the namespace's Identity (the guards keep every owner
 // in it).
-func (RoleAssignment) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+func (RoleAssignment) resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 	ra := obj.(*authorizationv1alpha1.RoleAssignment)
 	out := map[string]string{}
 	switch ref := ra.Spec.PrincipalIDFromConfig; {
@@ -137,13 +135,9 @@ func (RoleAssignment) Resolve(ctx context.Context, c client.Reader, obj azurev1a
 	return out, nil
 }
 
-// Desired is DesiredWith without resolved values (the reconciler calls
-// DesiredWith): only a literal principalId is known.
-func (k RoleAssignment) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return k.DesiredWith(obj, nil)
-}
-
-func (RoleAssignment) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired, without resolved values, knows only a literal principalId and an
+// unqualified role definition ID.
+func (RoleAssignment) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	ra := obj.(*authorizationv1alpha1.RoleAssignment)
 	rd, err := roleDefinitionID(ra.Spec.RoleDefinitionReference, resolved[resolvedSubscription])
 	if err != nil {
@@ -184,18 +178,18 @@ func roleDefinitionID(ref authorizationv1alpha1.RoleDefinitionReference, subscri
 	return id, nil
 }
 
-// roleDefinitionsAPIVersion is the api-version Verify reads role definitions
+// roleDefinitionsAPIVersion is the api-version verify reads role definitions
 // with.
 const roleDefinitionsAPIVersion = "2022-04-01"
 
-// Verify reads the definition of a role the table does not know (a custom
+// verify reads the definition of a role the table does not know (a custom
 // role) with the namespace's own identity and refuses it when
 // roles.Privileged says so, or when it is Broad (Contributor's shape) and the
 // assignment's scope is a whole subscription, as the policy library treats
 // Contributor. Built-in roles are not read: the table knows them. A custom
 // role is read at every reconcile, so one widened after its assignment was
 // made is reported too.
-func (RoleAssignment) Verify(ctx context.Context, get reconcilers.ARMGetter, obj azurev1alpha1.Resource, armID string) error {
+func (RoleAssignment) verify(ctx context.Context, get reconcilers.ARMGetter, obj azurev1alpha1.Resource, armID string) error {
 	ra := obj.(*authorizationv1alpha1.RoleAssignment)
 	ref := ra.Spec.RoleDefinitionReference
 	if ref.WellKnownName != "" || ref.ARMID == "" {

@@ -145,7 +145,7 @@ func TestRoleAssignmentVerify(t *testing.T) {
 				read = id + "?api-version=" + apiVersion
 				return c.answer, c.err
 			}
-			err := (kinds.RoleAssignment{}).Verify(t.Context(), get, ra, c.assignment)
+			err := kinds.RoleAssignment{}.Hooks().Verify(t.Context(), get, ra, c.assignment)
 			if c.reads != (read != "") {
 				t.Fatalf("read %q, want a read: %v", read, c.reads)
 			}

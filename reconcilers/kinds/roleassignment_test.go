@@ -175,9 +175,10 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 func TestRoleAssignmentDerivedName(t *testing.T) {
 	ra := roleAssignment("team", "grant", authorizationv1alpha1.RoleAssignmentOwner{Name: "rg"}, authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Reader"})
 	scope := rgID("team-rg")
-	id := (kinds.RoleAssignment{}).ARMID(ra, scope)
+	armID := kinds.RoleAssignment{}.Hooks().ARMID
+	id := armID(ra, scope)
 	name := id[strings.LastIndex(id, "/")+1:]
-	again := (kinds.RoleAssignment{}).ARMID(ra.DeepCopy(), strings.ToUpper(scope[:14])+scope[14:])
+	again := armID(ra.DeepCopy(), strings.ToUpper(scope[:14])+scope[14:])
 	if !strings.HasSuffix(again, "/"+name) {
 		t.Errorf("the derived name changes between calls or with the scope's casing: %s, then %s", id, again)
 	}
@@ -186,11 +187,11 @@ func TestRoleAssignmentDerivedName(t *testing.T) {
 	}
 	other := ra.DeepCopy()
 	other.Namespace = "team2"
-	if (kinds.RoleAssignment{}).ARMID(other, scope) == id || (kinds.RoleAssignment{}).ARMID(ra, rgID("team-other")) == id {
+	if armID(other, scope) == id || armID(ra, rgID("team-other")) == id {
 		t.Error("another namespace or scope derives the same name")
 	}
 	ra.Spec.AzureName = "0b1c2d3e-0000-4000-8000-000000000001"
-	if got := (kinds.RoleAssignment{}).ARMID(ra, scope); got != scope+"/providers/Microsoft.Authorization/roleAssignments/"+ra.Spec.AzureName {
+	if got := armID(ra, scope); got != scope+"/providers/Microsoft.Authorization/roleAssignments/"+ra.Spec.AzureName {
 		t.Errorf("spec.azureName ignored: %s", got)
 	}
 }

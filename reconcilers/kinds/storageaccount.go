@@ -6,34 +6,39 @@ import (
 	"net/url"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
-// StorageAccount adapts Microsoft.Storage/storageAccounts.
+// StorageAccount adapts Microsoft.Storage/storageAccounts. Its keys (listKeys)
+// and endpoints are exported to Secrets, its endpoints to ConfigMaps.
 type StorageAccount struct{}
 
-var (
-	_ reconcilers.Located         = StorageAccount{}
-	_ reconcilers.SecretSource    = StorageAccount{}
-	_ reconcilers.ConfigMapSource = StorageAccount{}
-)
+var _ reconcilers.Kind = StorageAccount{}
 
 func (StorageAccount) New() azurev1alpha1.Resource { return &storagev1alpha1.StorageAccount{} }
-func (StorageAccount) ResourceType() string        { return "Microsoft.Storage/storageAccounts" }
-func (StorageAccount) APIVersion() string          { return "2023-05-01" }
-func (StorageAccount) OwnerKind() schema.GroupKind {
-	return resourcesv1alpha1.ResourceGroupGroupKind
+func (StorageAccount) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Storage/storageAccounts",
+		APIVersion:   "2023-05-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
 }
-func (StorageAccount) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*storagev1alpha1.StorageAccount).Spec.Location)
+func (k StorageAccount) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*storagev1alpha1.StorageAccount).Spec.Location)
+		},
+		SecretDestinations:    k.secretDestinations,
+		Secrets:               k.secrets,
+		ConfigMapDestinations: k.configMapDestinations,
+		ConfigMapValues:       k.configMapValues,
+	}
 }
 
-func (StorageAccount) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (StorageAccount) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	sp := obj.(*storagev1alpha1.StorageAccount).Spec
 	props := map[string]any{}
 	putStr(props, "accessTier", sp.AccessTier)
@@ -80,7 +85,7 @@ func (StorageAccount) Observe(obj azurev1alpha1.Resource, actual map[string]any)
 	}
 }
 
-func (StorageAccount) SecretDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination {
+func (StorageAccount) secretDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination {
 	os := obj.(*storagev1alpha1.StorageAccount).Spec.OperatorSpec
 	if os == nil || os.Secrets == nil {
 		return nil
@@ -92,9 +97,9 @@ func (StorageAccount) SecretDestinations(obj azurev1alpha1.Resource) map[string]
 	}
 }
 
-// Secrets lists the keys, and builds connection strings from them (for CEL
+// secrets lists the keys, and builds connection strings from them (for CEL
 // exports: connectionString1, connectionString2) and the endpoints.
-func (StorageAccount) Secrets(ctx context.Context, call reconcilers.ActionCaller, obj azurev1alpha1.Resource) (map[string]string, error) {
+func (StorageAccount) secrets(ctx context.Context, call reconcilers.ActionCaller, obj azurev1alpha1.Resource) (map[string]string, error) {
 	sa := obj.(*storagev1alpha1.StorageAccount)
 	out := map[string]string{}
 	for k, v := range storageEndpoints(sa) {
@@ -136,7 +141,7 @@ func endpointSuffix(blob string) string {
 	return parts[2]
 }
 
-func (StorageAccount) ConfigMapDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.ConfigMapDestination {
+func (StorageAccount) configMapDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.ConfigMapDestination {
 	os := obj.(*storagev1alpha1.StorageAccount).Spec.OperatorSpec
 	if os == nil || os.ConfigMaps == nil {
 		return nil
@@ -148,7 +153,7 @@ func (StorageAccount) ConfigMapDestinations(obj azurev1alpha1.Resource) map[stri
 	}
 }
 
-func (StorageAccount) ConfigMapValues(obj azurev1alpha1.Resource) map[string]string {
+func (StorageAccount) configMapValues(obj azurev1alpha1.Resource) map[string]string {
 	return storageEndpoints(obj.(*storagev1alpha1.StorageAccount))
 }
 

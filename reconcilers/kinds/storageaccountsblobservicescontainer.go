@@ -1,8 +1,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -13,25 +11,27 @@ import (
 // storage account; the account's default blob service is implied.
 type StorageAccountsBlobServicesContainer struct{}
 
-var _ reconcilers.Identifier = StorageAccountsBlobServicesContainer{}
+var _ reconcilers.Kind = StorageAccountsBlobServicesContainer{}
 
 func (StorageAccountsBlobServicesContainer) New() azurev1alpha1.Resource {
 	return &storagev1alpha1.StorageAccountsBlobServicesContainer{}
 }
-func (StorageAccountsBlobServicesContainer) ResourceType() string {
-	return "Microsoft.Storage/storageAccounts/blobServices/containers"
-}
-func (StorageAccountsBlobServicesContainer) APIVersion() string { return "2023-05-01" }
-func (StorageAccountsBlobServicesContainer) OwnerKind() schema.GroupKind {
-	return storagev1alpha1.StorageAccountGroupKind
-}
-
-// ARMID is <account>/blobServices/default/containers/<name>.
-func (StorageAccountsBlobServicesContainer) ARMID(obj azurev1alpha1.Resource, parentID string) string {
-	return parentID + "/blobServices/default/containers/" + obj.AzureName()
+func (StorageAccountsBlobServicesContainer) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Storage/storageAccounts/blobServices/containers",
+		APIVersion:   "2023-05-01",
+		OwnerKind:    storagev1alpha1.StorageAccountGroupKind,
+	}
 }
 
-func (StorageAccountsBlobServicesContainer) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+// Hooks: the ID is <account>/blobServices/default/containers/<name>.
+func (StorageAccountsBlobServicesContainer) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{ARMID: func(obj azurev1alpha1.Resource, parentID string) string {
+		return parentID + "/blobServices/default/containers/" + obj.AzureName()
+	}}
+}
+
+func (StorageAccountsBlobServicesContainer) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	sp := obj.(*storagev1alpha1.StorageAccountsBlobServicesContainer).Spec
 	props := map[string]any{}
 	putStr(props, "publicAccess", sp.PublicAccess)

@@ -1,11 +1,10 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers"
 )
 
 // UserAssignedIdentity adapts Microsoft.ManagedIdentity/userAssignedIdentities.
@@ -13,22 +12,30 @@ import (
 // status and may be exported to a ConfigMap.
 type UserAssignedIdentity struct{}
 
+var _ reconcilers.Kind = UserAssignedIdentity{}
+
 func (UserAssignedIdentity) New() azurev1alpha1.Resource {
 	return &managedidentityv1alpha1.UserAssignedIdentity{}
 }
-func (UserAssignedIdentity) ResourceType() string {
-	return "Microsoft.ManagedIdentity/userAssignedIdentities"
+func (UserAssignedIdentity) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.ManagedIdentity/userAssignedIdentities",
+		APIVersion:   "2023-01-31",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
 }
-func (UserAssignedIdentity) APIVersion() string { return "2023-01-31" }
-func (UserAssignedIdentity) OwnerKind() schema.GroupKind {
-	return resourcesv1alpha1.ResourceGroupGroupKind
-}
-func (UserAssignedIdentity) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*managedidentityv1alpha1.UserAssignedIdentity).Spec.Location)
+func (k UserAssignedIdentity) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*managedidentityv1alpha1.UserAssignedIdentity).Spec.Location)
+		},
+		ConfigMapDestinations: k.configMapDestinations,
+		ConfigMapValues:       k.configMapValues,
+	}
 }
 
 // Desired is the location and tags: every property of the type is read-only.
-func (UserAssignedIdentity) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (UserAssignedIdentity) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	uai := obj.(*managedidentityv1alpha1.UserAssignedIdentity)
 	return map[string]any{"location": armLocation(uai.Spec.Location), "tags": putTags(uai.Spec.Tags)}, nil
 }
@@ -41,7 +48,7 @@ func (UserAssignedIdentity) Observe(obj azurev1alpha1.Resource, actual map[strin
 	uai.Status.TenantID = strOf(p, "tenantId")
 }
 
-func (UserAssignedIdentity) ConfigMapDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.ConfigMapDestination {
+func (UserAssignedIdentity) configMapDestinations(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.ConfigMapDestination {
 	uai := obj.(*managedidentityv1alpha1.UserAssignedIdentity)
 	if uai.Spec.OperatorSpec == nil || uai.Spec.OperatorSpec.ConfigMaps == nil {
 		return nil
@@ -52,7 +59,7 @@ func (UserAssignedIdentity) ConfigMapDestinations(obj azurev1alpha1.Resource) ma
 	}
 }
 
-func (UserAssignedIdentity) ConfigMapValues(obj azurev1alpha1.Resource) map[string]string {
+func (UserAssignedIdentity) configMapValues(obj azurev1alpha1.Resource) map[string]string {
 	uai := obj.(*managedidentityv1alpha1.UserAssignedIdentity)
 	return map[string]string{
 		"clientId": uai.Status.ClientID, "principalId": uai.Status.PrincipalID, "tenantId": uai.Status.TenantID,

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
@@ -19,22 +17,26 @@ var _ reconcilers.Kind = ApplicationSecurityGroup{}
 func (ApplicationSecurityGroup) New() azurev1alpha1.Resource {
 	return &networkv1alpha1.ApplicationSecurityGroup{}
 }
-func (ApplicationSecurityGroup) ResourceType() string {
-	return "Microsoft.Network/applicationSecurityGroups"
-}
-func (ApplicationSecurityGroup) APIVersion() string { return "2025-05-01" }
-func (ApplicationSecurityGroup) OwnerKind() schema.GroupKind {
-	return resourcesv1alpha1.ResourceGroupGroupKind
+
+func (ApplicationSecurityGroup) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/applicationSecurityGroups",
+		APIVersion:   "2025-05-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
 }
 
-var _ reconcilers.Located = ApplicationSecurityGroup{}
-
-func (ApplicationSecurityGroup) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*networkv1alpha1.ApplicationSecurityGroup).Spec.Location)
+func (ApplicationSecurityGroup) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*networkv1alpha1.ApplicationSecurityGroup).Spec.Location)
+		},
+	}
 }
 
 // Desired is the spec as ARM's PUT body.
-func (ApplicationSecurityGroup) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (ApplicationSecurityGroup) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.ApplicationSecurityGroup)
 	body, err := specBody(&x.Spec, applicationSecurityGroupShape)
 	if err != nil {

@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -20,30 +19,31 @@ type Component struct{}
 var _ reconcilers.Kind = Component{}
 
 func (Component) New() azurev1alpha1.Resource { return &insightsv1alpha1.Component{} }
-func (Component) ResourceType() string        { return "Microsoft.Insights/components" }
-func (Component) APIVersion() string          { return "2020-02-02" }
-func (Component) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
 
-var _ reconcilers.Located = Component{}
-
-func (Component) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*insightsv1alpha1.Component).Spec.Location)
+func (Component) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Insights/components",
+		APIVersion:   "2020-02-02",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
 }
 
-var _ reconcilers.Resolver = Component{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (Component) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), insightsv1alpha1.GroupVersion.Group, &obj.(*insightsv1alpha1.Component).Spec, componentShape)
+func (Component) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*insightsv1alpha1.Component).Spec.Location)
+		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), insightsv1alpha1.GroupVersion.Group, &obj.(*insightsv1alpha1.Component).Spec, componentShape)
+		},
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a Component) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (Component) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (Component) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*insightsv1alpha1.Component)
 	body, err := specBodyWith(&x.Spec, componentShape, insightsv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
@@ -19,22 +17,26 @@ var _ reconcilers.Kind = ConfigurationStore{}
 func (ConfigurationStore) New() azurev1alpha1.Resource {
 	return &appconfigurationv1alpha1.ConfigurationStore{}
 }
-func (ConfigurationStore) ResourceType() string {
-	return "Microsoft.AppConfiguration/configurationStores"
-}
-func (ConfigurationStore) APIVersion() string { return "2024-05-01" }
-func (ConfigurationStore) OwnerKind() schema.GroupKind {
-	return resourcesv1alpha1.ResourceGroupGroupKind
+
+func (ConfigurationStore) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.AppConfiguration/configurationStores",
+		APIVersion:   "2024-05-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
 }
 
-var _ reconcilers.Located = ConfigurationStore{}
-
-func (ConfigurationStore) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*appconfigurationv1alpha1.ConfigurationStore).Spec.Location)
+func (ConfigurationStore) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*appconfigurationv1alpha1.ConfigurationStore).Spec.Location)
+		},
+	}
 }
 
 // Desired is the spec as ARM's PUT body.
-func (ConfigurationStore) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (ConfigurationStore) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*appconfigurationv1alpha1.ConfigurationStore)
 	body, err := specBody(&x.Spec, configurationStoreShape)
 	if err != nil {

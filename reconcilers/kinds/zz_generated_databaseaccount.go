@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -20,30 +19,31 @@ type DatabaseAccount struct{}
 var _ reconcilers.Kind = DatabaseAccount{}
 
 func (DatabaseAccount) New() azurev1alpha1.Resource { return &documentdbv1alpha1.DatabaseAccount{} }
-func (DatabaseAccount) ResourceType() string        { return "Microsoft.DocumentDB/databaseAccounts" }
-func (DatabaseAccount) APIVersion() string          { return "2025-10-15" }
-func (DatabaseAccount) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
 
-var _ reconcilers.Located = DatabaseAccount{}
-
-func (DatabaseAccount) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*documentdbv1alpha1.DatabaseAccount).Spec.Location)
+func (DatabaseAccount) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.DocumentDB/databaseAccounts",
+		APIVersion:   "2025-10-15",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
 }
 
-var _ reconcilers.Resolver = DatabaseAccount{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (DatabaseAccount) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), documentdbv1alpha1.GroupVersion.Group, &obj.(*documentdbv1alpha1.DatabaseAccount).Spec, databaseAccountShape)
+func (DatabaseAccount) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*documentdbv1alpha1.DatabaseAccount).Spec.Location)
+		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), documentdbv1alpha1.GroupVersion.Group, &obj.(*documentdbv1alpha1.DatabaseAccount).Spec, databaseAccountShape)
+		},
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a DatabaseAccount) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (DatabaseAccount) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (DatabaseAccount) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*documentdbv1alpha1.DatabaseAccount)
 	body, err := specBodyWith(&x.Spec, databaseAccountShape, documentdbv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

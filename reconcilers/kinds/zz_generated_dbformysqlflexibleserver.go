@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -22,47 +21,37 @@ var _ reconcilers.Kind = DbformysqlFlexibleServer{}
 func (DbformysqlFlexibleServer) New() azurev1alpha1.Resource {
 	return &dbformysqlv1alpha1.FlexibleServer{}
 }
-func (DbformysqlFlexibleServer) ResourceType() string { return "Microsoft.DBforMySQL/flexibleServers" }
-func (DbformysqlFlexibleServer) APIVersion() string   { return "2024-12-30" }
-func (DbformysqlFlexibleServer) OwnerKind() schema.GroupKind {
-	return resourcesv1alpha1.ResourceGroupGroupKind
+
+// Facts: the write-only values, which ARM never returns, are not compared.
+func (DbformysqlFlexibleServer) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.DBforMySQL/flexibleServers",
+		APIVersion:   "2024-12-30",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		WriteOnly:    []string{"properties.administratorLoginPassword"},
+	}
 }
 
-var _ reconcilers.Located = DbformysqlFlexibleServer{}
-
-func (DbformysqlFlexibleServer) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*dbformysqlv1alpha1.FlexibleServer).Spec.Location)
+func (DbformysqlFlexibleServer) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*dbformysqlv1alpha1.FlexibleServer).Spec.Location)
+		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), dbformysqlv1alpha1.GroupVersion.Group, &obj.(*dbformysqlv1alpha1.FlexibleServer).Spec, dbformysqlFlexibleServerShape)
+		},
+		// The Secrets of the write-only values: a changed one is written again.
+		References: func(obj azurev1alpha1.Resource) []reconcilers.Reference {
+			return secretReferences(&obj.(*dbformysqlv1alpha1.FlexibleServer).Spec, dbformysqlFlexibleServerShape)
+		},
+	}
 }
 
-var (
-	_ reconcilers.CompareIgnorer = DbformysqlFlexibleServer{}
-	_ reconcilers.Referencer     = DbformysqlFlexibleServer{}
-)
-
-// IgnoreOnCompare lists the write-only values, which ARM never returns.
-func (DbformysqlFlexibleServer) IgnoreOnCompare() []string {
-	return []string{"properties.administratorLoginPassword"}
-}
-
-// References names the Secrets of the write-only values: a changed one is written again.
-func (DbformysqlFlexibleServer) References(obj azurev1alpha1.Resource) []reconcilers.Reference {
-	return secretReferences(&obj.(*dbformysqlv1alpha1.FlexibleServer).Spec, dbformysqlFlexibleServerShape)
-}
-
-var _ reconcilers.Resolver = DbformysqlFlexibleServer{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (DbformysqlFlexibleServer) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), dbformysqlv1alpha1.GroupVersion.Group, &obj.(*dbformysqlv1alpha1.FlexibleServer).Spec, dbformysqlFlexibleServerShape)
-}
-
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a DbformysqlFlexibleServer) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (DbformysqlFlexibleServer) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (DbformysqlFlexibleServer) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*dbformysqlv1alpha1.FlexibleServer)
 	body, err := specBodyWith(&x.Spec, dbformysqlFlexibleServerShape, dbformysqlv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	dbformysqlv1alpha1 "github.com/aztenant/aztenant/api/dbformysql/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,16 +16,19 @@ var _ reconcilers.Kind = DbformysqlFlexibleServersDatabase{}
 func (DbformysqlFlexibleServersDatabase) New() azurev1alpha1.Resource {
 	return &dbformysqlv1alpha1.FlexibleServersDatabase{}
 }
-func (DbformysqlFlexibleServersDatabase) ResourceType() string {
-	return "Microsoft.DBforMySQL/flexibleServers/databases"
-}
-func (DbformysqlFlexibleServersDatabase) APIVersion() string { return "2024-12-30" }
-func (DbformysqlFlexibleServersDatabase) OwnerKind() schema.GroupKind {
-	return dbformysqlv1alpha1.FlexibleServerGroupKind
+
+func (DbformysqlFlexibleServersDatabase) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.DBforMySQL/flexibleServers/databases",
+		APIVersion:   "2024-12-30",
+		OwnerKind:    dbformysqlv1alpha1.FlexibleServerGroupKind,
+	}
 }
 
+func (DbformysqlFlexibleServersDatabase) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (DbformysqlFlexibleServersDatabase) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (DbformysqlFlexibleServersDatabase) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*dbformysqlv1alpha1.FlexibleServersDatabase)
 	body, err := specBody(&x.Spec, dbformysqlFlexibleServersDatabaseShape)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	dbformysqlv1alpha1 "github.com/aztenant/aztenant/api/dbformysql/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,16 +16,19 @@ var _ reconcilers.Kind = DbformysqlFlexibleServersFirewallRule{}
 func (DbformysqlFlexibleServersFirewallRule) New() azurev1alpha1.Resource {
 	return &dbformysqlv1alpha1.FlexibleServersFirewallRule{}
 }
-func (DbformysqlFlexibleServersFirewallRule) ResourceType() string {
-	return "Microsoft.DBforMySQL/flexibleServers/firewallRules"
-}
-func (DbformysqlFlexibleServersFirewallRule) APIVersion() string { return "2024-12-30" }
-func (DbformysqlFlexibleServersFirewallRule) OwnerKind() schema.GroupKind {
-	return dbformysqlv1alpha1.FlexibleServerGroupKind
+
+func (DbformysqlFlexibleServersFirewallRule) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.DBforMySQL/flexibleServers/firewallRules",
+		APIVersion:   "2024-12-30",
+		OwnerKind:    dbformysqlv1alpha1.FlexibleServerGroupKind,
+	}
 }
 
+func (DbformysqlFlexibleServersFirewallRule) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (DbformysqlFlexibleServersFirewallRule) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (DbformysqlFlexibleServersFirewallRule) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*dbformysqlv1alpha1.FlexibleServersFirewallRule)
 	body, err := specBody(&x.Spec, dbformysqlFlexibleServersFirewallRuleShape)
 	if err != nil {

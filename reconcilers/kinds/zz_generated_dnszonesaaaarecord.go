@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -19,24 +18,27 @@ type DnsZonesAAAARecord struct{}
 var _ reconcilers.Kind = DnsZonesAAAARecord{}
 
 func (DnsZonesAAAARecord) New() azurev1alpha1.Resource { return &networkv1alpha1.DnsZonesAAAARecord{} }
-func (DnsZonesAAAARecord) ResourceType() string        { return "Microsoft.Network/dnsZones/AAAA" }
-func (DnsZonesAAAARecord) APIVersion() string          { return "2018-05-01" }
-func (DnsZonesAAAARecord) OwnerKind() schema.GroupKind { return networkv1alpha1.DnsZoneGroupKind }
 
-var _ reconcilers.Resolver = DnsZonesAAAARecord{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (DnsZonesAAAARecord) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesAAAARecord).Spec, dnsZonesAAAARecordShape)
+func (DnsZonesAAAARecord) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/dnsZones/AAAA",
+		APIVersion:   "2018-05-01",
+		OwnerKind:    networkv1alpha1.DnsZoneGroupKind,
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a DnsZonesAAAARecord) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
+func (DnsZonesAAAARecord) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesAAAARecord).Spec, dnsZonesAAAARecordShape)
+		},
+	}
 }
 
-// DesiredWith is the spec as ARM's PUT body.
-func (DnsZonesAAAARecord) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (DnsZonesAAAARecord) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.DnsZonesAAAARecord)
 	body, err := specBodyWith(&x.Spec, dnsZonesAAAARecordShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -19,24 +18,27 @@ type DnsZonesARecord struct{}
 var _ reconcilers.Kind = DnsZonesARecord{}
 
 func (DnsZonesARecord) New() azurev1alpha1.Resource { return &networkv1alpha1.DnsZonesARecord{} }
-func (DnsZonesARecord) ResourceType() string        { return "Microsoft.Network/dnsZones/A" }
-func (DnsZonesARecord) APIVersion() string          { return "2018-05-01" }
-func (DnsZonesARecord) OwnerKind() schema.GroupKind { return networkv1alpha1.DnsZoneGroupKind }
 
-var _ reconcilers.Resolver = DnsZonesARecord{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (DnsZonesARecord) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesARecord).Spec, dnsZonesARecordShape)
+func (DnsZonesARecord) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/dnsZones/A",
+		APIVersion:   "2018-05-01",
+		OwnerKind:    networkv1alpha1.DnsZoneGroupKind,
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a DnsZonesARecord) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
+func (DnsZonesARecord) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesARecord).Spec, dnsZonesARecordShape)
+		},
+	}
 }
 
-// DesiredWith is the spec as ARM's PUT body.
-func (DnsZonesARecord) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (DnsZonesARecord) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.DnsZonesARecord)
 	body, err := specBodyWith(&x.Spec, dnsZonesARecordShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -19,24 +18,27 @@ type DnsZonesTXTRecord struct{}
 var _ reconcilers.Kind = DnsZonesTXTRecord{}
 
 func (DnsZonesTXTRecord) New() azurev1alpha1.Resource { return &networkv1alpha1.DnsZonesTXTRecord{} }
-func (DnsZonesTXTRecord) ResourceType() string        { return "Microsoft.Network/dnsZones/TXT" }
-func (DnsZonesTXTRecord) APIVersion() string          { return "2018-05-01" }
-func (DnsZonesTXTRecord) OwnerKind() schema.GroupKind { return networkv1alpha1.DnsZoneGroupKind }
 
-var _ reconcilers.Resolver = DnsZonesTXTRecord{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (DnsZonesTXTRecord) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesTXTRecord).Spec, dnsZonesTXTRecordShape)
+func (DnsZonesTXTRecord) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/dnsZones/TXT",
+		APIVersion:   "2018-05-01",
+		OwnerKind:    networkv1alpha1.DnsZoneGroupKind,
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a DnsZonesTXTRecord) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
+func (DnsZonesTXTRecord) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.DnsZonesTXTRecord).Spec, dnsZonesTXTRecordShape)
+		},
+	}
 }
 
-// DesiredWith is the spec as ARM's PUT body.
-func (DnsZonesTXTRecord) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (DnsZonesTXTRecord) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.DnsZonesTXTRecord)
 	body, err := specBodyWith(&x.Spec, dnsZonesTXTRecordShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -20,32 +19,31 @@ type EventhubNamespace struct{}
 var _ reconcilers.Kind = EventhubNamespace{}
 
 func (EventhubNamespace) New() azurev1alpha1.Resource { return &eventhubv1alpha1.Namespace{} }
-func (EventhubNamespace) ResourceType() string        { return "Microsoft.EventHub/namespaces" }
-func (EventhubNamespace) APIVersion() string          { return "2024-01-01" }
-func (EventhubNamespace) OwnerKind() schema.GroupKind {
-	return resourcesv1alpha1.ResourceGroupGroupKind
+
+func (EventhubNamespace) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.EventHub/namespaces",
+		APIVersion:   "2024-01-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
 }
 
-var _ reconcilers.Located = EventhubNamespace{}
-
-func (EventhubNamespace) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*eventhubv1alpha1.Namespace).Spec.Location)
+func (EventhubNamespace) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*eventhubv1alpha1.Namespace).Spec.Location)
+		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), eventhubv1alpha1.GroupVersion.Group, &obj.(*eventhubv1alpha1.Namespace).Spec, eventhubNamespaceShape)
+		},
+	}
 }
 
-var _ reconcilers.Resolver = EventhubNamespace{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (EventhubNamespace) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), eventhubv1alpha1.GroupVersion.Group, &obj.(*eventhubv1alpha1.Namespace).Spec, eventhubNamespaceShape)
-}
-
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a EventhubNamespace) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (EventhubNamespace) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (EventhubNamespace) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*eventhubv1alpha1.Namespace)
 	body, err := specBodyWith(&x.Spec, eventhubNamespaceShape, eventhubv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

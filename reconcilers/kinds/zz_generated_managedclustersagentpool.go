@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -21,28 +20,27 @@ var _ reconcilers.Kind = ManagedClustersAgentPool{}
 func (ManagedClustersAgentPool) New() azurev1alpha1.Resource {
 	return &containerservicev1alpha1.ManagedClustersAgentPool{}
 }
-func (ManagedClustersAgentPool) ResourceType() string {
-	return "Microsoft.ContainerService/managedClusters/agentPools"
-}
-func (ManagedClustersAgentPool) APIVersion() string { return "2025-10-01" }
-func (ManagedClustersAgentPool) OwnerKind() schema.GroupKind {
-	return containerservicev1alpha1.ManagedClusterGroupKind
-}
 
-var _ reconcilers.Resolver = ManagedClustersAgentPool{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (ManagedClustersAgentPool) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), containerservicev1alpha1.GroupVersion.Group, &obj.(*containerservicev1alpha1.ManagedClustersAgentPool).Spec, managedClustersAgentPoolShape)
+func (ManagedClustersAgentPool) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.ContainerService/managedClusters/agentPools",
+		APIVersion:   "2025-10-01",
+		OwnerKind:    containerservicev1alpha1.ManagedClusterGroupKind,
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a ManagedClustersAgentPool) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
+func (ManagedClustersAgentPool) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), containerservicev1alpha1.GroupVersion.Group, &obj.(*containerservicev1alpha1.ManagedClustersAgentPool).Spec, managedClustersAgentPoolShape)
+		},
+	}
 }
 
-// DesiredWith is the spec as ARM's PUT body.
-func (ManagedClustersAgentPool) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (ManagedClustersAgentPool) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*containerservicev1alpha1.ManagedClustersAgentPool)
 	body, err := specBodyWith(&x.Spec, managedClustersAgentPoolShape, containerservicev1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

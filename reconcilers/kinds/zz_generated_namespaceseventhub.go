@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -19,24 +18,27 @@ type NamespacesEventhub struct{}
 var _ reconcilers.Kind = NamespacesEventhub{}
 
 func (NamespacesEventhub) New() azurev1alpha1.Resource { return &eventhubv1alpha1.NamespacesEventhub{} }
-func (NamespacesEventhub) ResourceType() string        { return "Microsoft.EventHub/namespaces/eventhubs" }
-func (NamespacesEventhub) APIVersion() string          { return "2024-01-01" }
-func (NamespacesEventhub) OwnerKind() schema.GroupKind { return eventhubv1alpha1.NamespaceGroupKind }
 
-var _ reconcilers.Resolver = NamespacesEventhub{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (NamespacesEventhub) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), eventhubv1alpha1.GroupVersion.Group, &obj.(*eventhubv1alpha1.NamespacesEventhub).Spec, namespacesEventhubShape)
+func (NamespacesEventhub) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.EventHub/namespaces/eventhubs",
+		APIVersion:   "2024-01-01",
+		OwnerKind:    eventhubv1alpha1.NamespaceGroupKind,
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a NamespacesEventhub) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
+func (NamespacesEventhub) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), eventhubv1alpha1.GroupVersion.Group, &obj.(*eventhubv1alpha1.NamespacesEventhub).Spec, namespacesEventhubShape)
+		},
+	}
 }
 
-// DesiredWith is the spec as ARM's PUT body.
-func (NamespacesEventhub) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (NamespacesEventhub) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*eventhubv1alpha1.NamespacesEventhub)
 	body, err := specBodyWith(&x.Spec, namespacesEventhubShape, eventhubv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

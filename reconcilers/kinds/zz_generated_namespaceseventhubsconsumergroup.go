@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	eventhubv1alpha1 "github.com/aztenant/aztenant/api/eventhub/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,16 +16,19 @@ var _ reconcilers.Kind = NamespacesEventhubsConsumerGroup{}
 func (NamespacesEventhubsConsumerGroup) New() azurev1alpha1.Resource {
 	return &eventhubv1alpha1.NamespacesEventhubsConsumerGroup{}
 }
-func (NamespacesEventhubsConsumerGroup) ResourceType() string {
-	return "Microsoft.EventHub/namespaces/eventhubs/consumergroups"
-}
-func (NamespacesEventhubsConsumerGroup) APIVersion() string { return "2024-01-01" }
-func (NamespacesEventhubsConsumerGroup) OwnerKind() schema.GroupKind {
-	return eventhubv1alpha1.NamespacesEventhubGroupKind
+
+func (NamespacesEventhubsConsumerGroup) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.EventHub/namespaces/eventhubs/consumergroups",
+		APIVersion:   "2024-01-01",
+		OwnerKind:    eventhubv1alpha1.NamespacesEventhubGroupKind,
+	}
 }
 
+func (NamespacesEventhubsConsumerGroup) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (NamespacesEventhubsConsumerGroup) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (NamespacesEventhubsConsumerGroup) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*eventhubv1alpha1.NamespacesEventhubsConsumerGroup)
 	body, err := specBody(&x.Spec, namespacesEventhubsConsumerGroupShape)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	servicebusv1alpha1 "github.com/aztenant/aztenant/api/servicebus/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -16,12 +14,19 @@ type NamespacesQueue struct{}
 var _ reconcilers.Kind = NamespacesQueue{}
 
 func (NamespacesQueue) New() azurev1alpha1.Resource { return &servicebusv1alpha1.NamespacesQueue{} }
-func (NamespacesQueue) ResourceType() string        { return "Microsoft.ServiceBus/namespaces/queues" }
-func (NamespacesQueue) APIVersion() string          { return "2021-11-01" }
-func (NamespacesQueue) OwnerKind() schema.GroupKind { return servicebusv1alpha1.NamespaceGroupKind }
+
+func (NamespacesQueue) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.ServiceBus/namespaces/queues",
+		APIVersion:   "2021-11-01",
+		OwnerKind:    servicebusv1alpha1.NamespaceGroupKind,
+	}
+}
+
+func (NamespacesQueue) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
 
 // Desired is the spec as ARM's PUT body.
-func (NamespacesQueue) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (NamespacesQueue) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*servicebusv1alpha1.NamespacesQueue)
 	body, err := specBody(&x.Spec, namespacesQueueShape)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	servicebusv1alpha1 "github.com/aztenant/aztenant/api/servicebus/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -16,12 +14,19 @@ type NamespacesTopic struct{}
 var _ reconcilers.Kind = NamespacesTopic{}
 
 func (NamespacesTopic) New() azurev1alpha1.Resource { return &servicebusv1alpha1.NamespacesTopic{} }
-func (NamespacesTopic) ResourceType() string        { return "Microsoft.ServiceBus/namespaces/topics" }
-func (NamespacesTopic) APIVersion() string          { return "2021-11-01" }
-func (NamespacesTopic) OwnerKind() schema.GroupKind { return servicebusv1alpha1.NamespaceGroupKind }
+
+func (NamespacesTopic) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.ServiceBus/namespaces/topics",
+		APIVersion:   "2021-11-01",
+		OwnerKind:    servicebusv1alpha1.NamespaceGroupKind,
+	}
+}
+
+func (NamespacesTopic) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
 
 // Desired is the spec as ARM's PUT body.
-func (NamespacesTopic) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (NamespacesTopic) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*servicebusv1alpha1.NamespacesTopic)
 	body, err := specBody(&x.Spec, namespacesTopicShape)
 	if err != nil {

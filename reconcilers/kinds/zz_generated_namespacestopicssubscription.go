@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	servicebusv1alpha1 "github.com/aztenant/aztenant/api/servicebus/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,16 +16,19 @@ var _ reconcilers.Kind = NamespacesTopicsSubscription{}
 func (NamespacesTopicsSubscription) New() azurev1alpha1.Resource {
 	return &servicebusv1alpha1.NamespacesTopicsSubscription{}
 }
-func (NamespacesTopicsSubscription) ResourceType() string {
-	return "Microsoft.ServiceBus/namespaces/topics/subscriptions"
-}
-func (NamespacesTopicsSubscription) APIVersion() string { return "2021-11-01" }
-func (NamespacesTopicsSubscription) OwnerKind() schema.GroupKind {
-	return servicebusv1alpha1.NamespacesTopicGroupKind
+
+func (NamespacesTopicsSubscription) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.ServiceBus/namespaces/topics/subscriptions",
+		APIVersion:   "2021-11-01",
+		OwnerKind:    servicebusv1alpha1.NamespacesTopicGroupKind,
+	}
 }
 
+func (NamespacesTopicsSubscription) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (NamespacesTopicsSubscription) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (NamespacesTopicsSubscription) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*servicebusv1alpha1.NamespacesTopicsSubscription)
 	body, err := specBody(&x.Spec, namespacesTopicsSubscriptionShape)
 	if err != nil {

@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -20,30 +19,31 @@ type NetworkInterface struct{}
 var _ reconcilers.Kind = NetworkInterface{}
 
 func (NetworkInterface) New() azurev1alpha1.Resource { return &networkv1alpha1.NetworkInterface{} }
-func (NetworkInterface) ResourceType() string        { return "Microsoft.Network/networkInterfaces" }
-func (NetworkInterface) APIVersion() string          { return "2025-05-01" }
-func (NetworkInterface) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
 
-var _ reconcilers.Located = NetworkInterface{}
-
-func (NetworkInterface) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*networkv1alpha1.NetworkInterface).Spec.Location)
+func (NetworkInterface) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/networkInterfaces",
+		APIVersion:   "2025-05-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
 }
 
-var _ reconcilers.Resolver = NetworkInterface{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (NetworkInterface) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.NetworkInterface).Spec, networkInterfaceShape)
+func (NetworkInterface) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*networkv1alpha1.NetworkInterface).Spec.Location)
+		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.NetworkInterface).Spec, networkInterfaceShape)
+		},
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a NetworkInterface) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (NetworkInterface) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (NetworkInterface) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.NetworkInterface)
 	body, err := specBodyWith(&x.Spec, networkInterfaceShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
@@ -19,28 +17,29 @@ var _ reconcilers.Kind = NetworkSecurityGroup{}
 func (NetworkSecurityGroup) New() azurev1alpha1.Resource {
 	return &networkv1alpha1.NetworkSecurityGroup{}
 }
-func (NetworkSecurityGroup) ResourceType() string { return "Microsoft.Network/networkSecurityGroups" }
-func (NetworkSecurityGroup) APIVersion() string   { return "2025-05-01" }
-func (NetworkSecurityGroup) OwnerKind() schema.GroupKind {
-	return resourcesv1alpha1.ResourceGroupGroupKind
-}
-
-var _ reconcilers.Located = NetworkSecurityGroup{}
-
-func (NetworkSecurityGroup) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*networkv1alpha1.NetworkSecurityGroup).Spec.Location)
-}
-
-var _ reconcilers.Declarer = NetworkSecurityGroup{}
 
 // Facts: the child kinds' collections, left out of the spec, are carried from Azure into every PUT,
 // which would otherwise delete them.
 func (NetworkSecurityGroup) Facts() reconcilers.Facts {
-	return reconcilers.Facts{CarriedOnPut: []string{"properties.securityRules"}}
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/networkSecurityGroups",
+		APIVersion:   "2025-05-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		CarriedOnPut: []string{"properties.securityRules"},
+	}
+}
+
+func (NetworkSecurityGroup) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*networkv1alpha1.NetworkSecurityGroup).Spec.Location)
+		},
+	}
 }
 
 // Desired is the spec as ARM's PUT body.
-func (NetworkSecurityGroup) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (NetworkSecurityGroup) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.NetworkSecurityGroup)
 	body, err := specBody(&x.Spec, networkSecurityGroupShape)
 	if err != nil {

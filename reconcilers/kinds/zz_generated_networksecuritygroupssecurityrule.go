@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -21,28 +20,27 @@ var _ reconcilers.Kind = NetworkSecurityGroupsSecurityRule{}
 func (NetworkSecurityGroupsSecurityRule) New() azurev1alpha1.Resource {
 	return &networkv1alpha1.NetworkSecurityGroupsSecurityRule{}
 }
-func (NetworkSecurityGroupsSecurityRule) ResourceType() string {
-	return "Microsoft.Network/networkSecurityGroups/securityRules"
-}
-func (NetworkSecurityGroupsSecurityRule) APIVersion() string { return "2025-05-01" }
-func (NetworkSecurityGroupsSecurityRule) OwnerKind() schema.GroupKind {
-	return networkv1alpha1.NetworkSecurityGroupGroupKind
-}
 
-var _ reconcilers.Resolver = NetworkSecurityGroupsSecurityRule{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (NetworkSecurityGroupsSecurityRule) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.NetworkSecurityGroupsSecurityRule).Spec, networkSecurityGroupsSecurityRuleShape)
+func (NetworkSecurityGroupsSecurityRule) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/networkSecurityGroups/securityRules",
+		APIVersion:   "2025-05-01",
+		OwnerKind:    networkv1alpha1.NetworkSecurityGroupGroupKind,
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a NetworkSecurityGroupsSecurityRule) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
+func (NetworkSecurityGroupsSecurityRule) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.NetworkSecurityGroupsSecurityRule).Spec, networkSecurityGroupsSecurityRuleShape)
+		},
+	}
 }
 
-// DesiredWith is the spec as ARM's PUT body.
-func (NetworkSecurityGroupsSecurityRule) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (NetworkSecurityGroupsSecurityRule) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.NetworkSecurityGroupsSecurityRule)
 	body, err := specBodyWith(&x.Spec, networkSecurityGroupsSecurityRuleShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
@@ -17,18 +15,26 @@ type PrivateDnsZone struct{}
 var _ reconcilers.Kind = PrivateDnsZone{}
 
 func (PrivateDnsZone) New() azurev1alpha1.Resource { return &networkv1alpha1.PrivateDnsZone{} }
-func (PrivateDnsZone) ResourceType() string        { return "Microsoft.Network/privateDnsZones" }
-func (PrivateDnsZone) APIVersion() string          { return "2024-06-01" }
-func (PrivateDnsZone) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
 
-var _ reconcilers.Located = PrivateDnsZone{}
+func (PrivateDnsZone) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/privateDnsZones",
+		APIVersion:   "2024-06-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
+}
 
-func (PrivateDnsZone) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*networkv1alpha1.PrivateDnsZone).Spec.Location)
+func (PrivateDnsZone) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*networkv1alpha1.PrivateDnsZone).Spec.Location)
+		},
+	}
 }
 
 // Desired is the spec as ARM's PUT body.
-func (PrivateDnsZone) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (PrivateDnsZone) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.PrivateDnsZone)
 	body, err := specBody(&x.Spec, privateDnsZoneShape)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,16 +16,19 @@ var _ reconcilers.Kind = PrivateDnsZonesAAAARecord{}
 func (PrivateDnsZonesAAAARecord) New() azurev1alpha1.Resource {
 	return &networkv1alpha1.PrivateDnsZonesAAAARecord{}
 }
-func (PrivateDnsZonesAAAARecord) ResourceType() string {
-	return "Microsoft.Network/privateDnsZones/AAAA"
-}
-func (PrivateDnsZonesAAAARecord) APIVersion() string { return "2024-06-01" }
-func (PrivateDnsZonesAAAARecord) OwnerKind() schema.GroupKind {
-	return networkv1alpha1.PrivateDnsZoneGroupKind
+
+func (PrivateDnsZonesAAAARecord) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/privateDnsZones/AAAA",
+		APIVersion:   "2024-06-01",
+		OwnerKind:    networkv1alpha1.PrivateDnsZoneGroupKind,
+	}
 }
 
+func (PrivateDnsZonesAAAARecord) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (PrivateDnsZonesAAAARecord) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (PrivateDnsZonesAAAARecord) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.PrivateDnsZonesAAAARecord)
 	body, err := specBody(&x.Spec, privateDnsZonesAAAARecordShape)
 	if err != nil {

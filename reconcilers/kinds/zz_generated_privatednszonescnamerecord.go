@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,16 +16,19 @@ var _ reconcilers.Kind = PrivateDnsZonesCNAMERecord{}
 func (PrivateDnsZonesCNAMERecord) New() azurev1alpha1.Resource {
 	return &networkv1alpha1.PrivateDnsZonesCNAMERecord{}
 }
-func (PrivateDnsZonesCNAMERecord) ResourceType() string {
-	return "Microsoft.Network/privateDnsZones/CNAME"
-}
-func (PrivateDnsZonesCNAMERecord) APIVersion() string { return "2024-06-01" }
-func (PrivateDnsZonesCNAMERecord) OwnerKind() schema.GroupKind {
-	return networkv1alpha1.PrivateDnsZoneGroupKind
+
+func (PrivateDnsZonesCNAMERecord) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/privateDnsZones/CNAME",
+		APIVersion:   "2024-06-01",
+		OwnerKind:    networkv1alpha1.PrivateDnsZoneGroupKind,
+	}
 }
 
+func (PrivateDnsZonesCNAMERecord) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (PrivateDnsZonesCNAMERecord) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (PrivateDnsZonesCNAMERecord) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.PrivateDnsZonesCNAMERecord)
 	body, err := specBody(&x.Spec, privateDnsZonesCNAMERecordShape)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,14 +16,19 @@ var _ reconcilers.Kind = PrivateDnsZonesMXRecord{}
 func (PrivateDnsZonesMXRecord) New() azurev1alpha1.Resource {
 	return &networkv1alpha1.PrivateDnsZonesMXRecord{}
 }
-func (PrivateDnsZonesMXRecord) ResourceType() string { return "Microsoft.Network/privateDnsZones/MX" }
-func (PrivateDnsZonesMXRecord) APIVersion() string   { return "2024-06-01" }
-func (PrivateDnsZonesMXRecord) OwnerKind() schema.GroupKind {
-	return networkv1alpha1.PrivateDnsZoneGroupKind
+
+func (PrivateDnsZonesMXRecord) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/privateDnsZones/MX",
+		APIVersion:   "2024-06-01",
+		OwnerKind:    networkv1alpha1.PrivateDnsZoneGroupKind,
+	}
 }
 
+func (PrivateDnsZonesMXRecord) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (PrivateDnsZonesMXRecord) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (PrivateDnsZonesMXRecord) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.PrivateDnsZonesMXRecord)
 	body, err := specBody(&x.Spec, privateDnsZonesMXRecordShape)
 	if err != nil {

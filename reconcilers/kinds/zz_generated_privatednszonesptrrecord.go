@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,14 +16,19 @@ var _ reconcilers.Kind = PrivateDnsZonesPTRRecord{}
 func (PrivateDnsZonesPTRRecord) New() azurev1alpha1.Resource {
 	return &networkv1alpha1.PrivateDnsZonesPTRRecord{}
 }
-func (PrivateDnsZonesPTRRecord) ResourceType() string { return "Microsoft.Network/privateDnsZones/PTR" }
-func (PrivateDnsZonesPTRRecord) APIVersion() string   { return "2024-06-01" }
-func (PrivateDnsZonesPTRRecord) OwnerKind() schema.GroupKind {
-	return networkv1alpha1.PrivateDnsZoneGroupKind
+
+func (PrivateDnsZonesPTRRecord) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/privateDnsZones/PTR",
+		APIVersion:   "2024-06-01",
+		OwnerKind:    networkv1alpha1.PrivateDnsZoneGroupKind,
+	}
 }
 
+func (PrivateDnsZonesPTRRecord) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (PrivateDnsZonesPTRRecord) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (PrivateDnsZonesPTRRecord) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.PrivateDnsZonesPTRRecord)
 	body, err := specBody(&x.Spec, privateDnsZonesPTRRecordShape)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,14 +16,19 @@ var _ reconcilers.Kind = PrivateDnsZonesSRVRecord{}
 func (PrivateDnsZonesSRVRecord) New() azurev1alpha1.Resource {
 	return &networkv1alpha1.PrivateDnsZonesSRVRecord{}
 }
-func (PrivateDnsZonesSRVRecord) ResourceType() string { return "Microsoft.Network/privateDnsZones/SRV" }
-func (PrivateDnsZonesSRVRecord) APIVersion() string   { return "2024-06-01" }
-func (PrivateDnsZonesSRVRecord) OwnerKind() schema.GroupKind {
-	return networkv1alpha1.PrivateDnsZoneGroupKind
+
+func (PrivateDnsZonesSRVRecord) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/privateDnsZones/SRV",
+		APIVersion:   "2024-06-01",
+		OwnerKind:    networkv1alpha1.PrivateDnsZoneGroupKind,
+	}
 }
 
+func (PrivateDnsZonesSRVRecord) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (PrivateDnsZonesSRVRecord) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (PrivateDnsZonesSRVRecord) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.PrivateDnsZonesSRVRecord)
 	body, err := specBody(&x.Spec, privateDnsZonesSRVRecordShape)
 	if err != nil {

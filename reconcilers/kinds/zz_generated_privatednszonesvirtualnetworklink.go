@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -21,34 +20,31 @@ var _ reconcilers.Kind = PrivateDnsZonesVirtualNetworkLink{}
 func (PrivateDnsZonesVirtualNetworkLink) New() azurev1alpha1.Resource {
 	return &networkv1alpha1.PrivateDnsZonesVirtualNetworkLink{}
 }
-func (PrivateDnsZonesVirtualNetworkLink) ResourceType() string {
-	return "Microsoft.Network/privateDnsZones/virtualNetworkLinks"
-}
-func (PrivateDnsZonesVirtualNetworkLink) APIVersion() string { return "2024-06-01" }
-func (PrivateDnsZonesVirtualNetworkLink) OwnerKind() schema.GroupKind {
-	return networkv1alpha1.PrivateDnsZoneGroupKind
-}
 
-var _ reconcilers.Located = PrivateDnsZonesVirtualNetworkLink{}
-
-func (PrivateDnsZonesVirtualNetworkLink) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*networkv1alpha1.PrivateDnsZonesVirtualNetworkLink).Spec.Location)
+func (PrivateDnsZonesVirtualNetworkLink) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/privateDnsZones/virtualNetworkLinks",
+		APIVersion:   "2024-06-01",
+		OwnerKind:    networkv1alpha1.PrivateDnsZoneGroupKind,
+	}
 }
 
-var _ reconcilers.Resolver = PrivateDnsZonesVirtualNetworkLink{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (PrivateDnsZonesVirtualNetworkLink) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.PrivateDnsZonesVirtualNetworkLink).Spec, privateDnsZonesVirtualNetworkLinkShape)
+func (PrivateDnsZonesVirtualNetworkLink) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*networkv1alpha1.PrivateDnsZonesVirtualNetworkLink).Spec.Location)
+		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.PrivateDnsZonesVirtualNetworkLink).Spec, privateDnsZonesVirtualNetworkLinkShape)
+		},
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a PrivateDnsZonesVirtualNetworkLink) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (PrivateDnsZonesVirtualNetworkLink) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (PrivateDnsZonesVirtualNetworkLink) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.PrivateDnsZonesVirtualNetworkLink)
 	body, err := specBodyWith(&x.Spec, privateDnsZonesVirtualNetworkLinkShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	cachev1alpha1 "github.com/aztenant/aztenant/api/cache/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -16,12 +14,19 @@ type RedisFirewallRule struct{}
 var _ reconcilers.Kind = RedisFirewallRule{}
 
 func (RedisFirewallRule) New() azurev1alpha1.Resource { return &cachev1alpha1.RedisFirewallRule{} }
-func (RedisFirewallRule) ResourceType() string        { return "Microsoft.Cache/redis/firewallRules" }
-func (RedisFirewallRule) APIVersion() string          { return "2024-11-01" }
-func (RedisFirewallRule) OwnerKind() schema.GroupKind { return cachev1alpha1.RedisGroupKind }
+
+func (RedisFirewallRule) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Cache/redis/firewallRules",
+		APIVersion:   "2024-11-01",
+		OwnerKind:    cachev1alpha1.RedisGroupKind,
+	}
+}
+
+func (RedisFirewallRule) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
 
 // Desired is the spec as ARM's PUT body.
-func (RedisFirewallRule) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (RedisFirewallRule) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*cachev1alpha1.RedisFirewallRule)
 	body, err := specBody(&x.Spec, redisFirewallRuleShape)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
@@ -17,18 +15,26 @@ type Registry struct{}
 var _ reconcilers.Kind = Registry{}
 
 func (Registry) New() azurev1alpha1.Resource { return &containerregistryv1alpha1.Registry{} }
-func (Registry) ResourceType() string        { return "Microsoft.ContainerRegistry/registries" }
-func (Registry) APIVersion() string          { return "2025-11-01" }
-func (Registry) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
 
-var _ reconcilers.Located = Registry{}
+func (Registry) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.ContainerRegistry/registries",
+		APIVersion:   "2025-11-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
+}
 
-func (Registry) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*containerregistryv1alpha1.Registry).Spec.Location)
+func (Registry) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*containerregistryv1alpha1.Registry).Spec.Location)
+		},
+	}
 }
 
 // Desired is the spec as ARM's PUT body.
-func (Registry) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (Registry) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*containerregistryv1alpha1.Registry)
 	body, err := specBody(&x.Spec, registryShape)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
@@ -17,26 +15,29 @@ type RouteTable struct{}
 var _ reconcilers.Kind = RouteTable{}
 
 func (RouteTable) New() azurev1alpha1.Resource { return &networkv1alpha1.RouteTable{} }
-func (RouteTable) ResourceType() string        { return "Microsoft.Network/routeTables" }
-func (RouteTable) APIVersion() string          { return "2025-05-01" }
-func (RouteTable) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
-
-var _ reconcilers.Located = RouteTable{}
-
-func (RouteTable) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*networkv1alpha1.RouteTable).Spec.Location)
-}
-
-var _ reconcilers.Declarer = RouteTable{}
 
 // Facts: the child kinds' collections, left out of the spec, are carried from Azure into every PUT,
 // which would otherwise delete them.
 func (RouteTable) Facts() reconcilers.Facts {
-	return reconcilers.Facts{CarriedOnPut: []string{"properties.routes"}}
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/routeTables",
+		APIVersion:   "2025-05-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		CarriedOnPut: []string{"properties.routes"},
+	}
+}
+
+func (RouteTable) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*networkv1alpha1.RouteTable).Spec.Location)
+		},
+	}
 }
 
 // Desired is the spec as ARM's PUT body.
-func (RouteTable) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (RouteTable) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.RouteTable)
 	body, err := specBody(&x.Spec, routeTableShape)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -16,12 +14,19 @@ type RouteTablesRoute struct{}
 var _ reconcilers.Kind = RouteTablesRoute{}
 
 func (RouteTablesRoute) New() azurev1alpha1.Resource { return &networkv1alpha1.RouteTablesRoute{} }
-func (RouteTablesRoute) ResourceType() string        { return "Microsoft.Network/routeTables/routes" }
-func (RouteTablesRoute) APIVersion() string          { return "2025-05-01" }
-func (RouteTablesRoute) OwnerKind() schema.GroupKind { return networkv1alpha1.RouteTableGroupKind }
+
+func (RouteTablesRoute) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/routeTables/routes",
+		APIVersion:   "2025-05-01",
+		OwnerKind:    networkv1alpha1.RouteTableGroupKind,
+	}
+}
+
+func (RouteTablesRoute) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
 
 // Desired is the spec as ARM's PUT body.
-func (RouteTablesRoute) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (RouteTablesRoute) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.RouteTablesRoute)
 	body, err := specBody(&x.Spec, routeTablesRouteShape)
 	if err != nil {

@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -20,43 +19,37 @@ type Server struct{}
 var _ reconcilers.Kind = Server{}
 
 func (Server) New() azurev1alpha1.Resource { return &sqlv1alpha1.Server{} }
-func (Server) ResourceType() string        { return "Microsoft.Sql/servers" }
-func (Server) APIVersion() string          { return "2021-02-01-preview" }
-func (Server) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
 
-var _ reconcilers.Located = Server{}
-
-func (Server) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*sqlv1alpha1.Server).Spec.Location)
+// Facts: the write-only values, which ARM never returns, are not compared.
+func (Server) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Sql/servers",
+		APIVersion:   "2021-02-01-preview",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		WriteOnly:    []string{"properties.administratorLoginPassword"},
+	}
 }
 
-var (
-	_ reconcilers.CompareIgnorer = Server{}
-	_ reconcilers.Referencer     = Server{}
-)
-
-// IgnoreOnCompare lists the write-only values, which ARM never returns.
-func (Server) IgnoreOnCompare() []string { return []string{"properties.administratorLoginPassword"} }
-
-// References names the Secrets of the write-only values: a changed one is written again.
-func (Server) References(obj azurev1alpha1.Resource) []reconcilers.Reference {
-	return secretReferences(&obj.(*sqlv1alpha1.Server).Spec, serverShape)
+func (Server) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*sqlv1alpha1.Server).Spec.Location)
+		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), sqlv1alpha1.GroupVersion.Group, &obj.(*sqlv1alpha1.Server).Spec, serverShape)
+		},
+		// The Secrets of the write-only values: a changed one is written again.
+		References: func(obj azurev1alpha1.Resource) []reconcilers.Reference {
+			return secretReferences(&obj.(*sqlv1alpha1.Server).Spec, serverShape)
+		},
+	}
 }
 
-var _ reconcilers.Resolver = Server{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (Server) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), sqlv1alpha1.GroupVersion.Group, &obj.(*sqlv1alpha1.Server).Spec, serverShape)
-}
-
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a Server) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (Server) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (Server) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*sqlv1alpha1.Server)
 	body, err := specBodyWith(&x.Spec, serverShape, sqlv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

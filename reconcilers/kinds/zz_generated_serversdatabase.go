@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -19,30 +18,31 @@ type ServersDatabase struct{}
 var _ reconcilers.Kind = ServersDatabase{}
 
 func (ServersDatabase) New() azurev1alpha1.Resource { return &sqlv1alpha1.ServersDatabase{} }
-func (ServersDatabase) ResourceType() string        { return "Microsoft.Sql/servers/databases" }
-func (ServersDatabase) APIVersion() string          { return "2021-05-01-preview" }
-func (ServersDatabase) OwnerKind() schema.GroupKind { return sqlv1alpha1.ServerGroupKind }
 
-var _ reconcilers.Located = ServersDatabase{}
-
-func (ServersDatabase) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*sqlv1alpha1.ServersDatabase).Spec.Location)
+func (ServersDatabase) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Sql/servers/databases",
+		APIVersion:   "2021-05-01-preview",
+		OwnerKind:    sqlv1alpha1.ServerGroupKind,
+	}
 }
 
-var _ reconcilers.Resolver = ServersDatabase{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (ServersDatabase) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), sqlv1alpha1.GroupVersion.Group, &obj.(*sqlv1alpha1.ServersDatabase).Spec, serversDatabaseShape)
+func (ServersDatabase) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*sqlv1alpha1.ServersDatabase).Spec.Location)
+		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), sqlv1alpha1.GroupVersion.Group, &obj.(*sqlv1alpha1.ServersDatabase).Spec, serversDatabaseShape)
+		},
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a ServersDatabase) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (ServersDatabase) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (ServersDatabase) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*sqlv1alpha1.ServersDatabase)
 	body, err := specBodyWith(&x.Spec, serversDatabaseShape, sqlv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -16,12 +14,19 @@ type ServersFirewallRule struct{}
 var _ reconcilers.Kind = ServersFirewallRule{}
 
 func (ServersFirewallRule) New() azurev1alpha1.Resource { return &sqlv1alpha1.ServersFirewallRule{} }
-func (ServersFirewallRule) ResourceType() string        { return "Microsoft.Sql/servers/firewallRules" }
-func (ServersFirewallRule) APIVersion() string          { return "2020-11-01-preview" }
-func (ServersFirewallRule) OwnerKind() schema.GroupKind { return sqlv1alpha1.ServerGroupKind }
+
+func (ServersFirewallRule) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Sql/servers/firewallRules",
+		APIVersion:   "2020-11-01-preview",
+		OwnerKind:    sqlv1alpha1.ServerGroupKind,
+	}
+}
+
+func (ServersFirewallRule) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
 
 // Desired is the spec as ARM's PUT body.
-func (ServersFirewallRule) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (ServersFirewallRule) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*sqlv1alpha1.ServersFirewallRule)
 	body, err := specBody(&x.Spec, serversFirewallRuleShape)
 	if err != nil {

@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -20,32 +19,31 @@ type ServicebusNamespace struct{}
 var _ reconcilers.Kind = ServicebusNamespace{}
 
 func (ServicebusNamespace) New() azurev1alpha1.Resource { return &servicebusv1alpha1.Namespace{} }
-func (ServicebusNamespace) ResourceType() string        { return "Microsoft.ServiceBus/namespaces" }
-func (ServicebusNamespace) APIVersion() string          { return "2021-11-01" }
-func (ServicebusNamespace) OwnerKind() schema.GroupKind {
-	return resourcesv1alpha1.ResourceGroupGroupKind
+
+func (ServicebusNamespace) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.ServiceBus/namespaces",
+		APIVersion:   "2021-11-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
 }
 
-var _ reconcilers.Located = ServicebusNamespace{}
-
-func (ServicebusNamespace) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*servicebusv1alpha1.Namespace).Spec.Location)
+func (ServicebusNamespace) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*servicebusv1alpha1.Namespace).Spec.Location)
+		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), servicebusv1alpha1.GroupVersion.Group, &obj.(*servicebusv1alpha1.Namespace).Spec, servicebusNamespaceShape)
+		},
+	}
 }
 
-var _ reconcilers.Resolver = ServicebusNamespace{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (ServicebusNamespace) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), servicebusv1alpha1.GroupVersion.Group, &obj.(*servicebusv1alpha1.Namespace).Spec, servicebusNamespaceShape)
-}
-
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a ServicebusNamespace) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (ServicebusNamespace) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (ServicebusNamespace) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*servicebusv1alpha1.Namespace)
 	body, err := specBodyWith(&x.Spec, servicebusNamespaceShape, servicebusv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -16,18 +14,26 @@ type SqlDatabase struct{}
 var _ reconcilers.Kind = SqlDatabase{}
 
 func (SqlDatabase) New() azurev1alpha1.Resource { return &documentdbv1alpha1.SqlDatabase{} }
-func (SqlDatabase) ResourceType() string        { return "Microsoft.DocumentDB/databaseAccounts/sqlDatabases" }
-func (SqlDatabase) APIVersion() string          { return "2025-10-15" }
-func (SqlDatabase) OwnerKind() schema.GroupKind { return documentdbv1alpha1.DatabaseAccountGroupKind }
 
-var _ reconcilers.Located = SqlDatabase{}
+func (SqlDatabase) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases",
+		APIVersion:   "2025-10-15",
+		OwnerKind:    documentdbv1alpha1.DatabaseAccountGroupKind,
+	}
+}
 
-func (SqlDatabase) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*documentdbv1alpha1.SqlDatabase).Spec.Location)
+func (SqlDatabase) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*documentdbv1alpha1.SqlDatabase).Spec.Location)
+		},
+	}
 }
 
 // Desired is the spec as ARM's PUT body.
-func (SqlDatabase) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (SqlDatabase) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*documentdbv1alpha1.SqlDatabase)
 	body, err := specBody(&x.Spec, sqlDatabaseShape)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,22 +16,26 @@ var _ reconcilers.Kind = SqlDatabaseContainer{}
 func (SqlDatabaseContainer) New() azurev1alpha1.Resource {
 	return &documentdbv1alpha1.SqlDatabaseContainer{}
 }
-func (SqlDatabaseContainer) ResourceType() string {
-	return "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers"
-}
-func (SqlDatabaseContainer) APIVersion() string { return "2025-10-15" }
-func (SqlDatabaseContainer) OwnerKind() schema.GroupKind {
-	return documentdbv1alpha1.SqlDatabaseGroupKind
+
+func (SqlDatabaseContainer) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers",
+		APIVersion:   "2025-10-15",
+		OwnerKind:    documentdbv1alpha1.SqlDatabaseGroupKind,
+	}
 }
 
-var _ reconcilers.Located = SqlDatabaseContainer{}
-
-func (SqlDatabaseContainer) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*documentdbv1alpha1.SqlDatabaseContainer).Spec.Location)
+func (SqlDatabaseContainer) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*documentdbv1alpha1.SqlDatabaseContainer).Spec.Location)
+		},
+	}
 }
 
 // Desired is the spec as ARM's PUT body.
-func (SqlDatabaseContainer) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (SqlDatabaseContainer) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*documentdbv1alpha1.SqlDatabaseContainer)
 	body, err := specBody(&x.Spec, sqlDatabaseContainerShape)
 	if err != nil {

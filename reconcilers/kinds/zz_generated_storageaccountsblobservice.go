@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,23 +16,21 @@ var _ reconcilers.Kind = StorageAccountsBlobService{}
 func (StorageAccountsBlobService) New() azurev1alpha1.Resource {
 	return &storagev1alpha1.StorageAccountsBlobService{}
 }
-func (StorageAccountsBlobService) ResourceType() string {
-	return "Microsoft.Storage/storageAccounts/blobServices"
-}
-func (StorageAccountsBlobService) APIVersion() string { return "2025-06-01" }
-func (StorageAccountsBlobService) OwnerKind() schema.GroupKind {
-	return storagev1alpha1.StorageAccountGroupKind
-}
-
-var _ reconcilers.Declarer = StorageAccountsBlobService{}
 
 // Facts: Azure creates the resource with its parent and has no DELETE for it.
 func (StorageAccountsBlobService) Facts() reconcilers.Facts {
-	return reconcilers.Facts{WithParent: true}
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Storage/storageAccounts/blobServices",
+		APIVersion:   "2025-06-01",
+		OwnerKind:    storagev1alpha1.StorageAccountGroupKind,
+		WithParent:   true,
+	}
 }
 
+func (StorageAccountsBlobService) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (StorageAccountsBlobService) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (StorageAccountsBlobService) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*storagev1alpha1.StorageAccountsBlobService)
 	body, err := specBody(&x.Spec, storageAccountsBlobServiceShape)
 	if err != nil {

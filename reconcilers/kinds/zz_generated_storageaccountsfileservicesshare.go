@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,16 +16,19 @@ var _ reconcilers.Kind = StorageAccountsFileServicesShare{}
 func (StorageAccountsFileServicesShare) New() azurev1alpha1.Resource {
 	return &storagev1alpha1.StorageAccountsFileServicesShare{}
 }
-func (StorageAccountsFileServicesShare) ResourceType() string {
-	return "Microsoft.Storage/storageAccounts/fileServices/shares"
-}
-func (StorageAccountsFileServicesShare) APIVersion() string { return "2025-06-01" }
-func (StorageAccountsFileServicesShare) OwnerKind() schema.GroupKind {
-	return storagev1alpha1.StorageAccountGroupKind
+
+func (StorageAccountsFileServicesShare) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Storage/storageAccounts/fileServices/shares",
+		APIVersion:   "2025-06-01",
+		OwnerKind:    storagev1alpha1.StorageAccountGroupKind,
+	}
 }
 
+func (StorageAccountsFileServicesShare) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (StorageAccountsFileServicesShare) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (StorageAccountsFileServicesShare) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*storagev1alpha1.StorageAccountsFileServicesShare)
 	body, err := specBody(&x.Spec, storageAccountsFileServicesShareShape)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,16 +16,19 @@ var _ reconcilers.Kind = StorageAccountsManagementPolicy{}
 func (StorageAccountsManagementPolicy) New() azurev1alpha1.Resource {
 	return &storagev1alpha1.StorageAccountsManagementPolicy{}
 }
-func (StorageAccountsManagementPolicy) ResourceType() string {
-	return "Microsoft.Storage/storageAccounts/managementPolicies"
-}
-func (StorageAccountsManagementPolicy) APIVersion() string { return "2025-06-01" }
-func (StorageAccountsManagementPolicy) OwnerKind() schema.GroupKind {
-	return storagev1alpha1.StorageAccountGroupKind
+
+func (StorageAccountsManagementPolicy) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Storage/storageAccounts/managementPolicies",
+		APIVersion:   "2025-06-01",
+		OwnerKind:    storagev1alpha1.StorageAccountGroupKind,
+	}
 }
 
+func (StorageAccountsManagementPolicy) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (StorageAccountsManagementPolicy) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (StorageAccountsManagementPolicy) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*storagev1alpha1.StorageAccountsManagementPolicy)
 	body, err := specBody(&x.Spec, storageAccountsManagementPolicyShape)
 	if err != nil {

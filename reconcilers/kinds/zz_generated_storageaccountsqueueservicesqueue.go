@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,16 +16,19 @@ var _ reconcilers.Kind = StorageAccountsQueueServicesQueue{}
 func (StorageAccountsQueueServicesQueue) New() azurev1alpha1.Resource {
 	return &storagev1alpha1.StorageAccountsQueueServicesQueue{}
 }
-func (StorageAccountsQueueServicesQueue) ResourceType() string {
-	return "Microsoft.Storage/storageAccounts/queueServices/queues"
-}
-func (StorageAccountsQueueServicesQueue) APIVersion() string { return "2025-06-01" }
-func (StorageAccountsQueueServicesQueue) OwnerKind() schema.GroupKind {
-	return storagev1alpha1.StorageAccountGroupKind
+
+func (StorageAccountsQueueServicesQueue) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Storage/storageAccounts/queueServices/queues",
+		APIVersion:   "2025-06-01",
+		OwnerKind:    storagev1alpha1.StorageAccountGroupKind,
+	}
 }
 
+func (StorageAccountsQueueServicesQueue) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (StorageAccountsQueueServicesQueue) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (StorageAccountsQueueServicesQueue) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*storagev1alpha1.StorageAccountsQueueServicesQueue)
 	body, err := specBody(&x.Spec, storageAccountsQueueServicesQueueShape)
 	if err != nil {

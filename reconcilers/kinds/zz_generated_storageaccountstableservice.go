@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,23 +16,21 @@ var _ reconcilers.Kind = StorageAccountsTableService{}
 func (StorageAccountsTableService) New() azurev1alpha1.Resource {
 	return &storagev1alpha1.StorageAccountsTableService{}
 }
-func (StorageAccountsTableService) ResourceType() string {
-	return "Microsoft.Storage/storageAccounts/tableServices"
-}
-func (StorageAccountsTableService) APIVersion() string { return "2025-06-01" }
-func (StorageAccountsTableService) OwnerKind() schema.GroupKind {
-	return storagev1alpha1.StorageAccountGroupKind
-}
-
-var _ reconcilers.Declarer = StorageAccountsTableService{}
 
 // Facts: Azure creates the resource with its parent and has no DELETE for it.
 func (StorageAccountsTableService) Facts() reconcilers.Facts {
-	return reconcilers.Facts{WithParent: true}
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Storage/storageAccounts/tableServices",
+		APIVersion:   "2025-06-01",
+		OwnerKind:    storagev1alpha1.StorageAccountGroupKind,
+		WithParent:   true,
+	}
 }
 
+func (StorageAccountsTableService) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (StorageAccountsTableService) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (StorageAccountsTableService) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*storagev1alpha1.StorageAccountsTableService)
 	body, err := specBody(&x.Spec, storageAccountsTableServiceShape)
 	if err != nil {

@@ -3,8 +3,6 @@
 package kinds
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -18,16 +16,19 @@ var _ reconcilers.Kind = StorageAccountsTableServicesTable{}
 func (StorageAccountsTableServicesTable) New() azurev1alpha1.Resource {
 	return &storagev1alpha1.StorageAccountsTableServicesTable{}
 }
-func (StorageAccountsTableServicesTable) ResourceType() string {
-	return "Microsoft.Storage/storageAccounts/tableServices/tables"
-}
-func (StorageAccountsTableServicesTable) APIVersion() string { return "2025-06-01" }
-func (StorageAccountsTableServicesTable) OwnerKind() schema.GroupKind {
-	return storagev1alpha1.StorageAccountGroupKind
+
+func (StorageAccountsTableServicesTable) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Storage/storageAccounts/tableServices/tables",
+		APIVersion:   "2025-06-01",
+		OwnerKind:    storagev1alpha1.StorageAccountGroupKind,
+	}
 }
 
+func (StorageAccountsTableServicesTable) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }
+
 // Desired is the spec as ARM's PUT body.
-func (StorageAccountsTableServicesTable) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
+func (StorageAccountsTableServicesTable) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*storagev1alpha1.StorageAccountsTableServicesTable)
 	body, err := specBody(&x.Spec, storageAccountsTableServicesTableShape)
 	if err != nil {

@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -20,30 +19,31 @@ type Vault struct{}
 var _ reconcilers.Kind = Vault{}
 
 func (Vault) New() azurev1alpha1.Resource { return &keyvaultv1alpha1.Vault{} }
-func (Vault) ResourceType() string        { return "Microsoft.KeyVault/vaults" }
-func (Vault) APIVersion() string          { return "2024-11-01" }
-func (Vault) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
 
-var _ reconcilers.Located = Vault{}
-
-func (Vault) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*keyvaultv1alpha1.Vault).Spec.Location)
+func (Vault) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.KeyVault/vaults",
+		APIVersion:   "2024-11-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
 }
 
-var _ reconcilers.Resolver = Vault{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (Vault) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), keyvaultv1alpha1.GroupVersion.Group, &obj.(*keyvaultv1alpha1.Vault).Spec, vaultShape)
+func (Vault) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*keyvaultv1alpha1.Vault).Spec.Location)
+		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), keyvaultv1alpha1.GroupVersion.Group, &obj.(*keyvaultv1alpha1.Vault).Spec, vaultShape)
+		},
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a Vault) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (Vault) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (Vault) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*keyvaultv1alpha1.Vault)
 	body, err := specBodyWith(&x.Spec, vaultShape, keyvaultv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -20,38 +19,34 @@ type VirtualNetwork struct{}
 var _ reconcilers.Kind = VirtualNetwork{}
 
 func (VirtualNetwork) New() azurev1alpha1.Resource { return &networkv1alpha1.VirtualNetwork{} }
-func (VirtualNetwork) ResourceType() string        { return "Microsoft.Network/virtualNetworks" }
-func (VirtualNetwork) APIVersion() string          { return "2025-05-01" }
-func (VirtualNetwork) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
-
-var _ reconcilers.Located = VirtualNetwork{}
-
-func (VirtualNetwork) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*networkv1alpha1.VirtualNetwork).Spec.Location)
-}
-
-var _ reconcilers.Declarer = VirtualNetwork{}
 
 // Facts: the child kinds' collections, left out of the spec, are carried from Azure into every PUT,
 // which would otherwise delete them.
 func (VirtualNetwork) Facts() reconcilers.Facts {
-	return reconcilers.Facts{CarriedOnPut: []string{"properties.subnets", "properties.virtualNetworkPeerings"}}
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/virtualNetworks",
+		APIVersion:   "2025-05-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		CarriedOnPut: []string{"properties.subnets", "properties.virtualNetworkPeerings"},
+	}
 }
 
-var _ reconcilers.Resolver = VirtualNetwork{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (VirtualNetwork) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetwork).Spec, virtualNetworkShape)
+func (VirtualNetwork) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*networkv1alpha1.VirtualNetwork).Spec.Location)
+		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetwork).Spec, virtualNetworkShape)
+		},
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a VirtualNetwork) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (VirtualNetwork) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (VirtualNetwork) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.VirtualNetwork)
 	body, err := specBodyWith(&x.Spec, virtualNetworkShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -21,28 +20,27 @@ var _ reconcilers.Kind = VirtualNetworksSubnet{}
 func (VirtualNetworksSubnet) New() azurev1alpha1.Resource {
 	return &networkv1alpha1.VirtualNetworksSubnet{}
 }
-func (VirtualNetworksSubnet) ResourceType() string {
-	return "Microsoft.Network/virtualNetworks/subnets"
-}
-func (VirtualNetworksSubnet) APIVersion() string { return "2025-05-01" }
-func (VirtualNetworksSubnet) OwnerKind() schema.GroupKind {
-	return networkv1alpha1.VirtualNetworkGroupKind
-}
 
-var _ reconcilers.Resolver = VirtualNetworksSubnet{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (VirtualNetworksSubnet) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetworksSubnet).Spec, virtualNetworksSubnetShape)
+func (VirtualNetworksSubnet) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/virtualNetworks/subnets",
+		APIVersion:   "2025-05-01",
+		OwnerKind:    networkv1alpha1.VirtualNetworkGroupKind,
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a VirtualNetworksSubnet) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
+func (VirtualNetworksSubnet) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetworksSubnet).Spec, virtualNetworksSubnetShape)
+		},
+	}
 }
 
-// DesiredWith is the spec as ARM's PUT body.
-func (VirtualNetworksSubnet) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (VirtualNetworksSubnet) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.VirtualNetworksSubnet)
 	body, err := specBodyWith(&x.Spec, virtualNetworksSubnetShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

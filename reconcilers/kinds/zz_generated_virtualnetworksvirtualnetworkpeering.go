@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -21,28 +20,27 @@ var _ reconcilers.Kind = VirtualNetworksVirtualNetworkPeering{}
 func (VirtualNetworksVirtualNetworkPeering) New() azurev1alpha1.Resource {
 	return &networkv1alpha1.VirtualNetworksVirtualNetworkPeering{}
 }
-func (VirtualNetworksVirtualNetworkPeering) ResourceType() string {
-	return "Microsoft.Network/virtualNetworks/virtualNetworkPeerings"
-}
-func (VirtualNetworksVirtualNetworkPeering) APIVersion() string { return "2025-05-01" }
-func (VirtualNetworksVirtualNetworkPeering) OwnerKind() schema.GroupKind {
-	return networkv1alpha1.VirtualNetworkGroupKind
-}
 
-var _ reconcilers.Resolver = VirtualNetworksVirtualNetworkPeering{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (VirtualNetworksVirtualNetworkPeering) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetworksVirtualNetworkPeering).Spec, virtualNetworksVirtualNetworkPeeringShape)
+func (VirtualNetworksVirtualNetworkPeering) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.Network/virtualNetworks/virtualNetworkPeerings",
+		APIVersion:   "2025-05-01",
+		OwnerKind:    networkv1alpha1.VirtualNetworkGroupKind,
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a VirtualNetworksVirtualNetworkPeering) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
+func (VirtualNetworksVirtualNetworkPeering) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), networkv1alpha1.GroupVersion.Group, &obj.(*networkv1alpha1.VirtualNetworksVirtualNetworkPeering).Spec, virtualNetworksVirtualNetworkPeeringShape)
+		},
+	}
 }
 
-// DesiredWith is the spec as ARM's PUT body.
-func (VirtualNetworksVirtualNetworkPeering) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (VirtualNetworksVirtualNetworkPeering) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.VirtualNetworksVirtualNetworkPeering)
 	body, err := specBodyWith(&x.Spec, virtualNetworksVirtualNetworkPeeringShape, networkv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

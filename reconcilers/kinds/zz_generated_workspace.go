@@ -5,7 +5,6 @@ package kinds
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -20,30 +19,31 @@ type Workspace struct{}
 var _ reconcilers.Kind = Workspace{}
 
 func (Workspace) New() azurev1alpha1.Resource { return &operationalinsightsv1alpha1.Workspace{} }
-func (Workspace) ResourceType() string        { return "Microsoft.OperationalInsights/workspaces" }
-func (Workspace) APIVersion() string          { return "2025-07-01" }
-func (Workspace) OwnerKind() schema.GroupKind { return resourcesv1alpha1.ResourceGroupGroupKind }
 
-var _ reconcilers.Located = Workspace{}
-
-func (Workspace) Location(obj azurev1alpha1.Resource) string {
-	return armLocation(obj.(*operationalinsightsv1alpha1.Workspace).Spec.Location)
+func (Workspace) Facts() reconcilers.Facts {
+	return reconcilers.Facts{
+		ResourceType: "Microsoft.OperationalInsights/workspaces",
+		APIVersion:   "2025-07-01",
+		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+	}
 }
 
-var _ reconcilers.Resolver = Workspace{}
-
-// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
-func (Workspace) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-	return resolveReferences(ctx, c, obj.GetNamespace(), operationalinsightsv1alpha1.GroupVersion.Group, &obj.(*operationalinsightsv1alpha1.Workspace).Spec, workspaceShape)
+func (Workspace) Hooks() reconcilers.Hooks {
+	return reconcilers.Hooks{
+		// The spec's location.
+		Location: func(obj azurev1alpha1.Resource) string {
+			return armLocation(obj.(*operationalinsightsv1alpha1.Workspace).Spec.Location)
+		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), operationalinsightsv1alpha1.GroupVersion.Group, &obj.(*operationalinsightsv1alpha1.Workspace).Spec, workspaceShape)
+		},
+	}
 }
 
-// Desired is DesiredWith before references are resolved: only those by ARM ID work.
-func (a Workspace) Desired(obj azurev1alpha1.Resource) (map[string]any, error) {
-	return a.DesiredWith(obj, nil)
-}
-
-// DesiredWith is the spec as ARM's PUT body.
-func (Workspace) DesiredWith(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (Workspace) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*operationalinsightsv1alpha1.Workspace)
 	body, err := specBodyWith(&x.Spec, workspaceShape, operationalinsightsv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {

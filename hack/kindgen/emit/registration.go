@@ -9,17 +9,19 @@ import (
 
 const apiImport = "github.com/aztenant/aztenant/api/"
 
-// adapterFile is a kind's reconcilers.Kind: ARM facts, Desired (the spec with ARM's
-// properties put back in place) and Observe (the read-only fields into status).
+// adapterFile is a kind's reconcilers.Kind: its Facts (ARM type, api-version, owner,
+// write-only and carried paths), its Hooks (location, references resolved, Secrets
+// named), Desired (the spec with ARM's properties put back in place) and Observe (the
+// read-only fields into status).
 func adapterFile(k *Kind) string {
 	var b strings.Builder
 	a, n := k.Adapter, k.Kind.Kind
 	obj := k.Pkg + "." + n
+	shape := lowerFirst0(a) + "Shape"
 	b.WriteString("package kinds\n\nimport (\n")
 	if k.types.resolves() {
-		b.WriteString("\t\"context\"\n\n\t\"sigs.k8s.io/controller-runtime/pkg/client\"\n")
+		b.WriteString("\t\"context\"\n\n\t\"sigs.k8s.io/controller-runtime/pkg/client\"\n\n")
 	}
-	b.WriteString("\t\"k8s.io/apimachinery/pkg/runtime/schema\"\n\n")
 	b.WriteString("\tazurev1alpha1 \"" + apiImport + "azure/v1alpha1\"\n")
 	fmt.Fprintf(&b, "\t%s \"%s%s/v1alpha1\"\n", k.Pkg, apiImport, k.Group.Name)
 	if k.Owner == nil {
@@ -28,52 +30,53 @@ func adapterFile(k *Kind) string {
 	b.WriteString("\t\"github.com/aztenant/aztenant/reconcilers\"\n)\n\n")
 	fmt.Fprintf(&b, "// %s adapts %s (%s %s).\ntype %s struct{}\n\n", a, k.ARMType, shortModule(k.Module.Path), k.Client, a)
 	fmt.Fprintf(&b, "var _ reconcilers.Kind = %s{}\n\n", a)
-	fmt.Fprintf(&b, "func (%s) New() azurev1alpha1.Resource { return &%s{} }\n", a, obj)
-	fmt.Fprintf(&b, "func (%s) ResourceType() string { return %q }\n", a, k.ARMType)
-	fmt.Fprintf(&b, "func (%s) APIVersion() string { return %q }\n", a, k.APIVersion)
+	fmt.Fprintf(&b, "func (%s) New() azurev1alpha1.Resource { return &%s{} }\n\n", a, obj)
+
 	ownerGK := "resourcesv1alpha1.ResourceGroupGroupKind"
 	if k.Owner != nil {
 		ownerGK = k.Owner.groupKindExpr()
 	}
-	fmt.Fprintf(&b, "func (%s) OwnerKind() schema.GroupKind { return %s }\n\n", a, ownerGK)
-	if k.loc != nil {
-		fmt.Fprintf(&b, "var _ reconcilers.Located = %s{}\n\n", a)
-		fmt.Fprintf(&b, "func (%s) Location(obj azurev1alpha1.Resource) string {\n\treturn armLocation(obj.(*%s).Spec.Location)\n}\n\n", a, obj)
+	facts := []string{fmt.Sprintf("ResourceType: %q", k.ARMType), fmt.Sprintf("APIVersion: %q", k.APIVersion), "OwnerKind: " + ownerGK}
+	var doc []string
+	if len(k.types.writeOnly) > 0 {
+		doc = append(doc, "the write-only values, which ARM never returns, are not compared")
+		facts = append(facts, fmt.Sprintf("WriteOnly: %#v", k.types.writeOnly))
 	}
-	if len(k.types.carried) > 0 || k.Delete == nil {
-		var doc, facts []string
-		if len(k.types.carried) > 0 {
-			doc = append(doc, "the child kinds' collections, left out of the spec, are carried from Azure into every PUT,\n// which would otherwise delete them")
-			facts = append(facts, fmt.Sprintf("CarriedOnPut: %#v", k.types.carried))
-		}
-		if k.Delete == nil {
-			doc = append(doc, "Azure creates the resource with its parent and has no DELETE for it")
-			facts = append(facts, "WithParent: true")
-		}
-		fmt.Fprintf(&b, "var _ reconcilers.Declarer = %s{}\n\n", a)
-		fmt.Fprintf(&b, "// Facts: %s.\nfunc (%s) Facts() reconcilers.Facts {\n\treturn reconcilers.Facts{%s}\n}\n\n", strings.Join(doc, ";\n// "), a, strings.Join(facts, ", "))
+	if len(k.types.carried) > 0 {
+		doc = append(doc, "the child kinds' collections, left out of the spec, are carried from Azure into every PUT,\n// which would otherwise delete them")
+		facts = append(facts, fmt.Sprintf("CarriedOnPut: %#v", k.types.carried))
+	}
+	if k.Delete == nil {
+		doc = append(doc, "Azure creates the resource with its parent and has no DELETE for it")
+		facts = append(facts, "WithParent: true")
+	}
+	if len(doc) > 0 {
+		fmt.Fprintf(&b, "// Facts: %s.\n", strings.Join(doc, ";\n// "))
+	}
+	fmt.Fprintf(&b, "func (%s) Facts() reconcilers.Facts {\n\treturn reconcilers.Facts{\n\t\t%s,\n\t}\n}\n\n", a, strings.Join(facts, ",\n\t\t"))
+
+	var hooks []string
+	if k.loc != nil {
+		hooks = append(hooks, fmt.Sprintf("// The spec's location.\n\t\tLocation: func(obj azurev1alpha1.Resource) string {\n\t\t\treturn armLocation(obj.(*%s).Spec.Location)\n\t\t}", obj))
+	}
+	if k.types.resolves() {
+		hooks = append(hooks, fmt.Sprintf("// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.\n\t\tResolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {\n\t\t\treturn resolveReferences(ctx, c, obj.GetNamespace(), %s.GroupVersion.Group, &obj.(*%s).Spec, %s)\n\t\t}", k.Pkg, obj, shape))
 	}
 	if len(k.types.writeOnly) > 0 {
-		fmt.Fprintf(&b, "var (\n\t_ reconcilers.CompareIgnorer = %s{}\n\t_ reconcilers.Referencer = %s{}\n)\n\n", a, a)
-		fmt.Fprintf(&b, "// IgnoreOnCompare lists the write-only values, which ARM never returns.\nfunc (%s) IgnoreOnCompare() []string { return %#v }\n\n", a, k.types.writeOnly)
-		fmt.Fprintf(&b, "// References names the Secrets of the write-only values: a changed one is written again.\nfunc (%s) References(obj azurev1alpha1.Resource) []reconcilers.Reference {\n\treturn secretReferences(&obj.(*%s).Spec, %sShape)\n}\n\n", a, obj, lowerFirst0(a))
+		hooks = append(hooks, fmt.Sprintf("// The Secrets of the write-only values: a changed one is written again.\n\t\tReferences: func(obj azurev1alpha1.Resource) []reconcilers.Reference {\n\t\t\treturn secretReferences(&obj.(*%s).Spec, %s)\n\t\t}", obj, shape))
 	}
-	desired := "Desired"
-	if k.types.resolves() {
-		desired = "DesiredWith"
-		fmt.Fprintf(&b, "var _ reconcilers.Resolver = %s{}\n\n", a)
-		fmt.Fprintf(&b, "// Resolve finds the ARM IDs of the objects the spec refers to by name, and the values of its Secret references.\nfunc (%s) Resolve(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {\n\treturn resolveReferences(ctx, c, obj.GetNamespace(), %s.GroupVersion.Group, &obj.(*%s).Spec, %sShape)\n}\n\n", a, k.Pkg, obj, lowerFirst0(a))
-		fmt.Fprintf(&b, "// Desired is DesiredWith before references are resolved: only those by ARM ID work.\nfunc (a %s) Desired(obj azurev1alpha1.Resource) (map[string]any, error) { return a.DesiredWith(obj, nil) }\n\n", a)
-	}
-	fmt.Fprintf(&b, "// %s is the spec as ARM's PUT body.\nfunc (%s) %s(obj azurev1alpha1.Resource", desired, a, desired)
-	if k.types.resolves() {
-		b.WriteString(", resolved map[string]string")
-	}
-	fmt.Fprintf(&b, ") (map[string]any, error) {\n\tx := obj.(*%s)\n", obj)
-	if k.types.resolves() {
-		fmt.Fprintf(&b, "\tbody, err := specBodyWith(&x.Spec, %sShape, %s.GroupVersion.Group, resolved)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n", lowerFirst0(a), k.Pkg)
+	if len(hooks) == 0 {
+		fmt.Fprintf(&b, "func (%s) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }\n\n", a)
 	} else {
-		fmt.Fprintf(&b, "\tbody, err := specBody(&x.Spec, %sShape)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n", lowerFirst0(a))
+		fmt.Fprintf(&b, "func (%s) Hooks() reconcilers.Hooks {\n\treturn reconcilers.Hooks{\n\t\t%s,\n\t}\n}\n\n", a, strings.Join(hooks, ",\n\t\t"))
+	}
+
+	if k.types.resolves() {
+		fmt.Fprintf(&b, "// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,\n// only those by ARM ID work).\nfunc (%s) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {\n\tx := obj.(*%s)\n", a, obj)
+		fmt.Fprintf(&b, "\tbody, err := specBodyWith(&x.Spec, %s, %s.GroupVersion.Group, resolved)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n", shape, k.Pkg)
+	} else {
+		fmt.Fprintf(&b, "// Desired is the spec as ARM's PUT body.\nfunc (%s) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {\n\tx := obj.(*%s)\n", a, obj)
+		fmt.Fprintf(&b, "\tbody, err := specBody(&x.Spec, %s)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n", shape)
 	}
 	if k.loc != nil {
 		b.WriteString("\tif x.Spec.Location != \"\" {\n\t\tbody[\"location\"] = armLocation(x.Spec.Location)\n\t}\n")
