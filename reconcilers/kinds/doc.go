@@ -1,4 +1,8 @@
-// Package kinds holds one small adapter per Azure resource type: its ARM type
-// and api-version, its PUT body built from the spec, and the outputs copied
-// back into status. All lists them for the operator.
+// Package kinds holds one small adapter per Azure resource type, each a
+// reconcilers.Kind: its Facts (ARM type, api-version, owners ...), its PUT
+// body built from the spec, the outputs copied back into status, and the
+// Hooks it needs where Azure behaves specially. The zz_generated_*.go
+// adapters are written by hack/kindgen (runtime in generated.go); the others
+// are written by hand. All lists them for the operator. How to add a kind:
+// package reconcilers, "Adding a kind".
 package kinds
