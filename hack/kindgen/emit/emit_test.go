@@ -74,6 +74,18 @@ func TestGenerate(t *testing.T) {
 	if a := string(files["reconcilers/kinds/zz_generated_virtualnetworkssubnet.go"]); !strings.Contains(a, `props: []string{"addressPrefix", "addressPrefixes"`) {
 		t.Errorf("subnet adapter does not nest addressPrefix under properties:\n%s", a)
 	}
+	// Adapters speak the one contract (reconcilers/kind.go): Facts and Hooks, no
+	// optional interfaces.
+	if a := string(files["reconcilers/kinds/zz_generated_virtualnetwork.go"]); !strings.Contains(a, `CarriedOnPut: []string{"properties.subnets"`) ||
+		!strings.Contains(a, "func (VirtualNetwork) Hooks() reconcilers.Hooks {") || !strings.Contains(a, "Location: func(") {
+		t.Errorf("the virtual network's adapter does not declare its carried subnets in Facts and its location in Hooks:\n%s", a)
+	}
+	for p, data := range files {
+		if strings.HasPrefix(p, "reconcilers/kinds/zz_generated_") && strings.Contains(string(data), "func (") &&
+			(!strings.Contains(string(data), ") Facts() reconcilers.Facts {") || !strings.Contains(string(data), ") Hooks() reconcilers.Hooks {")) {
+			t.Errorf("%s: an adapter without Facts or Hooks", p)
+		}
+	}
 	for p, data := range files {
 		if !strings.HasPrefix(p, "examples/generated/") || !strings.HasSuffix(p, ".yaml") {
 			continue
