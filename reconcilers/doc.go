@@ -16,7 +16,8 @@
 // Facts, Desired (the PUT body from the spec) and Observe (ARM's outputs
 // into status), all pure. Facts is data: the ARM type and api-version, the
 // owner kinds, the write-only paths of the body (never compared; a digest
-// of them is), the paths a PUT must carry from the GET, and whether Azure
+// of them is), the paths a PUT must carry from the GET, the named lists
+// Azure may hold more of than the spec names (open sets), and whether Azure
 // makes the resource with its parent. Hooks is where Azure behaves specially,
 // a struct of named, optional functions, each documented once on its field:
 // Location (for the guards), ARMID (an ID other than parent + type + name:
