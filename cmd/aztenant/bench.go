@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -18,15 +21,18 @@ type benchOptions struct {
 	out, dir string
 	quick    bool
 	keep     bool
+	// scenario is "all" (or empty), "stack" (the five scenarios that share
+	// one stack) or "footprint".
+	scenario string
 }
 
 func newBenchCommand() *cobra.Command {
 	var o benchOptions
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure the operator as a process against the emulator: converge, steady state, throttling, fairness, 10,000 objects at idle",
+		Short: "Measure the operator as a process against the emulator: converge, steady state, throttling, fairness, 10,000 objects at idle, footprint",
 		Long: `bench starts etcd, kube-apiserver, the Azure emulator and the operator as separate
-processes (binaries from bin/, built by make build), runs five scenarios and prints
+processes (binaries from bin/, built by make build), runs six scenarios and prints
 scenario | figure | value | aim | met?. It writes the same figures as JSON.
 
   converge   1,000 ResourceGroups + 200 StorageAccounts in 20 namespaces (20 identities) to Ready
@@ -37,10 +43,21 @@ scenario | figure | value | aim | met?. It writes the same figures as JSON.
              settled (no ARM call for 5 s), then measured over a 30 s idle window
   fairness   a tenant's one resource group created behind another tenant's 2,000 (on top
              of the 10,000)
+  footprint  on a fresh etcd and kube-apiserver of its own, after the stack above stopped:
+             kube-apiserver RSS with no CRDs, with the non-generated CRDs (tenancy, identity,
+             hand-written Azure kinds), then with the kindgen ones too (the per-kind delta),
+             then once OpenAPI v2/v3 were served; the time to install and establish them;
+             CRD YAML sizes; the operator's start-up time (to /readyz, and until every
+             controller started its workers) and RSS with all kinds installed
+
+--scenario runs only some: stack (the first five, which build on each other) or
+footprint.
 
 Operator CPU seconds come from /proc/<pid>/stat (utime+stime), RSS from /proc/<pid>/status
-(VmRSS, VmHWM); ARM calls and Entra exchanges from the emulator's counters and audit log
-and the operator's metrics; TokenRequests from the API server's apiserver_request_total.
+(VmRSS, VmHWM; the footprint's are medians of samples taken once the process was quiet for
+30 s, a garbage collection ended (go_gc_duration_seconds_count) and they are flat: minutes);
+ARM calls and Entra exchanges from the emulator's counters and audit log and the operator's
+metrics; TokenRequests from the API server's apiserver_request_total.
 Unmet aims do not fail the command; a scenario that cannot finish does.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBench(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
@@ -50,10 +67,22 @@ Unmet aims do not fail the command; a scenario that cannot finish does.`,
 	cmd.Flags().StringVar(&o.dir, "dir", "", "folder for the processes' logs and data (default: a temporary folder, removed unless --keep)")
 	cmd.Flags().BoolVar(&o.quick, "quick", false, "run every scenario at a small size (seconds, not minutes): tests the runner, not the aims")
 	cmd.Flags().BoolVar(&o.keep, "keep", false, "keep the logs and data folder")
+	cmd.Flags().StringVar(&o.scenario, "scenario", "all", "scenarios to run: all, stack (converge, steady, throttled, idle-10k, fairness) or footprint")
 	return cmd
 }
 
 func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) error {
+	var stack, footprint bool
+	switch o.scenario {
+	case "", "all":
+		stack, footprint = true, true
+	case "stack":
+		stack = true
+	case scenarioFootprint:
+		footprint = true
+	default:
+		return fmt.Errorf("--scenario %q: want all, stack or footprint", o.scenario)
+	}
 	// The runner's informers log nothing worth reading (the processes' logs are in dir).
 	ctrllog.SetLogger(logr.Discard())
 	dir := o.dir
@@ -76,7 +105,24 @@ func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) erro
 	if o.quick {
 		cfg = bench.QuickConfig()
 	}
-	rep, err := bench.Run(ctx, filepath.Clean(dir), cfg, o.quick, progress)
+	rep := &bench.Report{Started: time.Now(), Quick: o.quick, Config: cfg,
+		Machine: bench.Machine{CPUs: runtime.NumCPU(), LoadAvgBefore: loadAverage()}}
+	var err error
+	if stack {
+		rep, err = bench.Run(ctx, filepath.Clean(dir), cfg, o.quick, progress)
+	}
+	if footprint && err == nil {
+		// After the stack stopped: nothing else of ours runs meanwhile.
+		fmt.Fprintf(progress, "%s  scenario %s\n", time.Now().Format("15:04:05"), scenarioFootprint)
+		rows, ferr := runFootprint(ctx, filepath.Join(filepath.Clean(dir), scenarioFootprint), o.quick, progress)
+		rep.Rows = append(rep.Rows, rows...)
+		if ferr != nil {
+			rep.Failures = append(rep.Failures, scenarioFootprint+": "+ferr.Error())
+			err = fmt.Errorf("%s: %w", scenarioFootprint, ferr)
+		}
+		rep.Seconds = time.Since(rep.Started).Seconds()
+		rep.Machine.LoadAvgAfter = loadAverage()
+	}
 	if err != nil {
 		fmt.Fprintf(progress, "logs kept in %s\n", dir)
 		dir = ""
@@ -92,4 +138,17 @@ func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) erro
 		fmt.Fprintf(out, "JSON written to %s\n", o.out)
 	}
 	return err
+}
+
+// loadAverage is /proc/loadavg's first three fields, as the report keeps them.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }

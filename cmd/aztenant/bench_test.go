@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,7 +27,8 @@ func TestBenchQuick(t *testing.T) {
 	if !strings.Contains(table, "SCENARIO") || !strings.Contains(table, "MET?") {
 		t.Errorf("no table header in:\n%s", table)
 	}
-	for _, sc := range bench.Scenarios {
+	scenarios := append(slices.Clone(bench.Scenarios), scenarioFootprint)
+	for _, sc := range scenarios {
 		if !strings.Contains(table, "\n"+sc+" ") {
 			t.Errorf("the table has no row for scenario %s", sc)
 		}
@@ -46,7 +48,7 @@ func TestBenchQuick(t *testing.T) {
 			t.Errorf("%s/%s: an aim without a verdict or the reverse", r.Scenario, r.Figure)
 		}
 	}
-	for _, sc := range bench.Scenarios {
+	for _, sc := range scenarios {
 		if seen[sc] == 0 {
 			t.Errorf("JSON has no figure for %s", sc)
 		}
@@ -61,6 +63,9 @@ func TestBenchQuick(t *testing.T) {
 		}
 		if r.Scenario == bench.ScenarioIdle && strings.HasPrefix(r.Figure, "operator RSS at idle") && r.Value <= 0 {
 			t.Errorf("idle RSS %v: /proc not read", r.Value)
+		}
+		if r.Scenario == scenarioFootprint && r.Unit == "MiB" && !strings.Contains(r.Figure, " per ") && r.Value <= 0 {
+			t.Errorf("%s: %v: /proc not read", r.Figure, r.Value)
 		}
 	}
 }
