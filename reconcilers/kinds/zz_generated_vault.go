@@ -66,4 +66,4 @@ func (Vault) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
 }
 
 // vaultShape says which spec fields ARM nests under properties.
-var vaultShape = &armShape{props: []string{"accessPolicies", "createMode", "enablePurgeProtection", "enableRbacAuthorization", "enableSoftDelete", "enabledForDeployment", "enabledForDiskEncryption", "enabledForTemplateDeployment", "networkAcls", "publicNetworkAccess", "sku", "softDeleteRetentionInDays", "tenantId", "vaultUri"}, fields: map[string]*armShape{"networkAcls": &armShape{fields: map[string]*armShape{"virtualNetworkRules": &armShape{idRefs: map[string]string{"idReference": "id"}}}}}}
+var vaultShape = &armShape{props: []string{"accessPolicies", "createMode", "enablePurgeProtection", "enableRbacAuthorization", "enableSoftDelete", "enabledForDeployment", "enabledForDiskEncryption", "enabledForTemplateDeployment", "networkAcls", "publicNetworkAccess", "sku", "softDeleteRetentionInDays", "tenantId", "vaultUri"}, fields: map[string]*armShape{"networkAcls": &armShape{fields: map[string]*armShape{"virtualNetworkRules": &armShape{idRefs: map[string]string{"reference": "id"}}}}}}

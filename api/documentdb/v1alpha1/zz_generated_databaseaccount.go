@@ -508,15 +508,15 @@ type DatabaseAccountRestoreParameters struct {
 
 // DatabaseAccountVirtualNetworkRule: Virtual Network ACL Rule object
 type DatabaseAccountVirtualNetworkRule struct {
+	// Create firewall rule before the virtual network has vnet service endpoint enabled.
+	// +optional
+	IgnoreMissingVNetServiceEndpoint *bool `json:"ignoreMissingVNetServiceEndpoint,omitempty"`
+
 	// Resource ID of a subnet, for example:
 	// /subscriptions/{subscriptionId}/resourceGroups/{groupName}/providers/Microsoft.Network/virtualNetworks/{virtualNetworkName}/subnets/{subnetName}.
 	// By ARM ID (armId) or by an aztenant object of this namespace (kind, name).
 	// +optional
-	Reference *azurev1alpha1.ResourceReference `json:"idReference,omitempty"`
-
-	// Create firewall rule before the virtual network has vnet service endpoint enabled.
-	// +optional
-	IgnoreMissingVNetServiceEndpoint *bool `json:"ignoreMissingVNetServiceEndpoint,omitempty"`
+	Reference *azurev1alpha1.ResourceReference `json:"reference,omitempty"`
 }
 
 // DatabaseAccountFailoverPolicyStatus: The failover policy for a given region of a database

@@ -259,15 +259,15 @@ type VaultIPRule struct {
 // VaultVirtualNetworkRule: A rule governing the accessibility of a vault from a specific
 // virtual network.
 type VaultVirtualNetworkRule struct {
-	// Full resource id of a vnet subnet, such as
-	// '/subscriptions/subid/resourceGroups/rg1/providers/Microsoft.Network/virtualNetworks/test-vnet/subnets/subnet1'.
-	// By ARM ID (armId) or by an aztenant object of this namespace (kind, name).
-	Reference azurev1alpha1.ResourceReference `json:"idReference"`
-
 	// Property to specify whether NRP will ignore the check if parent subnet has
 	// serviceEndpoints configured.
 	// +optional
 	IgnoreMissingVnetServiceEndpoint *bool `json:"ignoreMissingVnetServiceEndpoint,omitempty"`
+
+	// Full resource id of a vnet subnet, such as
+	// '/subscriptions/subid/resourceGroups/rg1/providers/Microsoft.Network/virtualNetworks/test-vnet/subnets/subnet1'.
+	// By ARM ID (armId) or by an aztenant object of this namespace (kind, name).
+	Reference azurev1alpha1.ResourceReference `json:"reference"`
 }
 
 // VaultNetworkRuleSet: A set of rules governing the network accessibility of a vault.

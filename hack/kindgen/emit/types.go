@@ -235,7 +235,7 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 		for _, sfx := range suffixes {
 			base, goBase = strings.TrimSuffix(base, sfx), strings.TrimSuffix(goBase, sfx)
 		}
-		if base != "" {
+		if base != "" && !strings.EqualFold(base, "id") && !strings.EqualFold(base, "ids") {
 			json, name = base+ref, goBase+ref
 		}
 		gf := goField{Name: name, JSON: json,
