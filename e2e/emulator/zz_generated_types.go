@@ -93,7 +93,7 @@ func generatedBehaviours() []*typeBehaviour {
 		// operationalinsights/Workspace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.OperationalInsights/workspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// containerregistry/Registry, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.ContainerRegistry/registries", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		{fullType: "Microsoft.ContainerRegistry/registries", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listcredentials": "{\"passwords\":[{\"name\":\"password\",\"value\":\"\\u0000secret\"},{\"name\":\"password2\",\"value\":\"\\u0000secret\"}],\"username\":\"example\"}"})},
 		// storage/StorageAccountsBlobService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
 		{fullType: "Microsoft.Storage/storageAccounts/blobServices", lro: LROConfig{Write: LROSync}, noDelete: true},
 		// storage/StorageAccountsQueueService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
@@ -115,7 +115,7 @@ func generatedBehaviours() []*typeBehaviour {
 		// containerservice/ManagedClustersAgentPool, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
 		{fullType: "Microsoft.ContainerService/managedClusters/agentPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// appconfiguration/ConfigurationStore, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.AppConfiguration/configurationStores", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		{fullType: "Microsoft.AppConfiguration/configurationStores", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"nextLink\":\"example\",\"value\":[{\"connectionString\":\"\\u0000secret\",\"id\":\"example\",\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"connectionString\":\"\\u0000secret\",\"id\":\"example\",\"name\":\"key2\",\"value\":\"\\u0000secret\"}]}"})},
 		// insights/Component, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
 		{fullType: "Microsoft.Insights/components", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// sql/Server, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
@@ -131,7 +131,7 @@ func generatedBehaviours() []*typeBehaviour {
 		// dbformysql/FlexibleServersFirewallRule, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), delete long-running.
 		{fullType: "Microsoft.DBforMySQL/flexibleServers/firewallRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// documentdb/DatabaseAccount, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		{fullType: "Microsoft.DocumentDB/databaseAccounts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listconnectionstrings": "{\"connectionStrings\":[{\"connectionString\":\"\\u0000secret\",\"description\":\"example\",\"keyKind\":\"Primary\",\"type\":\"Cassandra\"},{\"connectionString\":\"\\u0000secret\",\"description\":\"example\",\"keyKind\":\"Primary\",\"type\":\"Cassandra\"}]}", "listkeys": "{\"primaryMasterKey\":\"\\u0000secret\",\"primaryReadonlyMasterKey\":\"\\u0000secret\",\"secondaryMasterKey\":\"\\u0000secret\",\"secondaryReadonlyMasterKey\":\"\\u0000secret\"}", "readonlykeys": "{\"primaryReadonlyMasterKey\":\"\\u0000secret\",\"secondaryReadonlyMasterKey\":\"\\u0000secret\"}"})},
 		// documentdb/SqlDatabase, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
 		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// documentdb/SqlDatabaseContainer, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases; create long-running, delete long-running.

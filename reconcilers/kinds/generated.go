@@ -371,3 +371,51 @@ func withReferences(body map[string]any, group string, resolved map[string]strin
 	})
 	return firstErr
 }
+
+// actionSecrets calls each action (listKeys, listCredentials) and keeps the string values
+// of the answers by dotted path: {"primaryMasterKey": ...}, {"passwords": [{"name":
+// "password", "value": ...}]} gives "passwords.password.value" (a listed object by its
+// name or keyName, else its index). A later action does not overwrite an earlier one's.
+func actionSecrets(ctx context.Context, call reconcilers.ActionCaller, actions []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, a := range actions {
+		body, err := call(ctx, a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a, err)
+		}
+		flattenStrings("", body, out)
+	}
+	return out, nil
+}
+
+func flattenStrings(path string, v any, out map[string]string) {
+	at := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch t := v.(type) {
+	case string:
+		if _, taken := out[path]; !taken && path != "" {
+			out[path] = t
+		}
+	case map[string]any:
+		for k, e := range t {
+			flattenStrings(at(k), e, out)
+		}
+	case []any:
+		for i, e := range t {
+			label := fmt.Sprint(i)
+			if m, ok := e.(map[string]any); ok {
+				for _, key := range []string{"name", "keyName"} {
+					if n, ok := m[key].(string); ok && n != "" {
+						label = n
+						break
+					}
+				}
+			}
+			flattenStrings(at(label), e, out)
+		}
+	}
+}

@@ -227,6 +227,13 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 		t.Errorf("the cluster was written %d times more after a pool of its own kind was added", n-aksPuts)
 	}
 
+	// The Cosmos DB account's keys, read with listKeys, reach the Secret its CEL export names.
+	var keys corev1.Secret
+	must(t, s.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "sample-cosmos-keys"}, &keys))
+	if k := string(keys.Data["primaryKey"]); len(k) < 32 || k == "example" {
+		t.Errorf("the Cosmos DB account's exported primaryKey is %q", k)
+	}
+
 	// A write-only password: sent from its Secret, never returned by Azure, and sent
 	// again when the Secret changes.
 	sqlServer := byFile["sql/server.yaml"]

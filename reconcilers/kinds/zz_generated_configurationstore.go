@@ -3,6 +3,8 @@
 package kinds
 
 import (
+	"context"
+
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
@@ -31,6 +33,12 @@ func (ConfigurationStore) Hooks() reconcilers.Hooks {
 		// The spec's location.
 		Location: func(obj azurev1alpha1.Resource) string {
 			return armLocation(obj.(*appconfigurationv1alpha1.ConfigurationStore).Spec.Location)
+		},
+		// No fixed secret exports: spec.operatorSpec.secretExpressions read secret.<name>.
+		SecretDestinations: func(azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination { return nil },
+		// The string values Azure answers to listKeys, by dotted path (listed keys by their name).
+		Secrets: func(ctx context.Context, call reconcilers.ActionCaller, _ azurev1alpha1.Resource) (map[string]string, error) {
+			return actionSecrets(ctx, call, []string{"listKeys"})
 		},
 	}
 }

@@ -38,6 +38,12 @@ func (DatabaseAccount) Hooks() reconcilers.Hooks {
 		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
 			return resolveReferences(ctx, c, obj.GetNamespace(), documentdbv1alpha1.GroupVersion.Group, &obj.(*documentdbv1alpha1.DatabaseAccount).Spec, databaseAccountShape)
 		},
+		// No fixed secret exports: spec.operatorSpec.secretExpressions read secret.<name>.
+		SecretDestinations: func(azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination { return nil },
+		// The string values Azure answers to listConnectionStrings, listKeys, readonlykeys, by dotted path (listed keys by their name).
+		Secrets: func(ctx context.Context, call reconcilers.ActionCaller, _ azurev1alpha1.Resource) (map[string]string, error) {
+			return actionSecrets(ctx, call, []string{"listConnectionStrings", "listKeys", "readonlykeys"})
+		},
 	}
 }
 

@@ -19,8 +19,11 @@ func adapterFile(k *Kind) string {
 	obj := k.Pkg + "." + n
 	shape := lowerFirst0(a) + "Shape"
 	b.WriteString("package kinds\n\nimport (\n")
-	if k.types.resolves() {
+	switch {
+	case k.types.resolves():
 		b.WriteString("\t\"context\"\n\n\t\"sigs.k8s.io/controller-runtime/pkg/client\"\n\n")
+	case len(k.secretActions()) > 0:
+		b.WriteString("\t\"context\"\n\n")
 	}
 	b.WriteString("\tazurev1alpha1 \"" + apiImport + "azure/v1alpha1\"\n")
 	fmt.Fprintf(&b, "\t%s \"%s%s/v1alpha1\"\n", k.Pkg, apiImport, k.Group.Name)
@@ -64,6 +67,14 @@ func adapterFile(k *Kind) string {
 	}
 	if len(k.types.writeOnly) > 0 {
 		hooks = append(hooks, fmt.Sprintf("// The Secrets of the write-only values: a changed one is written again.\n\t\tReferences: func(obj azurev1alpha1.Resource) []reconcilers.Reference {\n\t\t\treturn secretReferences(&obj.(*%s).Spec, %s)\n\t\t}", obj, shape))
+	}
+	if acts := k.secretActions(); len(acts) > 0 {
+		var names []string
+		for _, op := range acts {
+			names = append(names, op.Name)
+		}
+		hooks = append(hooks, fmt.Sprintf("// No fixed secret exports: spec.operatorSpec.secretExpressions read secret.<name>.\n\t\tSecretDestinations: func(azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination { return nil }"),
+			fmt.Sprintf("// The string values Azure answers to %s, by dotted path (listed keys by their name).\n\t\tSecrets: func(ctx context.Context, call reconcilers.ActionCaller, _ azurev1alpha1.Resource) (map[string]string, error) {\n\t\t\treturn actionSecrets(ctx, call, %#v)\n\t\t}", strings.Join(names, ", "), names))
 	}
 	if len(hooks) == 0 {
 		fmt.Fprintf(&b, "func (%s) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }\n\n", a)
@@ -204,6 +215,13 @@ func emulatorFile(kinds []*Kind) string {
 		writeOnly := ""
 		if len(k.types.writeOnly) > 0 {
 			writeOnly = fmt.Sprintf(", writeOnly: %#v", k.types.writeOnly)
+		}
+		if acts := k.secretActions(); len(acts) > 0 {
+			var answers []string
+			for _, op := range acts {
+				answers = append(answers, fmt.Sprintf("%q: %q", strings.ToLower(op.Name), k.answerTemplate(*op.Response)))
+			}
+			writeOnly += ", actions: secretActions(map[string]string{" + strings.Join(answers, ", ") + "})"
 		}
 		if k.Delete == nil {
 			fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, made with its parent, no delete.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create))

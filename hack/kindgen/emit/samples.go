@@ -82,7 +82,10 @@ var sampleValues = map[string]map[string]any{
 	"dbformysql/FlexibleServersFirewallRule": {"startIpAddress": "10.0.0.1", "endIpAddress": "10.0.0.1"},
 	"documentdb/DatabaseAccount": {"name": "sample-cosmos-01", "kind": "GlobalDocumentDB", "databaseAccountOfferType": "Standard",
 		"locations":         []any{map[string]any{"locationName": "westeurope", "failoverPriority": 0}},
-		"consistencyPolicy": map[string]any{"defaultConsistencyLevel": "Session"}, "disableLocalAuth": true},
+		"consistencyPolicy": map[string]any{"defaultConsistencyLevel": "Session"}, "disableLocalAuth": false,
+		// Its keys (listKeys) into a Secret, by a CEL export.
+		"operatorSpec": map[string]any{"secretExpressions": []any{map[string]any{
+			"name": "sample-cosmos-keys", "key": "primaryKey", "value": "secret.primaryMasterKey"}}}},
 	"documentdb/SqlDatabase": {"name": "sample-sqldatabase", "resource": map[string]any{"id": "sample-sqldatabase"},
 		"options": map[string]any{"throughput": 400}},
 	"documentdb/SqlDatabaseContainer": {"name": "sample-container", "resource": map[string]any{"id": "sample-container",
