@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"reflect"
+	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -160,10 +160,27 @@ func mergePatch(before, after client.Object, part func(client.Object) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	if d := mapDiff(b, a); len(d) > 0 {
-		return json.Marshal(d)
+	d, err := mergePatchOf(b, a)
+	if err != nil || string(d) == "{}" {
+		return nil, err
 	}
-	return nil, nil
+	return d, nil
+}
+
+// mergePatchOf is the merge patch from before to after, by the library
+// controller-runtime's MergeFrom uses: changed and new keys with their new
+// values (objects patched key by key, arrays replaced whole), removed keys as
+// null; {} when they are the same.
+func mergePatchOf(before, after map[string]any) ([]byte, error) {
+	b, err := json.Marshal(before)
+	if err != nil {
+		return nil, err
+	}
+	a, err := json.Marshal(after)
+	if err != nil {
+		return nil, err
+	}
+	return jsonpatch.CreateMergePatch(b, a)
 }
 
 // decoded is v's JSON as maps, numbers kept exact.
@@ -176,30 +193,4 @@ func decoded(v any) (map[string]any, error) {
 	dec.UseNumber()
 	var m map[string]any
 	return m, dec.Decode(&m)
-}
-
-// mapDiff is the merge patch from before to after: changed and new keys with
-// their new values (objects patched key by key, arrays replaced whole),
-// removed keys as null.
-func mapDiff(before, after map[string]any) map[string]any {
-	d := map[string]any{}
-	for k, av := range after {
-		bv, had := before[k]
-		bm, bIsMap := bv.(map[string]any)
-		am, aIsMap := av.(map[string]any)
-		switch {
-		case had && bIsMap && aIsMap:
-			if sub := mapDiff(bm, am); len(sub) > 0 {
-				d[k] = sub
-			}
-		case !had || !reflect.DeepEqual(bv, av):
-			d[k] = av
-		}
-	}
-	for k := range before {
-		if _, has := after[k]; !has {
-			d[k] = nil
-		}
-	}
-	return d
 }

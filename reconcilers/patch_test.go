@@ -212,7 +212,7 @@ func TestMergePatch(t *testing.T) {
 		{"arrays whole", map[string]any{"l": []any{"a", "b"}}, map[string]any{"l": []any{"a"}}, `{"l":["a"]}`},
 		{"object replaced by a value", map[string]any{"m": map[string]any{"b": "x"}}, map[string]any{"m": "v"}, `{"m":"v"}`},
 	} {
-		got, err := json.Marshal(mapDiff(tc.before, tc.after))
+		got, err := mergePatchOf(tc.before, tc.after)
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%s: %s, %v; want %s", tc.name, got, err, tc.want)
 		}
