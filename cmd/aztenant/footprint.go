@@ -156,17 +156,7 @@ func (f *footprint) logf(format string, args ...any) {
 func (f *footprint) add(figure string, v float64, unit string, aim *bench.Aim) {
 	row := bench.Row{Scenario: scenarioFootprint, Figure: figure, Value: roundMilli(v), Unit: unit, Aim: aim}
 	if aim != nil {
-		var met bool
-		switch aim.Op {
-		case "<=":
-			met = v <= aim.Limit
-		case "<":
-			met = v < aim.Limit
-		case ">=":
-			met = v >= aim.Limit
-		case "=":
-			met = v == aim.Limit
-		}
+		met := aim.Met(v)
 		row.Met = &met
 	}
 	f.rows = append(f.rows, row)
@@ -196,10 +186,7 @@ func (f *footprint) run(ctx context.Context) error {
 		return err
 	}
 	defer f.cp.Stop()
-	apiPid, err := childPid("kube-apiserver", f.cp.Dir)
-	if err != nil {
-		return err
-	}
+	apiPid := f.cp.APIServerPID()
 	ext, err := apiextensionsclient.NewForConfig(f.cp.Config)
 	if err != nil {
 		return err
@@ -551,41 +538,6 @@ func countLines(file, substr string) (int, error) {
 		}
 	}
 	return n, sc.Err()
-}
-
-// childPid finds this process's child called name whose command line
-// mentions marker (the control plane's folder: several may run at once).
-func childPid(name, marker string) (int, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	self := os.Getpid()
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(stat, ')')
-		j := bytes.IndexByte(stat, '(')
-		if i < 0 || j < 0 || string(stat[j+1:i]) != name {
-			continue
-		}
-		fields := strings.Fields(string(stat[i+1:]))
-		if len(fields) < 2 || fields[1] != strconv.Itoa(self) {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !bytes.Contains(cmdline, []byte(marker)) {
-			continue
-		}
-		return pid, nil
-	}
-	return 0, fmt.Errorf("no %s child of pid %d with %q in its command line", name, self, marker)
 }
 
 func poll(ctx context.Context, timeout, every time.Duration, what string, check func() error) error {

@@ -25,7 +25,8 @@ func (a *Aim) String() string {
 	return a.Op + " " + trimFloat(a.Limit)
 }
 
-func (a *Aim) met(v float64) bool {
+// Met reports whether v meets the aim.
+func (a *Aim) Met(v float64) bool {
 	switch a.Op {
 	case ">=":
 		return v >= a.Limit
@@ -86,7 +87,7 @@ func newMachine() Machine { return Machine{CPUs: runtime.NumCPU(), LoadAvgBefore
 func (r *Report) add(scenario, figure string, v float64, unit string, aim *Aim) {
 	row := Row{Scenario: scenario, Figure: figure, Value: round(v), Unit: unit, Aim: aim}
 	if aim != nil {
-		m := aim.met(v)
+		m := aim.Met(v)
 		row.Met = &m
 	}
 	r.Rows = append(r.Rows, row)

@@ -433,3 +433,12 @@ func FindBinDir(dir string) (string, error) {
 	}
 	return dir, nil
 }
+
+// APIServerPID is the kube-apiserver's process ID (0 before Start), for
+// measuring it from /proc.
+func (c *ControlPlane) APIServerPID() int {
+	if c.apiserver == nil || c.apiserver.cmd == nil || c.apiserver.cmd.Process == nil {
+		return 0
+	}
+	return c.apiserver.cmd.Process.Pid
+}
