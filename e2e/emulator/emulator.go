@@ -90,8 +90,14 @@ func New(cfg Config) (*Emulator, error) {
 	for _, a := range auds {
 		e.armAudiences = append(e.armAudiences, strings.TrimSuffix(a, "/"))
 	}
-	for _, b := range append(generatedBehaviours(), builtinBehaviours()...) { // a hand-written behaviour refines a generated one
-		e.behaviours[strings.ToLower(b.fullType)] = b
+	for _, b := range append(generatedBehaviours(), builtinBehaviours()...) {
+		// A hand-written behaviour refines a generated one, keeping its long-running
+		// shape (read from the SDK) unless it says its own.
+		key := strings.ToLower(b.fullType)
+		if g := e.behaviours[key]; g != nil && b.lro == (LROConfig{}) {
+			b.lro = g.lro
+		}
+		e.behaviours[key] = b
 	}
 	e.resetStateLocked()
 

@@ -34,13 +34,6 @@ type operation struct {
 	location   string
 }
 
-// defaultLRO is how types served generically (no behaviour of their own)
-// answer where Azure's are long-running: AKS agent pools write with
-// Azure-AsyncOperation and delete with both headers (202).
-var defaultLRO = map[string]LROConfig{
-	"microsoft.containerservice/managedclusters/agentpools": {Write: LROAsyncOperation, Delete: LROAsyncOperationLocation},
-}
-
 // SetLRO changes the long-running-operation behaviour of a resource type at run time.
 func (e *Emulator) SetLRO(resourceType string, c LROConfig) {
 	e.mu.Lock()
@@ -51,7 +44,7 @@ func (e *Emulator) SetLRO(resourceType string, c LROConfig) {
 // lroForLocked resolves a type's LRO config: run-time override, then Config.LRO, then the
 // type's own default, then synchronous.
 func (e *Emulator) lroForLocked(typeKey string) LROConfig {
-	c := defaultLRO[typeKey]
+	var c LROConfig
 	if b := e.behaviours[typeKey]; b != nil {
 		c = b.lro
 	}

@@ -83,15 +83,8 @@ func storeClusterPools(e *Emulator, cluster *resource) {
 // agentPoolBehaviour serves a pool at its own URL, with AKS's defaults, and keeps the
 // cluster's list in step.
 func agentPoolBehaviour() *typeBehaviour {
-	lro := LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperationLocation}
-	for _, b := range generatedBehaviours() {
-		if strings.EqualFold(b.fullType, agentPoolType) {
-			lro = b.lro
-		}
-	}
 	return &typeBehaviour{
-		fullType: agentPoolType,
-		lro:      lro,
+		fullType: agentPoolType, // its long-running shape is the generated one
 		prepare: func(w *writeRequest) *apiError {
 			if _, set := w.props["count"]; !set {
 				w.props["count"] = json.Number("1")
@@ -115,7 +108,8 @@ func agentPoolBehaviour() *typeBehaviour {
 	}
 }
 
-// listPool puts a pool written at its own URL into its cluster's list, or takes it out.
+// listPool puts a pool written at its own URL into its cluster's list (in its place, or
+// last when new), or takes it out.
 func listPool(e *Emulator, pool *resource, gone bool) {
 	cluster := e.resources[pool.parentKey]
 	if cluster == nil {
@@ -123,22 +117,20 @@ func listPool(e *Emulator, pool *resource, gone bool) {
 	}
 	name := str(pool.body, "name")
 	pools, _ := cluster.props()["agentPoolProfiles"].([]any)
-	pools = slices.DeleteFunc(slices.Clone(pools), func(p any) bool {
+	pools = slices.Clone(pools)
+	i := slices.IndexFunc(pools, func(p any) bool {
 		m, _ := p.(map[string]any)
 		return strings.EqualFold(str(m, "name"), name)
 	})
-	if !gone {
-		entry := cloneBody(pool.props())
-		entry["name"] = name
-		i := slices.IndexFunc(cluster.props()["agentPoolProfiles"].([]any), func(p any) bool {
-			m, _ := p.(map[string]any)
-			return strings.EqualFold(str(m, "name"), name)
-		})
-		if i >= 0 && i <= len(pools) { // keeps its place
-			pools = slices.Insert(pools, i, any(entry))
-		} else {
-			pools = append(pools, entry)
-		}
+	entry := cloneBody(pool.props())
+	entry["name"] = name
+	switch {
+	case gone && i >= 0:
+		pools = slices.Delete(pools, i, i+1)
+	case !gone && i >= 0:
+		pools[i] = entry
+	case !gone:
+		pools = append(pools, entry)
 	}
 	cluster.props()["agentPoolProfiles"] = pools
 	cluster.refresh()

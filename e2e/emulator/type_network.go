@@ -40,25 +40,19 @@ var embeddedCollections = []embeddedCollection{
 // (which runs once the parent exists). No JSON client can send it: prepare overwrites it.
 const declaredChildrenKey = "\x00declaredChildren"
 
-// networkBehaviours are the parents and their child types, with the long-running shapes
-// kindgen reads from the SDK (generatedBehaviours).
+// networkBehaviours are the parents and their child types; their long-running shapes are
+// the generated ones (generatedBehaviours).
 func networkBehaviours() []*typeBehaviour {
-	generated := map[string]LROConfig{}
-	for _, b := range generatedBehaviours() {
-		generated[strings.ToLower(b.fullType)] = b.lro
-	}
 	var out []*typeBehaviour
 	for _, c := range embeddedCollections {
 		childType := c.parentType + "/" + c.property
 		parent := &typeBehaviour{
 			fullType: c.parentType,
-			lro:      generated[strings.ToLower(c.parentType)],
 			prepare:  c.prepare,
 			stored:   c.apply,
 		}
 		child := &typeBehaviour{
 			fullType: childType,
-			lro:      generated[strings.ToLower(childType)],
 			stored:   func(e *Emulator, r *resource) { c.syncParent(e, r, nil) },
 			// Removal hooks run before the child leaves the tree.
 			removed: func(e *Emulator, r *resource) { c.syncParent(e, r, r) },

@@ -50,19 +50,19 @@ func (k *Kind) holdsSecret(r model.TypeRef, seen map[string]bool) bool {
 // answerTemplate is an emulated answer of an action in the response type's shape: secrets
 // are placeholders, names of listed keys are key1, key2, other strings "example".
 func (k *Kind) answerTemplate(r model.TypeRef) string {
-	v := k.sampleAnswer(r, "", map[string]bool{})
+	v := k.sampleAnswer(r, map[string]bool{})
 	data, _ := json.Marshal(v)
 	return string(data)
 }
 
-func (k *Kind) sampleAnswer(r model.TypeRef, name string, seen map[string]bool) any {
+func (k *Kind) sampleAnswer(r model.TypeRef, seen map[string]bool) any {
 	switch r.Kind {
 	case model.KindString:
 		return "example"
 	case model.KindSlice:
 		var out []any
 		for i := 0; i < 2; i++ {
-			e := k.sampleAnswer(*r.Elem, name, seen)
+			e := k.sampleAnswer(*r.Elem, seen)
 			if m, ok := e.(map[string]any); ok {
 				// Listed keys are named: by their enum's values (password, password2), or key1, key2.
 				for _, key := range []string{"name", "keyName"} {
@@ -93,7 +93,7 @@ func (k *Kind) sampleAnswer(r model.TypeRef, name string, seen map[string]bool) 
 				out[f.JSON] = secretPlaceholder
 				continue
 			}
-			if v := k.sampleAnswer(f.Type, f.JSON, seen); v != nil {
+			if v := k.sampleAnswer(f.Type, seen); v != nil {
 				out[f.JSON] = v
 			}
 		}
