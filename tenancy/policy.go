@@ -29,6 +29,7 @@ type policy struct {
 	badPatterns    []string
 	locations      map[string]struct{} // normalised; empty = any
 	kinds          []kindRule          // empty = any
+	shared         []string            // lower-case ARM ID patterns, valid only
 	weight         int
 }
 
@@ -72,6 +73,14 @@ func compile(t *tenancyv1alpha1.Tenant) *policy {
 			continue
 		}
 		p.resourceGroups = append(p.resourceGroups, lower)
+	}
+	for _, r := range t.Spec.SharedResources {
+		lower := strings.ToLower(strings.TrimSuffix(r.ARMID, "/"))
+		if _, err := path.Match(lower, ""); err != nil {
+			p.badPatterns = append(p.badPatterns, r.ARMID)
+			continue
+		}
+		p.shared = append(p.shared, lower)
 	}
 	for _, l := range t.Spec.Locations {
 		p.locations[azurev1alpha1.NormalizeLocation(string(l))] = struct{}{}
@@ -137,6 +146,25 @@ func patternSpecificity(pat string) int {
 	return len(pat) + 1<<16
 }
 
+// shares reports whether id is, or lies under, a resource the Tenant shares
+// (spec.sharedResources): each pattern is matched against id and each of its
+// ancestors at segment boundaries.
+func (p *policy) shares(id string) (pattern string, ok bool) {
+	if len(p.shared) == 0 {
+		return "", false
+	}
+	lower := strings.ToLower(strings.TrimSuffix(id, "/"))
+	for i := len(lower); i > 0; i = strings.LastIndexByte(lower[:i], '/') {
+		prefix := lower[:i]
+		for _, pat := range p.shared {
+			if m, _ := path.Match(pat, prefix); m {
+				return pat, true
+			}
+		}
+	}
+	return "", false
+}
+
 func (p *policy) allowsLocation(l string) bool {
 	if len(p.locations) == 0 {
 		return true
@@ -161,7 +189,7 @@ func (p *policy) validationError() (reason, message string) {
 		return ReasonInvalidSelector, fmt.Sprintf("namespaceSelector: %v", p.selectorErr)
 	}
 	if len(p.badPatterns) > 0 {
-		return ReasonInvalidPattern, fmt.Sprintf("resourceGroups: malformed patterns %s allow nothing", strings.Join(p.badPatterns, ", "))
+		return ReasonInvalidPattern, fmt.Sprintf("resourceGroups or sharedResources: malformed patterns %s allow nothing", strings.Join(p.badPatterns, ", "))
 	}
 	return "", ""
 }

@@ -171,7 +171,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		return nil, err
 	}
 
-	guards := []reconcilers.Guard{tenancy.NewGuard(dir)}
+	tenantGuard := tenancy.NewGuard(dir)
+	guards := []reconcilers.Guard{tenantGuard}
 	constraints := cfg.PolicyConstraints
 	if !cfg.SkipDefaultIdentityRules {
 		// Secure by default: federation and role rules hold with no
@@ -212,7 +213,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		}
 		r := &reconcilers.Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
-			Guards: guards, Expressions: exprs,
+			Guards: guards, ReferenceGuard: tenantGuard, Expressions: exprs,
 			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
 			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
 		}

@@ -114,11 +114,14 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	s := newStackWith(t, cfg, ns)
 	ctx := t.Context()
 
-	// Private DNS zones live in the "global" location; the platform team allows it.
+	// Private DNS zones live in the "global" location; the platform team allows it, and
+	// shares the hub network the peering sample peers with.
 	var tenant tenancyv1alpha1.Tenant
 	must(t, s.Client.Get(ctx, client.ObjectKey{Name: ns}, &tenant))
 	base := tenant.DeepCopy() // a patch: the tenancy controller writes the Tenant's status meanwhile
 	tenant.Spec.Locations = append(tenant.Spec.Locations, "global")
+	tenant.Spec.SharedResources = append(tenant.Spec.SharedResources, tenancyv1alpha1.SharedResource{
+		ARMID: "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/hub-rg/providers/Microsoft.Network/virtualNetworks/hub-vnet"})
 	must(t, s.Client.Patch(ctx, &tenant, client.MergeFrom(base)))
 
 	s.Create(t, resourceGroup(ns, rg, nil, nil))
