@@ -72,7 +72,9 @@
 // Reconcile (reconciler.go) reads the object (freshness.go: from the API
 // server when the cache may predate its own last write) and, in order:
 //
-//  1. reconcile policy (policy.go): manage, skip, detach-on-delete, or a
+//  1. reconcile policy (policy.go): manage, observe (observing.go: the
+//     flow up to the plan, a GET only, every difference in status), skip,
+//     detach-on-delete, or a
 //     release; being deleted, the object goes to delete (delete.go), which
 //     decides once, for the topmost object of a tree, what ARM deletes;
 //  2. prepare (prepare.go): the credential (Resolve identity), the owner's

@@ -154,6 +154,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, 
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return r.delete(ctx, obj, policy, p)
 	}
+	if policy != PolicyObserve {
+		notObserved(obj)
+	}
 	if o := leftAlone(obj, policy); o != nil {
 		// Nothing in Azure is the object's to delete any more: the finalizer
 		// goes with the patch that ends the reconcile, before the status.
@@ -163,6 +166,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, 
 	period, err := r.syncPeriod(obj)
 	if err != nil {
 		return newOutcome(ReasonInvalidSpec, err.Error())
+	}
+	if policy == PolicyObserve {
+		return r.observe(ctx, obj, period)
 	}
 	calls, scope, id, err := r.prepare(ctx, obj)
 	if o := outcomeOf(err); o != nil && revoked(o.Reason) && obj.AzureStatus().ID == "" {
