@@ -46,7 +46,7 @@ type differ struct {
 // difference is one path where actual differs from desired, with both values
 // (nil where one has none).
 type difference struct {
-	path          string
+	path            string
 	desired, actual any
 }
 

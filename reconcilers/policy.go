@@ -74,6 +74,9 @@ func (r *Reconciler) policyFor(ctx context.Context, obj azurev1alpha1.Resource) 
 	if v, ok := obj.GetAnnotations()[AnnotationReconcilePolicy]; ok {
 		return parseAnnotation("the object's", v)
 	}
+	if v, ok := obj.GetAnnotations()[AnnotationASOReconcilePolicy]; ok {
+		return asoPolicy(v) // a manifest written for Azure Service Operator (aso.go)
+	}
 	var reader client.Reader = r.Client
 	deleting := !obj.GetDeletionTimestamp().IsZero()
 	if deleting && r.APIReader != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
@@ -69,8 +70,9 @@ type Reconciler struct {
 	// namespace's UID by default.
 	ClusterID string
 
-	writes lastWrites
-	auth   authBackoff
+	writes    lastWrites
+	auth      authBackoff
+	asoWarned sync.Map // aso.go
 }
 
 // Reconcile implements reconcile.Reconciler. It reads the object, runs the
@@ -91,6 +93,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if obj == nil {
 		return reconcile.Result{}, err
 	}
+	r.warnASO(obj)
 	p := r.newPatcher(obj)
 	tr := traceReconcile(span, obj)
 	err = r.reconcile(ctx, obj, p)

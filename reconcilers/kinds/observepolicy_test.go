@@ -7,6 +7,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -120,5 +121,45 @@ func TestObservePolicy(t *testing.T) {
 	}
 	if _, err := s.Emu.Resource(rgID("obs-legacy")); err != nil {
 		t.Errorf("the resource group is gone from Azure: %v", err)
+	}
+}
+
+// A manifest written for Azure Service Operator: its reconcile-policy skip is
+// honoured (as observe: ASO's skip still reads), so nothing is created; its
+// credential-from is ignored with a warning event saying why.
+func TestASOAnnotations(t *testing.T) {
+	const ns = "asoann"
+	s := newStack(t, ns)
+	ctx := t.Context()
+	rg := resourceGroup(ns, "asoann-app", map[string]string{
+		"serviceoperator.azure.com/reconcile-policy": "skip",
+		"serviceoperator.azure.com/credential-from":  "aso-credential",
+	}, nil)
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonObserved)
+	if c := inSync(rg); c == nil || c.Reason != reconcilers.ReasonNotInAzure {
+		t.Errorf("InSync = %+v, want NotFoundInAzure", c)
+	}
+	if w := s.writes(0, "/resourceGroups/asoann-app"); len(w) != 0 {
+		t.Errorf("ASO's skip was not honoured: %s", methods(w))
+	}
+	until(t, "a warning about credential-from", func() bool {
+		var evs corev1.EventList
+		must(t, s.Client.List(ctx, &evs, client.InNamespace(ns)))
+		for _, e := range evs.Items {
+			if e.Reason == reconcilers.EventIgnoredAnnotation && e.Type == corev1.EventTypeWarning && e.InvolvedObject.Name == rg.Name &&
+				strings.Contains(e.Message, "serviceoperator.azure.com/credential-from") && strings.Contains(e.Message, "Identity") {
+				return true
+			}
+		}
+		return false
+	})
+
+	// An unknown value is refused rather than guessed (ASO would manage).
+	bad := resourceGroup(ns, "asoann-bad", map[string]string{"serviceoperator.azure.com/reconcile-policy": "Skip"}, nil)
+	s.Create(t, bad)
+	s.WaitReady(t, bad, metav1.ConditionFalse, reconcilers.ReasonInvalidSpec)
+	if w := s.writes(0, "/resourceGroups/asoann-bad"); len(w) != 0 {
+		t.Errorf("an unknown ASO policy wrote: %s", methods(w))
 	}
 }
