@@ -66,28 +66,7 @@ func (r *Reconciler) observe(ctx context.Context, obj azurev1alpha1.Resource, pe
 	if err != nil {
 		return err
 	}
-	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
-	diffs := differences(c.desired, actual, facts.WriteOnly, facts.OpenSets, hooks.Equivalent)
-	tags := tagsOf(actual)
-	for _, k := range c.dropped {
-		for tk, v := range tags {
-			if strings.EqualFold(tk, k) {
-				diffs = append(diffs, difference{path: "tags." + tk, actual: v}) // removed from the spec
-			}
-		}
-	}
-	if c.woHash != "" && c.woHash != st.WriteOnlyHash {
-		// ARM never returns write-only values: not the ones last written (or
-		// none known), so manage writes them. Neither value is shown.
-		for _, p := range facts.WriteOnly {
-			if _, ok := valueAt(c.desired, p); ok {
-				diffs = append(diffs, difference{path: p, desired: masked, actual: masked})
-			}
-		}
-	}
-	if c.diff != "" && len(diffs) == 0 {
-		diffs = []difference{{path: c.diff, desired: masked, actual: masked}} // plan's, whatever it is
-	}
+	diffs := r.allDifferences(obj, c, actual)
 	st.Differences = shown(diffs)
 	r.Kind.Observe(obj, actual)
 	st.ProvisioningState = provisioningState(actual)
@@ -113,6 +92,36 @@ func (r *Reconciler) observe(ctx context.Context, obj azurev1alpha1.Resource, pe
 	msg := fmt.Sprintf("Azure differs from the spec at %d path(s), first %s (status.differences); reconcile policy manage would write them%s", len(diffs), diffs[0].path, note)
 	setInSync(obj, metav1.ConditionFalse, ReasonDiffers, msg)
 	return newOutcome(ReasonObserved, "Observed: "+msg).after(again)
+}
+
+// allDifferences is every path where actual differs from the planned change c,
+// as a write would change it: the compared body, tags removed from the spec, and
+// write-only values (never shown) not known to be the ones in Azure.
+func (r *Reconciler) allDifferences(obj azurev1alpha1.Resource, c change, actual map[string]any) []difference {
+	st := obj.AzureStatus()
+	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
+	diffs := differences(c.desired, actual, facts.WriteOnly, facts.OpenSets, hooks.Equivalent)
+	tags := tagsOf(actual)
+	for _, k := range c.dropped {
+		for tk, v := range tags {
+			if strings.EqualFold(tk, k) {
+				diffs = append(diffs, difference{path: "tags." + tk, actual: v}) // removed from the spec
+			}
+		}
+	}
+	if c.woHash != "" && c.woHash != st.WriteOnlyHash {
+		// ARM never returns write-only values: not the ones last written (or
+		// none known), so manage writes them. Neither value is shown.
+		for _, p := range facts.WriteOnly {
+			if _, ok := valueAt(c.desired, p); ok {
+				diffs = append(diffs, difference{path: p, desired: masked, actual: masked})
+			}
+		}
+	}
+	if c.diff != "" && len(diffs) == 0 {
+		diffs = []difference{{path: c.diff, desired: masked, actual: masked}} // plan's, whatever it is
+	}
+	return diffs
 }
 
 const (

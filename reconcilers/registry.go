@@ -52,6 +52,12 @@ func (r *Registry) Kinds() []Kind {
 	return out
 }
 
+// Kind is the registered kind of gk.
+func (r *Registry) Kind(gk schema.GroupKind) (Kind, bool) {
+	k, ok := r.kinds[gk]
+	return k, ok
+}
+
 func (r *Registry) newObject(gk schema.GroupKind) (azurev1alpha1.Resource, error) {
 	k, ok := r.kinds[gk]
 	if !ok {

@@ -294,6 +294,7 @@ func grants(rules []rbacv1.PolicyRule, group, resource string, verbs ...string) 
 func TestTemplateCRDSelection(t *testing.T) {
 	const (
 		identities = "identities.identity.aztenant.io"
+		plans      = "plans.plan.aztenant.io"
 		tenants    = "tenants.tenancy.aztenant.io"
 	)
 	for _, tc := range []struct {
@@ -302,16 +303,16 @@ func TestTemplateCRDSelection(t *testing.T) {
 		want []string
 	}{
 		{"ASO-style string", map[string]any{"pattern": "resources.aztenant.io/*;storage.aztenant.io/StorageAccount"},
-			[]string{identities, "resourcegroups.resources.aztenant.io", "storageaccounts.storage.aztenant.io", tenants}},
+			[]string{identities, plans, "resourcegroups.resources.aztenant.io", "storageaccounts.storage.aztenant.io", tenants}},
 		{"list of groups and CRD names", map[string]any{"pattern": []string{"storage.aztenant.io", "redis.cache.aztenant.io"}},
-			append([]string{"redis.cache.aztenant.io", identities, "storageaccounts.storage.aztenant.io", "storageaccountsblobservicescontainers.storage.aztenant.io", tenants},
+			append([]string{"redis.cache.aztenant.io", identities, plans, "storageaccounts.storage.aztenant.io", "storageaccountsblobservicescontainers.storage.aztenant.io", tenants},
 				generatedIn("storage")...)},
 		{"kind glob", map[string]any{"pattern": "dbforpostgresql.aztenant.io/Flexible*"},
-			[]string{"flexibleservers.dbforpostgresql.aztenant.io", "flexibleserversdatabases.dbforpostgresql.aztenant.io", "flexibleserversfirewallrules.dbforpostgresql.aztenant.io", identities, tenants}},
+			[]string{"flexibleservers.dbforpostgresql.aztenant.io", "flexibleserversdatabases.dbforpostgresql.aztenant.io", "flexibleserversfirewallrules.dbforpostgresql.aztenant.io", identities, plans, tenants}},
 		{"case-insensitive, ? and spaces", map[string]any{"pattern": " STORAGE.aztenant.io/storageaccount ; managedidentity.aztenant.io/UserAssignedIdentit? "},
-			[]string{identities, "storageaccounts.storage.aztenant.io", tenants, "userassignedidentities.managedidentity.aztenant.io"}},
-		{"empty pattern keeps identity and tenancy", map[string]any{"pattern": ""}, []string{identities, tenants}},
-		{"empty list keeps identity and tenancy", map[string]any{"pattern": []string{}}, []string{identities, tenants}},
+			[]string{identities, plans, "storageaccounts.storage.aztenant.io", tenants, "userassignedidentities.managedidentity.aztenant.io"}},
+		{"empty pattern keeps identity and tenancy", map[string]any{"pattern": ""}, []string{identities, plans, tenants}},
+		{"empty list keeps identity and tenancy", map[string]any{"pattern": []string{}}, []string{identities, plans, tenants}},
 		{"install false renders none", map[string]any{"install": false}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

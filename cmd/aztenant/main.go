@@ -17,8 +17,12 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDemoCommand(), newWhoamiCommand(), newPolicyCommand(), newOnboardCommand(), newConvertCommand(), newBenchCommand())
+	root.AddCommand(newDemoCommand(), newWhoamiCommand(), newPolicyCommand(), newOnboardCommand(), newPlanCommand(), newConvertCommand(), newBenchCommand())
 	if err := root.Execute(); err != nil {
+		var code exitCode
+		if errors.As(err, &code) {
+			os.Exit(int(code)) // the answer is printed
+		}
 		if !errors.Is(err, errViolations) {
 			fmt.Fprintln(os.Stderr, "error:", err)
 		}

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -20,12 +21,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/aztenant/aztenant/api"
+	planv1alpha1 "github.com/aztenant/aztenant/api/plan/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/reconcilers/expressions"
 	"github.com/aztenant/aztenant/reconcilers/kinds"
+	"github.com/aztenant/aztenant/reconcilers/planning"
 	"github.com/aztenant/aztenant/tenancy"
 	"github.com/aztenant/aztenant/tenancy/armlimit"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
@@ -199,6 +202,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		return nil, err
 	}
 	log := ctrl.LoggerFrom(ctx).WithName("setup")
+	newReconciler := func(k reconcilers.Kind) *reconcilers.Reconciler {
+		return &reconcilers.Reconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
+			Guards: guards, ReferenceGuard: tenantGuard, Expressions: exprs,
+			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
+			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
+		}
+	}
 	for _, k := range registry.Kinds() {
 		// The chart may install only some kinds' CRDs (crds.pattern): serve those.
 		gvk, err := apiutil.GVKForObject(k.New(), mgr.GetScheme())
@@ -211,15 +222,21 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		} else if err != nil {
 			return nil, err
 		}
-		r := &reconcilers.Reconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
-			Guards: guards, ReferenceGuard: tenantGuard, Expressions: exprs,
-			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
-			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
-		}
-		if err := r.SetupWithManager(ctx, mgr, reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe}); err != nil {
+		if err := newReconciler(k).SetupWithManager(ctx, mgr, reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe}); err != nil {
 			return nil, err
 		}
+	}
+	// Plans (aztenant plan), where their CRD is installed.
+	if _, err := mgr.GetRESTMapper().RESTMapping(planv1alpha1.GroupVersion.WithKind("Plan").GroupKind(), planv1alpha1.GroupVersion.Version); err == nil {
+		served := func(gk schema.GroupKind) bool {
+			_, err := mgr.GetRESTMapper().RESTMapping(gk)
+			return err == nil
+		}
+		if err := (&planning.Planner{Client: mgr.GetClient(), Registry: registry, Served: served, New: newReconciler}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+	} else if !meta.IsNoMatchError(err) {
+		return nil, err
 	}
 	return &Parts{Broker: broker, Tokens: tokens, Directory: dir}, nil
 }

@@ -80,7 +80,7 @@ is case-insensitive and anchored.
 
 {{/* Groups whose CRDs are always installed: the operator cannot start without them. */}}
 {{- define "aztenant.coreGroups" -}}
-["identity.aztenant.io", "tenancy.aztenant.io"]
+["identity.aztenant.io", "tenancy.aztenant.io", "plan.aztenant.io"]
 {{- end }}
 
 {{/*
