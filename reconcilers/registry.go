@@ -52,6 +52,9 @@ func (r *Registry) Kinds() []Kind {
 	return out
 }
 
+// GroupVersionKind is k's, as registered.
+func (r *Registry) GroupVersionKind(k Kind) schema.GroupVersionKind { return r.gvks[k] }
+
 // Kind is the registered kind of gk.
 func (r *Registry) Kind(gk schema.GroupKind) (Kind, bool) {
 	k, ok := r.kinds[gk]

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
@@ -44,7 +45,7 @@ namespace's Identity, never a Secret's credential). Then convert exits 3.`,
 				return err
 			}
 			res := asoconvert.Convert(docs, scheme)
-			if err := printYAML(cmd.OutOrStdout(), res); err != nil {
+			if err := printObjects(cmd.OutOrStdout(), res.Objects); err != nil {
 				return err
 			}
 			for _, f := range res.Findings {
@@ -58,8 +59,8 @@ namespace's Identity, never a Secret's credential). Then convert exits 3.`,
 	}
 }
 
-func printYAML(w io.Writer, res asoconvert.Result) error {
-	for i, o := range res.Objects {
+func printObjects(w io.Writer, objs []*unstructured.Unstructured) error {
+	for i, o := range objs {
 		data, err := yaml.Marshal(o.Object)
 		if err != nil {
 			return err

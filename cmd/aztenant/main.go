@@ -17,7 +17,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDemoCommand(), newWhoamiCommand(), newPolicyCommand(), newOnboardCommand(), newPlanCommand(), newConvertCommand(), newBenchCommand())
+	root.AddCommand(newDemoCommand(), newWhoamiCommand(), newPolicyCommand(), newOnboardCommand(), newPlanCommand(), newImportCommand(), newConvertCommand(), newBenchCommand())
 	if err := root.Execute(); err != nil {
 		var code exitCode
 		if errors.As(err, &code) {
@@ -26,7 +26,7 @@ func main() {
 		if !errors.Is(err, errViolations) {
 			fmt.Fprintln(os.Stderr, "error:", err)
 		}
-		if errors.Is(err, errNotConverted) {
+		if errors.Is(err, errNotConverted) || errors.Is(err, errNotImported) {
 			os.Exit(3)
 		}
 		os.Exit(1)
