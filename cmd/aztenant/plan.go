@@ -219,4 +219,3 @@ func planExit(objs []planv1alpha1.PlannedObject) error {
 	}
 	return nil
 }
-

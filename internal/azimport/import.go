@@ -12,8 +12,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy"
@@ -205,7 +205,7 @@ func (im *Importer) add(id string, k reconcilers.Kind, body map[string]any) erro
 	}
 	src := map[string]any{"apiVersion": gvk.GroupVersion().String(), "kind": gvk.Kind,
 		"metadata": map[string]any{"name": name, "namespace": im.Namespace, "annotations": map[string]any{reconcilers.AnnotationAdopt: "true"}},
-		"spec": spec}
+		"spec":     spec}
 	typed, err := im.Scheme.New(gvk)
 	if err != nil {
 		return err

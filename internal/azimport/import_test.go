@@ -141,7 +141,10 @@ func TestImportRoundTrip(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	owner := func(o *unstructured.Unstructured) string { v, _, _ := unstructured.NestedString(o.Object, "spec", "owner", "name"); return v }
+	owner := func(o *unstructured.Unstructured) string {
+		v, _, _ := unstructured.NestedString(o.Object, "spec", "owner", "name")
+		return v
+	}
 	if c := byKind["StorageAccountsBlobServicesContainer"][0]; owner(c) != "implegacy01" {
 		t.Errorf("container owner %q, want the storage account's object", owner(c))
 	}
@@ -246,7 +249,6 @@ func conditions(t *testing.T, s *stacktest.Stack, o *unstructured.Unstructured) 
 	return fmt.Sprintf("conditions %v differences %v", c, d)
 }
 
-
 // withoutStates drops provisioningState at every level: Azure moves it on by itself.
 func withoutStates(v any) any {
 	switch t := v.(type) {
@@ -267,4 +269,3 @@ func jsonMarshal(v any) (string, error) {
 	b, err := json.Marshal(v)
 	return string(b), err
 }
-
