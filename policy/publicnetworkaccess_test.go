@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/aztenant/aztenant/api"
 )
@@ -120,6 +121,24 @@ func TestPublicNetworkAccessFieldsMatchTheCRDs(t *testing.T) {
 	for _, f := range fields {
 		if len(f.path) > 2 {
 			t.Errorf("%s/%s %s: the template reads paths of at most two segments", f.group, f.kind, strings.Join(f.path, "."))
+		}
+	}
+	// The sample constraint enforces the template on every kind of the list.
+	matched := map[string]bool{}
+	kinds, _, _ := unstructured.NestedSlice(readLibraryObject(t, "publicnetworkaccess/samples/deny-public-network/constraint.yaml").Object, "spec", "match", "kinds")
+	for _, k := range kinds {
+		m, _ := k.(map[string]any)
+		groups, _, _ := unstructured.NestedStringSlice(m, "apiGroups")
+		names, _, _ := unstructured.NestedStringSlice(m, "kinds")
+		for _, g := range groups {
+			for _, n := range names {
+				matched[g+"/"+n] = true
+			}
+		}
+	}
+	for _, f := range fields {
+		if !matched[f.group+"/"+f.kind] {
+			t.Errorf("the sample constraint deny-public-network does not match %s/%s", f.group, f.kind)
 		}
 	}
 	data, err := fs.ReadFile(Library(), strings.TrimPrefix(publicNetworkAccessTemplate, "library/"))
