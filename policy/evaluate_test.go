@@ -293,7 +293,7 @@ func TestEvaluateMixedInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tmpls) != 15 {
-		t.Errorf("library has %d templates, want 15", len(tmpls))
+	if len(tmpls) != 16 {
+		t.Errorf("library has %d templates, want 16", len(tmpls))
 	}
 }
