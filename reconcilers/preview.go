@@ -105,7 +105,12 @@ func (r *Reconciler) Preview(ctx context.Context, obj azurev1alpha1.Resource, ow
 	var actual map[string]any
 	if !parentCreating {
 		if actual, err = armc.get(ctx, id); err != nil {
-			return fromOutcome(r.armFailure(err, scope), id)
+			pv := fromOutcome(r.armFailure(err, scope), id)
+			if pv.Reason == ReasonAuthorizationFailed && strings.EqualFold(r.Kind.Facts().ResourceType, resourceGroupType) && obj.AzureStatus().ID == "" {
+				// The namespace may not read groups it has no role on yet, as in a reconcile.
+				pv.Message += "; " + newGroupHint(pv.Message)
+			}
+			return pv
 		}
 	}
 	if actual == nil {
