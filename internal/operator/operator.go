@@ -8,7 +8,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	azpolicy "github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,7 +16,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/aztenant/aztenant/api"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
@@ -84,6 +82,8 @@ type Parts struct {
 	Broker    *identity.Broker
 	Tokens    *identity.TokenCache
 	Directory *tenancy.Directory
+	// Kinds serves the kinds whose CRD is installed.
+	Kinds *reconcilers.KindServer
 }
 
 // Scheme knows Kubernetes' built-in types and every aztenant API group.
@@ -197,28 +197,25 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := ctrl.LoggerFrom(ctx).WithName("setup")
-	for _, k := range registry.Kinds() {
-		// The chart may install only some kinds' CRDs (crds.pattern): serve those.
-		gvk, err := apiutil.GVKForObject(k.New(), mgr.GetScheme())
-		if err != nil {
-			return nil, err
-		}
-		if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
-			log.Info("CRD not installed: not serving this kind", "kind", gvk.GroupKind().String())
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		r := &reconcilers.Reconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
-			Guards: guards, Expressions: exprs,
-			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
-			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
-		}
-		if err := r.SetupWithManager(ctx, mgr, reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe}); err != nil {
-			return nil, err
-		}
+	// The chart may install only some kinds' CRDs (crds.pattern): serve
+	// those installed now, and each one installed later, without restart.
+	kindServer := &reconcilers.KindServer{
+		Manager: mgr, Registry: registry, Recorder: mgr.GetEventRecorder("aztenant"),
+		Options: reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe},
+		New: func(k reconcilers.Kind) *reconcilers.Reconciler {
+			return &reconcilers.Reconciler{
+				Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
+				Guards: guards, Expressions: exprs,
+				Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
+				DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
+			}
+		},
 	}
-	return &Parts{Broker: broker, Tokens: tokens, Directory: dir}, nil
+	if err := kindServer.ServeInstalled(ctx); err != nil {
+		return nil, err
+	}
+	if err := kindServer.SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	return &Parts{Broker: broker, Tokens: tokens, Directory: dir, Kinds: kindServer}, nil
 }
