@@ -129,6 +129,20 @@ func (s *KindServer) Served() []schema.GroupKind {
 	return out
 }
 
+// WatchesOwner reports whether the controller of child watches the objects
+// of kind owner (child's objects may name one as owner, and owner is served).
+func (s *KindServer) WatchesOwner(child, owner schema.GroupKind) bool {
+	s.mu.Lock()
+	c := s.controllers[child]
+	s.mu.Unlock()
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.owners[owner]
+}
+
 // SetupWithManager watches the metadata of the CRDs of the registered kinds'
 // groups (one worker: serving is serial).
 func (s *KindServer) SetupWithManager(mgr ctrl.Manager) error {

@@ -70,27 +70,56 @@ func TestKindsServedAsTheirCRDsAreInstalled(t *testing.T) {
 	s.Create(t, rg)
 	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 
-	// Installed later: served by the same operator, no restart.
-	uaiCRD := crdsOf(t, func(c *apiextensionsv1.CustomResourceDefinition) bool {
-		return c.Spec.Group == uaiGK.Group && c.Spec.Names.Kind == uaiGK.Kind
-	})
+	// Installed later: served by the same operator, no restart. A child kind
+	// first, whose owner kind is not installed: it watches its owners once
+	// their kind is served.
+	ficGK := schema.GroupKind{Group: managedidentityv1alpha1.GroupVersion.Group, Kind: "FederatedIdentityCredential"}
+	crdOf := func(gk schema.GroupKind) []*apiextensionsv1.CustomResourceDefinition {
+		return crdsOf(t, func(c *apiextensionsv1.CustomResourceDefinition) bool {
+			return c.Spec.Group == gk.Group && c.Spec.Names.Kind == gk.Kind
+		})
+	}
+	installCRDs(t, env, crdOf(ficGK))
+	stacktest.Until(t, "FederatedIdentityCredential served", func() bool { return slices.Contains(s.Parts.Kinds.Served(), ficGK) })
+	if s.Parts.Kinds.WatchesOwner(ficGK, uaiGK) {
+		t.Error("FederatedIdentityCredential watches UserAssignedIdentities, whose CRD is not installed")
+	}
+	uaiCRD := crdOf(uaiGK)
 	installCRDs(t, env, uaiCRD)
 	stacktest.Until(t, "UserAssignedIdentity served", func() bool { return slices.Contains(s.Parts.Kinds.Served(), uaiGK) })
+	if !s.Parts.Kinds.WatchesOwner(ficGK, uaiGK) {
+		t.Error("FederatedIdentityCredential does not watch UserAssignedIdentities once they are served")
+	}
+	if !s.Parts.Kinds.WatchesOwner(uaiGK, rgGK) {
+		t.Error("UserAssignedIdentity does not watch its owners, ResourceGroups")
+	}
+	fic := &managedidentityv1alpha1.FederatedIdentityCredential{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "trust"},
+		Spec: managedidentityv1alpha1.FederatedIdentityCredentialSpec{
+			Owner:  &azurev1alpha1.OwnerReference{Name: "app"},
+			Issuer: env.IssuerURL, Subject: "system:serviceaccount:" + ns + ":app",
+		},
+	}
+	s.Create(t, fic)
+	s.WaitReady(t, fic, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
 	uai := &managedidentityv1alpha1.UserAssignedIdentity{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
 		Spec:       managedidentityv1alpha1.UserAssignedIdentitySpec{Owner: &azurev1alpha1.OwnerReference{Name: rg.Name}, Location: stacktest.Location},
 	}
 	s.Create(t, uai)
 	s.WaitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	if got := s.Parts.Kinds.Served(); !slices.Equal(got, []schema.GroupKind{rgGK, uaiGK}) {
-		t.Errorf("served: %v, want %v", got, []schema.GroupKind{rgGK, uaiGK})
+	s.WaitReady(t, fic, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if got, want := s.Parts.Kinds.Served(), []schema.GroupKind{rgGK, uaiGK, ficGK}; !slices.Equal(got, want) {
+		t.Errorf("served: %v, want %v", got, want)
 	}
 
 	// Deleted: the operator says so and goes on.
-	if err := s.Client.Delete(t.Context(), uai); err != nil {
-		t.Fatal(err)
+	for _, o := range []client.Object{fic, uai} {
+		if err := s.Client.Delete(t.Context(), o); err != nil {
+			t.Fatal(err)
+		}
+		stacktest.Until(t, o.GetName()+" deleted", func() bool { return s.Gone(o) })
 	}
-	stacktest.Until(t, "UserAssignedIdentity deleted", func() bool { return s.Gone(uai) })
 	if err := s.Client.Delete(t.Context(), uaiCRD[0].DeepCopy()); err != nil {
 		t.Fatal(err)
 	}
