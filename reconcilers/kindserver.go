@@ -74,10 +74,27 @@ func (s *KindServer) ServeInstalled(ctx context.Context) error {
 	defer s.mu.Unlock()
 	s.init()
 	log := ctrl.LoggerFrom(ctx).WithName("kinds")
+	// The groups that have CRDs, from one list of their metadata: a kind of
+	// another group is not installed, without a miss of the REST mapper
+	// (each a discovery request) to say so.
+	crds := &metav1.PartialObjectMetadataList{}
+	crds.SetGroupVersionKind(crdGVK.GroupVersion().WithKind("CustomResourceDefinitionList"))
+	if err := s.Manager.GetAPIReader().List(ctx, crds); err != nil {
+		return fmt.Errorf("list CRDs: %w", err)
+	}
+	groups := map[string]bool{}
+	for _, c := range crds.Items {
+		_, group, _ := strings.Cut(c.Name, ".")
+		groups[group] = true
+	}
 	var missing []string
 	for _, k := range s.Registry.Kinds() {
 		gvk := s.Registry.GroupVersionKind(k)
 		if s.controllers[gvk.GroupKind()] != nil {
+			continue
+		}
+		if !groups[gvk.Group] {
+			missing = append(missing, gvk.GroupKind().String())
 			continue
 		}
 		mapping, err := s.Manager.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
@@ -170,12 +187,29 @@ func (s *KindServer) SetupWithManager(mgr ctrl.Manager) error {
 // a served kind's CRD deleted.
 func (s *KindServer) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	log := ctrl.LoggerFrom(ctx).WithValues("crd", req.Name)
-	// The whole CRD, read once (not cached): its kind and conditions.
-	crd := &unstructured.Unstructured{}
-	crd.SetGroupVersionKind(crdGVK)
-	err := s.Manager.GetAPIReader().Get(ctx, client.ObjectKey{Name: req.Name}, crd)
+	// The cached metadata says whether it exists: a served kind's CRD needs
+	// no more (at start, every CRD comes by).
+	md := &metav1.PartialObjectMetadata{}
+	md.SetGroupVersionKind(crdGVK)
+	err := s.Manager.GetClient().Get(ctx, client.ObjectKey{Name: req.Name}, md)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err == nil {
+		if gk, ok := s.crds[req.Name]; ok {
+			if s.deleted[req.Name] && md.GetDeletionTimestamp() == nil {
+				delete(s.deleted, req.Name)
+				log.Info("CRD installed again: kind served again", "kind", gk.String())
+			}
+			return reconcile.Result{}, nil
+		}
+		// Not served yet: the whole CRD, read once (not cached), has its
+		// kind and conditions.
+		crd := &unstructured.Unstructured{}
+		crd.SetGroupVersionKind(crdGVK)
+		if err = s.Manager.GetAPIReader().Get(ctx, client.ObjectKey{Name: req.Name}, crd); err == nil {
+			return s.serveCRD(ctx, crd)
+		}
+	}
 	if apierrors.IsNotFound(err) {
 		if gk, ok := s.crds[req.Name]; ok && !s.deleted[req.Name] {
 			s.deleted[req.Name] = true
@@ -188,9 +222,13 @@ func (s *KindServer) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			}
 		}
 		return reconcile.Result{}, nil
-	} else if err != nil {
-		return reconcile.Result{}, err
 	}
+	return reconcile.Result{}, err
+}
+
+// serveCRD serves the kind of crd once it is Established. s.mu is held.
+func (s *KindServer) serveCRD(ctx context.Context, crd *unstructured.Unstructured) (reconcile.Result, error) {
+	log := ctrl.LoggerFrom(ctx).WithValues("crd", crd.GetName())
 	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
 	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
 	gk := schema.GroupKind{Group: group, Kind: kind}
@@ -200,11 +238,7 @@ func (s *KindServer) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, nil
 	}
 	if s.controllers[gk] != nil {
-		if s.deleted[req.Name] && crd.GetDeletionTimestamp() == nil {
-			delete(s.deleted, req.Name)
-			log.Info("CRD installed again: kind served again", "kind", gk.String())
-		}
-		return reconcile.Result{}, nil
+		return reconcile.Result{}, nil // under another CRD name: cannot be
 	}
 	if !established(crd) {
 		return reconcile.Result{}, nil // its status update comes as an event

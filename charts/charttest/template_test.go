@@ -246,6 +246,14 @@ func TestTemplateDefaults(t *testing.T) {
 	if !equality.Semantic.DeepEqual(role.Rules, want) {
 		t.Errorf("ClusterRole rules differ from files/role.yaml:\n%+v", role.Rules)
 	}
+	// The operator serves a kind once its CRD is installed: it watches CRDs
+	// (their metadata) and reads the one that changed.
+	if !grants(role.Rules, "apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "watch") {
+		t.Errorf("ClusterRole cannot watch CustomResourceDefinitions: %+v", role.Rules)
+	}
+	if grants(role.Rules, "apiextensions.k8s.io", "customresourcedefinitions", "create") || grants(role.Rules, "apiextensions.k8s.io", "customresourcedefinitions", "delete") {
+		t.Error("ClusterRole may write CustomResourceDefinitions: the chart installs them, not the operator")
+	}
 	var crb rbacv1.ClusterRoleBinding
 	m.one(t, "ClusterRoleBinding", &crb)
 	if crb.RoleRef.Name != fullname || len(crb.Subjects) != 1 || crb.Subjects[0].Name != fullname || crb.Subjects[0].Namespace != namespace {
