@@ -2,6 +2,7 @@ package charttest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -244,6 +245,14 @@ func TestTemplateDefaults(t *testing.T) {
 	}
 	if !equality.Semantic.DeepEqual(role.Rules, want) {
 		t.Errorf("ClusterRole rules differ from files/role.yaml:\n%+v", role.Rules)
+	}
+	// The operator serves a kind once its CRD is installed: it watches CRDs
+	// (their metadata) and reads the one that changed.
+	if !grants(role.Rules, "apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "watch") {
+		t.Errorf("ClusterRole cannot watch CustomResourceDefinitions: %+v", role.Rules)
+	}
+	if grants(role.Rules, "apiextensions.k8s.io", "customresourcedefinitions", "create") || grants(role.Rules, "apiextensions.k8s.io", "customresourcedefinitions", "delete") {
+		t.Error("ClusterRole may write CustomResourceDefinitions: the chart installs them, not the operator")
 	}
 	var crb rbacv1.ClusterRoleBinding
 	m.one(t, "ClusterRoleBinding", &crb)
@@ -591,39 +600,62 @@ func TestValuesRefused(t *testing.T) {
 }
 
 // The users' roles name every namespaced kind the chart installs, so a new
-// kind cannot be forgotten; edit never includes Identities or any status.
+// kind cannot be forgotten, and only those: they follow crds.pattern. Edit
+// never includes Identities or any status.
 func TestTemplateUserRoles(t *testing.T) {
-	m := render(t, nil)
-	edit, view := m.clusterRoleNamed(t, fullname+"-edit"), m.clusterRoleNamed(t, fullname+"-view")
-	if edit.Labels["rbac.authorization.k8s.io/aggregate-to-edit"] != "true" || view.Labels["rbac.authorization.k8s.io/aggregate-to-view"] != "true" {
-		t.Errorf("user roles not aggregated: edit %v, view %v", edit.Labels, view.Labels)
-	}
-	granted := func(r *rbacv1.ClusterRole) map[string]bool {
-		out := map[string]bool{}
-		for _, rule := range r.Rules {
-			for _, g := range rule.APIGroups {
-				for _, res := range rule.Resources {
-					if res == "*" || strings.Contains(res, "/") {
-						t.Errorf("%s grants %q in %s: status and other subresources are the operator's", r.Name, res, g)
+	for _, pattern := range []any{"*", "resources.aztenant.io/*;network.aztenant.io/VirtualNetwork*;Redis.cache.aztenant.io", []string{"storage.aztenant.io"}, ""} {
+		t.Run(fmt.Sprint(pattern), func(t *testing.T) {
+			m := render(t, map[string]any{"crds": map[string]any{"pattern": pattern}})
+			edit, view := m.clusterRoleNamed(t, fullname+"-edit"), m.clusterRoleNamed(t, fullname+"-view")
+			if edit.Labels["rbac.authorization.k8s.io/aggregate-to-edit"] != "true" || view.Labels["rbac.authorization.k8s.io/aggregate-to-view"] != "true" {
+				t.Errorf("user roles not aggregated: edit %v, view %v", edit.Labels, view.Labels)
+			}
+			granted := func(r *rbacv1.ClusterRole) map[string]bool {
+				out := map[string]bool{}
+				for _, rule := range r.Rules {
+					for _, g := range rule.APIGroups {
+						for _, res := range rule.Resources {
+							if res == "*" || strings.Contains(res, "/") {
+								t.Errorf("%s grants %q in %s: status and other subresources are the operator's", r.Name, res, g)
+							}
+							out[res+"."+g] = true
+						}
 					}
-					out[res+"."+g] = true
+				}
+				return out
+			}
+			edits, views := granted(edit), granted(view)
+			installed := map[string]bool{}
+			for name, crd := range m.crds(t) {
+				if crd.Spec.Scope != apiextensionsv1.NamespaceScoped {
+					continue
+				}
+				installed[name] = true
+				if !views[name] {
+					t.Errorf("%s-view does not let users read %s", fullname, name)
+				}
+				if wantEdit := crd.Spec.Group != "identity.aztenant.io"; edits[name] != wantEdit {
+					t.Errorf("%s-edit grants %s: %t, want %t", fullname, name, edits[name], wantEdit)
 				}
 			}
-		}
-		return out
+			for _, g := range []map[string]bool{edits, views} {
+				for name := range g {
+					if !installed[name] {
+						t.Errorf("the user roles grant %s, whose CRD crds.pattern %q leaves out", name, pattern)
+					}
+				}
+			}
+		})
 	}
-	edits, views := granted(edit), granted(view)
-	for name, crd := range m.crds(t) {
-		if crd.Spec.Scope != apiextensionsv1.NamespaceScoped {
-			continue
+	t.Run("a kind and its group", func(t *testing.T) {
+		m := render(t, map[string]any{"crds": map[string]any{"pattern": "storage.aztenant.io/StorageAccount"}})
+		edit := m.clusterRoleNamed(t, fullname+"-edit")
+		// Plans (aztenant plan) are always granted: their CRD is always installed.
+		if len(edit.Rules) != 2 || !slices.Equal(edit.Rules[0].Resources, []string{"storageaccounts"}) || !slices.Equal(edit.Rules[0].APIGroups, []string{"storage.aztenant.io"}) ||
+			!slices.Equal(edit.Rules[1].APIGroups, []string{"plan.aztenant.io"}) {
+			t.Errorf("edit rules %+v, want storageaccounts.storage.aztenant.io and plans alone", edit.Rules)
 		}
-		if !views[name] {
-			t.Errorf("%s-view does not let users read %s", fullname, name)
-		}
-		if wantEdit := crd.Spec.Group != "identity.aztenant.io"; edits[name] != wantEdit {
-			t.Errorf("%s-edit grants %s: %t, want %t", fullname, name, edits[name], wantEdit)
-		}
-	}
+	})
 	if none := render(t, map[string]any{"rbac": map[string]any{"aggregateToDefaultRoles": false}}); len(none.ofKind("ClusterRole")) != 1 {
 		t.Errorf("aggregateToDefaultRoles=false still renders %d ClusterRoles", len(none.ofKind("ClusterRole")))
 	}

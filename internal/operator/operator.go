@@ -12,13 +12,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/aztenant/aztenant/api"
 	planv1alpha1 "github.com/aztenant/aztenant/api/plan/v1alpha1"
@@ -87,6 +85,8 @@ type Parts struct {
 	Broker    *identity.Broker
 	Tokens    *identity.TokenCache
 	Directory *tenancy.Directory
+	// Kinds serves the kinds whose CRD is installed.
+	Kinds *reconcilers.KindServer
 }
 
 // Scheme knows Kubernetes' built-in types and every aztenant API group.
@@ -201,7 +201,6 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := ctrl.LoggerFrom(ctx).WithName("setup")
 	newReconciler := func(k reconcilers.Kind) *reconcilers.Reconciler {
 		return &reconcilers.Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
@@ -210,33 +209,26 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
 		}
 	}
-	for _, k := range registry.Kinds() {
-		// The chart may install only some kinds' CRDs (crds.pattern): serve those.
-		gvk, err := apiutil.GVKForObject(k.New(), mgr.GetScheme())
-		if err != nil {
-			return nil, err
-		}
-		if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
-			log.Info("CRD not installed: not serving this kind", "kind", gvk.GroupKind().String())
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		if err := newReconciler(k).SetupWithManager(ctx, mgr, reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe}); err != nil {
-			return nil, err
-		}
+	// The chart may install only some kinds' CRDs (crds.pattern): serve
+	// those installed now, and each one installed later, without restart.
+	kindServer := &reconcilers.KindServer{
+		Manager: mgr, Registry: registry, Recorder: mgr.GetEventRecorder("aztenant"),
+		Options: reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe},
+		New:     newReconciler,
 	}
-	// Plans (aztenant plan), where their CRD is installed.
+	if err := kindServer.ServeInstalled(ctx); err != nil {
+		return nil, err
+	}
+	if err := kindServer.SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	// Plans (aztenant plan), where their CRD is installed, for the kinds served.
 	if _, err := mgr.GetRESTMapper().RESTMapping(planv1alpha1.GroupVersion.WithKind("Plan").GroupKind(), planv1alpha1.GroupVersion.Version); err == nil {
-		served := func(gk schema.GroupKind) bool {
-			_, err := mgr.GetRESTMapper().RESTMapping(gk)
-			return err == nil
-		}
-		if err := (&planning.Planner{Client: mgr.GetClient(), Registry: registry, Served: served, New: newReconciler}).SetupWithManager(mgr); err != nil {
+		if err := (&planning.Planner{Client: mgr.GetClient(), Registry: registry, Served: registry.Served, New: newReconciler}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
 	} else if !meta.IsNoMatchError(err) {
 		return nil, err
 	}
-	return &Parts{Broker: broker, Tokens: tokens, Directory: dir}, nil
+	return &Parts{Broker: broker, Tokens: tokens, Directory: dir, Kinds: kindServer}, nil
 }

@@ -113,7 +113,7 @@ func (p *Planner) decode(raw runtime.RawExtension, namespace string) (azurev1alp
 		return bad(reconcilers.ReasonInvalidSpec, "not an object: %v", err)
 	}
 	gvk := tm.GroupVersionKind()
-	k, ok := p.Registry.Kind(gvk.GroupKind())
+	k, ok := p.Registry.Lookup(gvk.GroupKind())
 	if !ok || (p.Served != nil && !p.Served(gvk.GroupKind())) {
 		return bad(reconcilers.ReasonInvalidSpec, "%s is not a kind this operator serves", gvk.GroupKind())
 	}

@@ -42,10 +42,21 @@ type TenantSpec struct {
 	// +kubebuilder:validation:MaxItems=100
 	Locations []azurev1alpha1.Location `json:"locations,omitempty"`
 
-	// Kinds the tenant may use, as Kind or Kind.group ("StorageAccount",
-	// "RoleAssignment.authorization.aztenant.io"). Empty allows any.
+	// Kinds the tenant may use. Each entry is one of:
+	//   - "Kind": that kind, in any group ("StorageAccount");
+	//   - "Kind.group": that kind of that group
+	//     ("RoleAssignment.authorization.aztenant.io");
+	//   - "group/Kind", with the globs * (any run of characters) and ? (one
+	//     character) in either part, as the Helm chart's crds.pattern:
+	//     "network.aztenant.io/*" (every kind of a group),
+	//     "dbforpostgresql.aztenant.io/FlexibleServer*", "*/Vault".
+	// Matching is case-insensitive. A group's kinds are written
+	// "group/*" ("*.group" is refused). Empty allows any kind.
 	// +optional
 	// +listType=set
+	// +kubebuilder:validation:MaxItems=200
+	// +kubebuilder:validation:items:MaxLength=317
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[A-Za-z][A-Za-z0-9]*([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*$') || k.matches('^[-A-Za-z0-9.*?]+/[A-Za-z0-9*?]+$'))",message="each kind is Kind (StorageAccount), Kind.group (RoleAssignment.authorization.aztenant.io) or group/Kind with the globs * and ? (network.aztenant.io/*, */Vault); a group's kinds are group/*, not *.group"
 	Kinds []string `json:"kinds,omitempty"`
 
 	// SharedResources are Azure resources outside the tenant's resource groups that
