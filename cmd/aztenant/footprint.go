@@ -258,7 +258,7 @@ func (f *footprint) run(ctx context.Context) error {
 		return err
 	}
 	// The operator with a selection (the chart's crds.pattern): a fresh
-	// control plane with the identity and tenancy CRDs and few kinds'.
+	// control plane with the identity, tenancy and plan CRDs and few kinds'.
 	f.cp.Stop()
 	f.cp = nil
 	few, err := f.fewKinds(ctx, crds, fewKinds, all.controllers-len(kinds.All()))
@@ -280,8 +280,8 @@ type operatorStart struct {
 	rss, peak, cpu     float64
 }
 
-// fewKinds starts a control plane of its own with the identity and tenancy
-// CRDs and those of the first n kinds (reconcilers/kinds.All's order),
+// fewKinds starts a control plane of its own with the identity, tenancy and
+// plan CRDs and those of the first n kinds (reconcilers/kinds.All's order),
 // then measures the operator on it; others is how many controllers the
 // operator runs besides the kinds'.
 func (f *footprint) fewKinds(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition, n, others int) (operatorStart, error) {
@@ -299,14 +299,15 @@ func (f *footprint) fewKinds(ctx context.Context, crds []*apiextensionsv1.Custom
 	}
 	var chosen []*apiextensionsv1.CustomResourceDefinition
 	for _, c := range crds {
-		if c.Spec.Group == "identity.aztenant.io" || c.Spec.Group == "tenancy.aztenant.io" || want[c.Spec.Group+"/"+c.Spec.Names.Kind] {
+		// The CRDs the chart always installs, and the kinds'.
+		if g := c.Spec.Group; g == "identity.aztenant.io" || g == "tenancy.aztenant.io" || g == "plan.aztenant.io" || want[g+"/"+c.Spec.Names.Kind] {
 			chosen = append(chosen, c)
 		}
 	}
-	if len(chosen) != n+2 {
-		return operatorStart{}, fmt.Errorf("%d CRDs for %d kinds, identity and tenancy", len(chosen), n)
+	if len(chosen) != n+3 {
+		return operatorStart{}, fmt.Errorf("%d CRDs for %d kinds, identity, tenancy and plan", len(chosen), n)
 	}
-	f.logf("footprint: a fresh etcd and kube-apiserver with %d CRDs (identity, tenancy, %d kinds)", len(chosen), n)
+	f.logf("footprint: a fresh etcd and kube-apiserver with %d CRDs (identity, tenancy, plan, %d kinds)", len(chosen), n)
 	cp, err := controlplane.Start(ctx, controlplane.Options{Dir: filepath.Join(f.dir, fmt.Sprintf("controlplane-%d-kinds", n))})
 	if err != nil {
 		return operatorStart{}, err
