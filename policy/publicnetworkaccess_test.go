@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/aztenant/aztenant/api"
 )
@@ -124,23 +123,7 @@ func TestPublicNetworkAccessFieldsMatchTheCRDs(t *testing.T) {
 		}
 	}
 	// The sample constraint enforces the template on every kind of the list.
-	matched := map[string]bool{}
-	kinds, _, _ := unstructured.NestedSlice(readLibraryObject(t, "publicnetworkaccess/samples/deny-public-network/constraint.yaml").Object, "spec", "match", "kinds")
-	for _, k := range kinds {
-		m, _ := k.(map[string]any)
-		groups, _, _ := unstructured.NestedStringSlice(m, "apiGroups")
-		names, _, _ := unstructured.NestedStringSlice(m, "kinds")
-		for _, g := range groups {
-			for _, n := range names {
-				matched[g+"/"+n] = true
-			}
-		}
-	}
-	for _, f := range fields {
-		if !matched[f.group+"/"+f.kind] {
-			t.Errorf("the sample constraint deny-public-network does not match %s/%s", f.group, f.kind)
-		}
-	}
+	matchConstraint(t, fields)
 	data, err := fs.ReadFile(Library(), strings.TrimPrefix(publicNetworkAccessTemplate, "library/"))
 	if err != nil {
 		t.Fatal(err)
@@ -178,4 +161,44 @@ func TestPublicNetworkAccessFieldsMatchTheCRDs(t *testing.T) {
 		return
 	}
 	t.Errorf("%s's fields are not the CRDs' (go test ./policy -run %s -update):\n%s", publicNetworkAccessTemplate, t.Name(), strings.Join(mismatch, "\n"))
+}
+
+// publicNetworkAccessConstraint is the sample constraint whose match.kinds is
+// generated from the same list, one entry per group and kind.
+const publicNetworkAccessConstraint = "library/publicnetworkaccess/samples/deny-public-network/constraint.yaml"
+
+var generatedKinds = regexp.MustCompile(`(?s)(# BEGIN generated kinds[^\n]*\n)(.*?)(\n[ \t]*# END generated kinds)`)
+
+func matchConstraint(t *testing.T, fields []publicAccessField) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("    kinds:\n")
+	seen := map[string]bool{}
+	for _, f := range fields {
+		if key := f.group + "/" + f.kind; !seen[key] {
+			seen[key] = true
+			fmt.Fprintf(&b, "      - apiGroups: [%q]\n        kinds: [%q]\n", f.group, f.kind)
+		}
+	}
+	want := strings.TrimSuffix(b.String(), "\n")
+	data, err := fs.ReadFile(Library(), strings.TrimPrefix(publicNetworkAccessConstraint, "library/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := generatedKinds.FindStringSubmatch(string(data))
+	if m == nil {
+		t.Fatalf("%s has no generated kinds block", publicNetworkAccessConstraint)
+	}
+	if m[2] == want {
+		return
+	}
+	if *update {
+		out := generatedKinds.ReplaceAllString(string(data), "${1}"+strings.ReplaceAll(want, "$", "$$")+"${3}")
+		if err := os.WriteFile(publicNetworkAccessConstraint, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("rewrote %s", publicNetworkAccessConstraint)
+		return
+	}
+	t.Errorf("%s does not match every kind of the list (go test ./policy -run %s -update):\n%s\nwant\n%s", publicNetworkAccessConstraint, t.Name(), m[2], want)
 }
