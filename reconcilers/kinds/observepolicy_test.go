@@ -1,6 +1,7 @@
 package kinds_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
 )
@@ -161,5 +163,52 @@ func TestASOAnnotations(t *testing.T) {
 	s.WaitReady(t, bad, metav1.ConditionFalse, reconcilers.ReasonInvalidSpec)
 	if w := s.writes(0, "/resourceGroups/asoann-bad"); len(w) != 0 {
 		t.Errorf("an unknown ASO policy wrote: %s", methods(w))
+	}
+}
+
+// An observed server whose password Secret was rotated shows the password's
+// path as a difference with neither value, and the password is nowhere in the
+// object; nothing is written until the object is managed again.
+func TestObservedWriteOnlyValueIsNotShown(t *testing.T) {
+	const ns = "obspg"
+	const first, rotated = "First-Passw0rd-1", "Rotated-Passw0rd-2"
+	s := newStack(t, ns)
+	ctx := t.Context()
+	s.Create(t, resourceGroup(ns, "obspg-rg", nil, nil))
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "obspg-admin"}, StringData: map[string]string{"password": first}}
+	must(t, s.Client.Create(ctx, secret))
+	srv := &dbforpostgresqlv1alpha1.FlexibleServer{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "obspg-app"},
+		Spec: dbforpostgresqlv1alpha1.FlexibleServerSpec{
+			Owner: &azurev1alpha1.OwnerReference{Name: "obspg-rg"}, Location: "westeurope", Version: "16",
+			Sku:                        dbforpostgresqlv1alpha1.FlexibleServerSku{Name: "Standard_B1ms", Tier: "Burstable"},
+			AdministratorLogin:         "pgadmin",
+			AdministratorLoginPassword: &dbforpostgresqlv1alpha1.SecretReference{Name: "obspg-admin", Key: "password"},
+		},
+	}
+	s.Create(t, srv)
+	s.WaitReady(t, srv, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+
+	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(srv), srv))
+	base := srv.DeepCopy()
+	srv.Annotations = map[string]string{reconcilers.AnnotationReconcilePolicy: string(reconcilers.PolicyObserve)}
+	must(t, s.Client.Patch(ctx, srv, client.MergeFrom(base)))
+	s.WaitReady(t, srv, metav1.ConditionTrue, reconcilers.ReasonObserved)
+	mark := lastSeq(s.Stack)
+	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(secret), secret))
+	secret.StringData = map[string]string{"password": rotated}
+	must(t, s.Client.Update(ctx, secret))
+	until(t, "the rotated password shown as a difference", func() bool {
+		must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(srv), srv))
+		d, ok := differencesOf(srv)["properties.administratorLoginPassword"]
+		return ok && d.Desired == "(not shown)" && d.Actual == "(not shown)"
+	})
+	raw, err := json.Marshal(srv)
+	must(t, err)
+	if strings.Contains(string(raw), first) || strings.Contains(string(raw), rotated) {
+		t.Error("a password is in the observed object")
+	}
+	if w := s.writes(mark, "/flexibleServers/obspg-app"); len(w) != 0 {
+		t.Errorf("observe wrote: %s", methods(w))
 	}
 }
