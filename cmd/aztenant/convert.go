@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -14,9 +13,6 @@ import (
 	"github.com/aztenant/aztenant/internal/asoconvert"
 	"github.com/aztenant/aztenant/policy"
 )
-
-// errNotConverted makes convert exit 3 once it has printed what it could.
-var errNotConverted = errors.New("some of the input has no equivalent in aztenant (listed above)")
 
 func newConvertCommand() *cobra.Command {
 	return &cobra.Command{
@@ -52,7 +48,7 @@ namespace's Identity, never a Secret's credential). Then convert exits 3.`,
 				fmt.Fprintln(cmd.ErrOrStderr(), f)
 			}
 			if res.Lost() {
-				return errNotConverted
+				return exitCode(3) // what has no equivalent is listed above
 			}
 			return nil
 		},

@@ -17,9 +17,6 @@ import (
 	"github.com/aztenant/aztenant/reconcilers/kinds"
 )
 
-// errNotImported makes import exit 3 once it has printed what it could.
-var errNotImported = fmt.Errorf("some resources or values were not imported (listed above)")
-
 func newImportCommand() *cobra.Command {
 	var namespace, subscription, group, armEndpoint, authority, audience string
 	var ids []string
@@ -85,7 +82,7 @@ imported is enough. Set --arm-endpoint and --authority-host for other clouds.`,
 				missed = missed || f.Missed
 			}
 			if missed {
-				return errNotImported
+				return exitCode(3) // what was not imported is listed above
 			}
 			return nil
 		},

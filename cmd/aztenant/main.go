@@ -26,9 +26,6 @@ func main() {
 		if !errors.Is(err, errViolations) {
 			fmt.Fprintln(os.Stderr, "error:", err)
 		}
-		if errors.Is(err, errNotConverted) || errors.Is(err, errNotImported) {
-			os.Exit(3)
-		}
 		os.Exit(1)
 	}
 }

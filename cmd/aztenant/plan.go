@@ -23,7 +23,8 @@ import (
 )
 
 // exitCode ends the command with a code of its own after it has printed its
-// answer (plan: 2 for changes, 1 for refusals).
+// answer (plan: 2 for changes, 1 for refusals; convert and import: 3 for what
+// did not carry over).
 type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }

@@ -1,15 +1,12 @@
 package attacks_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/msi/armmsi"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -241,35 +238,6 @@ func TestAttack_RoleDefinitionInAnotherSubscription(t *testing.T) {
 	a.noCall(t, "/roleAssignments")
 }
 
-// armPut writes a resource in Azure with the platform's credential, as a
-// platform team's own tooling would.
-func armPut(t *testing.T, a *attack, id, apiVersion, body string) {
-	t.Helper()
-	cl, err := arm.NewClient("attacks", "v0.1.0", a.PlatformCredential(t), &arm.ClientOptions{ClientOptions: a.Emu.ClientOptions(), DisableRPRegistration: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	req, err := runtime.NewRequest(ctx, http.MethodPut, runtime.JoinPaths(cl.Endpoint(), id))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := req.Raw().URL.Query()
-	q.Set("api-version", apiVersion)
-	req.Raw().URL.RawQuery = q.Encode()
-	if err := req.SetBody(streaming.NopCloser(strings.NewReader(body)), "application/json"); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := cl.Pipeline().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		t.Fatalf("PUT %s: %s", id, resp.Status)
-	}
-}
-
 // The platform shares its hub network with the attacker's Tenant: a network
 // interface on a hub subnet is made, and the hub stays the platform's. The
 // attacker can neither add a subnet to it nor change one.
@@ -279,9 +247,9 @@ func TestAttack_SharedHubIsOnlyReferenced(t *testing.T) {
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))
 	hubRG := "platform-hub"
 	rgs := stacktest.RGID(hubRG)
-	armPut(t, a, rgs, "2024-03-01", `{"location":"westeurope"}`)
+	a.PlatformPut(t, rgs, "2024-03-01", `{"location":"westeurope"}`)
 	hub := resourceID(hubRG, "Microsoft.Network/virtualNetworks", "hub")
-	armPut(t, a, hub, "2025-05-01", `{"location":"westeurope","properties":{"addressSpace":{"addressPrefixes":["10.0.0.0/16"]},"subnets":[{"name":"shared","properties":{"addressPrefix":"10.0.1.0/24"}}]}}`)
+	a.PlatformPut(t, hub, "2025-05-01", `{"location":"westeurope","properties":{"addressSpace":{"addressPrefixes":["10.0.0.0/16"]},"subnets":[{"name":"shared","properties":{"addressPrefix":"10.0.1.0/24"}}]}}`)
 	var tenant tenancyv1alpha1.Tenant
 	if err := a.Client.Get(t.Context(), client.ObjectKey{Name: a.attacker}, &tenant); err != nil {
 		t.Fatal(err)

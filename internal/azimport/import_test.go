@@ -4,15 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,28 +25,6 @@ import (
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 const sub = stacktest.SubscriptionID
-
-func put(t *testing.T, cl *arm.Client, id, apiVersion, body string) {
-	t.Helper()
-	req, err := runtime.NewRequest(context.Background(), http.MethodPut, runtime.JoinPaths(cl.Endpoint(), id))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := req.Raw().URL.Query()
-	q.Set("api-version", apiVersion)
-	req.Raw().URL.RawQuery = q.Encode()
-	if err := req.SetBody(streaming.NopCloser(strings.NewReader(body)), "application/json"); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := cl.Pipeline().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		t.Fatalf("PUT %s: %s", id, resp.Status)
-	}
-}
 
 // withoutMarkers is a resource's Azure body without aztenant's tags and the
 // fields Azure changes by itself.
@@ -101,16 +76,16 @@ func TestImportRoundTrip(t *testing.T) {
 	nsg := rg + "/providers/Microsoft.Network/networkSecurityGroups/imp-nsg"
 	ra := rg + "/providers/Microsoft.Authorization/roleAssignments/0b6a1f0e-8d54-4c7c-9f2a-3e6d1c2b4a59"
 	made := []string{rg, sa, sa + "/blobServices/default/containers/data", uai, uai + "/federatedIdentityCredentials/ci-main", vnet, vnet + "/subnets/default", nsg, nsg + "/securityRules/allow-https", ra}
-	put(t, cl, rg, version["Microsoft.Resources/resourceGroups"], `{"location":"westeurope","tags":{"team":"a"}}`)
-	put(t, cl, sa, version["Microsoft.Storage/storageAccounts"], `{"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"},"tags":{"team":"a"},"properties":{"minimumTlsVersion":"TLS1_2","allowBlobPublicAccess":false}}`)
-	put(t, cl, made[2], version["Microsoft.Storage/storageAccounts/blobServices/containers"], `{"properties":{"publicAccess":"None"}}`)
-	put(t, cl, uai, version["Microsoft.ManagedIdentity/userAssignedIdentities"], `{"location":"westeurope"}`)
-	put(t, cl, made[4], version["Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials"], `{"properties":{"issuer":"`+s.Env.IssuerURL+`","subject":"system:serviceaccount:`+ns+`:app","audiences":["api://AzureADTokenExchange"]}}`)
-	put(t, cl, vnet, version["Microsoft.Network/virtualNetworks"], `{"location":"westeurope","properties":{"addressSpace":{"addressPrefixes":["10.1.0.0/16"]}}}`)
-	put(t, cl, made[6], version["Microsoft.Network/virtualNetworks/subnets"], `{"properties":{"addressPrefix":"10.1.0.0/24"}}`)
-	put(t, cl, nsg, version["Microsoft.Network/networkSecurityGroups"], `{"location":"westeurope"}`)
-	put(t, cl, made[8], version["Microsoft.Network/networkSecurityGroups/securityRules"], `{"properties":{"protocol":"Tcp","sourcePortRange":"*","destinationPortRange":"443","sourceAddressPrefix":"10.0.0.0/8","destinationAddressPrefix":"*","access":"Allow","priority":200,"direction":"Inbound"}}`)
-	put(t, cl, ra, version["Microsoft.Authorization/roleAssignments"], `{"properties":{"roleDefinitionId":"/subscriptions/`+sub+`/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7","principalId":"`+s.Principal[ns]+`"}}`)
+	s.PlatformPut(t, rg, version["Microsoft.Resources/resourceGroups"], `{"location":"westeurope","tags":{"team":"a"}}`)
+	s.PlatformPut(t, sa, version["Microsoft.Storage/storageAccounts"], `{"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"},"tags":{"team":"a"},"properties":{"minimumTlsVersion":"TLS1_2","allowBlobPublicAccess":false}}`)
+	s.PlatformPut(t, made[2], version["Microsoft.Storage/storageAccounts/blobServices/containers"], `{"properties":{"publicAccess":"None"}}`)
+	s.PlatformPut(t, uai, version["Microsoft.ManagedIdentity/userAssignedIdentities"], `{"location":"westeurope"}`)
+	s.PlatformPut(t, made[4], version["Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials"], `{"properties":{"issuer":"`+s.Env.IssuerURL+`","subject":"system:serviceaccount:`+ns+`:app","audiences":["api://AzureADTokenExchange"]}}`)
+	s.PlatformPut(t, vnet, version["Microsoft.Network/virtualNetworks"], `{"location":"westeurope","properties":{"addressSpace":{"addressPrefixes":["10.1.0.0/16"]}}}`)
+	s.PlatformPut(t, made[6], version["Microsoft.Network/virtualNetworks/subnets"], `{"properties":{"addressPrefix":"10.1.0.0/24"}}`)
+	s.PlatformPut(t, nsg, version["Microsoft.Network/networkSecurityGroups"], `{"location":"westeurope"}`)
+	s.PlatformPut(t, made[8], version["Microsoft.Network/networkSecurityGroups/securityRules"], `{"properties":{"protocol":"Tcp","sourcePortRange":"*","destinationPortRange":"443","sourceAddressPrefix":"10.0.0.0/8","destinationAddressPrefix":"*","access":"Allow","priority":200,"direction":"Inbound"}}`)
+	s.PlatformPut(t, ra, version["Microsoft.Authorization/roleAssignments"], `{"properties":{"roleDefinitionId":"/subscriptions/`+sub+`/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7","principalId":"`+s.Principal[ns]+`"}}`)
 	// What Azure made settles (long-running creates) before it is read.
 	for _, id := range made {
 		stacktest.Until(t, id+" provisioned", func() bool {

@@ -3,12 +3,16 @@ package stacktest
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -366,5 +370,34 @@ func ResourceGroup(ns, name string, annotations, tags map[string]string) *resour
 	return &resourcesv1alpha1.ResourceGroup{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: annotations},
 		Spec:       resourcesv1alpha1.ResourceGroupSpec{Location: Location, Tags: tags},
+	}
+}
+
+// PlatformPut writes a resource in Azure with the platform's credential, as a
+// platform team's own tooling would (outside aztenant), and fails t unless ARM
+// accepts it. The write may still be running in Azure when it returns.
+func (s *Stack) PlatformPut(t testing.TB, id, apiVersion, body string) {
+	t.Helper()
+	cl, err := arm.NewClient("stacktest", "v0.1.0", s.PlatformCredential(t), &arm.ClientOptions{ClientOptions: s.Emu.ClientOptions(), DisableRPRegistration: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := runtime.NewRequest(t.Context(), http.MethodPut, runtime.JoinPaths(cl.Endpoint(), id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := req.Raw().URL.Query()
+	q.Set("api-version", apiVersion)
+	req.Raw().URL.RawQuery = q.Encode()
+	if err := req.SetBody(streaming.NopCloser(strings.NewReader(body)), "application/json"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cl.Pipeline().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		t.Fatalf("PUT %s: %s", id, resp.Status)
 	}
 }
