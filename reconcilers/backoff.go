@@ -2,10 +2,13 @@ package reconcilers
 
 import (
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
 
 // Backoff for AuthorizationFailed (and a principal not yet replicated, see
@@ -59,6 +62,14 @@ const resourceGroupType = "Microsoft.Resources/resourceGroups"
 // create, which role on which scope a new one needs, and the other way to
 // get it (the role is at the subscription, which ARM's message does not say:
 // it names the group's own scope).
+// hintNewGroup adds newGroupHint to a refusal to read or write a resource
+// group the object has not created yet.
+func (r *Reconciler) hintNewGroup(obj azurev1alpha1.Resource, o *Outcome) {
+	if o.backsOff() && obj.GetDeletionTimestamp().IsZero() && strings.EqualFold(r.Kind.Facts().ResourceType, resourceGroupType) && obj.AzureStatus().ID == "" {
+		o.Message += "; " + newGroupHint(o.Message)
+	}
+}
+
 func newGroupHint(msg string) string {
 	sub := "the subscription"
 	if m := subscriptionInMessage.FindStringSubmatch(msg); m != nil {

@@ -105,12 +105,9 @@ func (r *Reconciler) Preview(ctx context.Context, obj azurev1alpha1.Resource, ow
 	var actual map[string]any
 	if !parentCreating {
 		if actual, err = armc.get(ctx, id); err != nil {
-			pv := fromOutcome(r.armFailure(err, scope), id)
-			if pv.Reason == ReasonAuthorizationFailed && strings.EqualFold(r.Kind.Facts().ResourceType, resourceGroupType) && obj.AzureStatus().ID == "" {
-				// The namespace may not read groups it has no role on yet, as in a reconcile.
-				pv.Message += "; " + newGroupHint(pv.Message)
-			}
-			return pv
+			o := r.armFailure(err, scope)
+			r.hintNewGroup(obj, o) // as a reconcile says it
+			return fromOutcome(o, id)
 		}
 	}
 	if actual == nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -122,9 +121,7 @@ func (r *Reconciler) conclude(ctx context.Context, key types.NamespacedName, obj
 	result := reconcile.Result{RequeueAfter: o.RequeueAfter}
 	if o.backsOff() {
 		result.RequeueAfter = r.auth.next(key)
-		if obj.GetDeletionTimestamp().IsZero() && strings.EqualFold(r.Kind.Facts().ResourceType, resourceGroupType) && obj.AzureStatus().ID == "" {
-			o.Message += "; " + newGroupHint(o.Message)
-		}
+		r.hintNewGroup(obj, o)
 	} else {
 		r.auth.reset(key)
 	}
