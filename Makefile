@@ -25,7 +25,7 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	go -C hack/kindgen run . generate
 	$(BIN)/controller-gen object paths=./api/...
 	$(BIN)/controller-gen crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=api/crds
-	rm -f charts/aztenant/crds-src/*.yaml && cp api/crds/*.yaml charts/aztenant/crds-src/
+	go run ./hack/crdindex charts/aztenant/files/crds.yaml # the chart's index; the operator applies the CRDs
 	cp identity/reservation/policies.yaml charts/aztenant/files/reservation-policies.yaml
 	go test ./policy -run '^TestPublicNetworkAccessFieldsMatchTheCRDs$$' -count=1 -update >/dev/null # the template's kinds, from the CRDs
 	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... paths=./reconcilers/... output:rbac:artifacts:config=charts/aztenant/files

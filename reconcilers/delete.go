@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -69,6 +70,16 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 			r.event(obj, corev1.EventTypeNormal, EventDetached, fmt.Sprintf("%s is left in Azure (%s)", st.ID, why))
 			r.decide(ctx, obj, DecisionDetach, "why", why)
 		}
+		return r.letGo(ctx, obj, p)
+	}
+	// Deleting a CRD deletes every object of its kind (an uninstall, an
+	// upgrade from a chart that carried the CRDs without keep): nobody asked
+	// for the resources to go, so they stay.
+	if why, err := r.crdDeleting(ctx, r.Registry.groupKindOf(r.Kind)); err != nil {
+		return err
+	} else if why != "" {
+		r.event(obj, corev1.EventTypeWarning, EventDetached, fmt.Sprintf("%s is left in Azure (%s)", st.ID, why))
+		r.decide(ctx, obj, DecisionDetach, "why", why)
 		return r.letGo(ctx, obj, p)
 	}
 	if f, err := r.goesWithOwner(ctx, obj); err != nil {
@@ -283,7 +294,40 @@ func (r *Reconciler) ownerLeaves(ctx context.Context, owner azurev1alpha1.Resour
 	case policy != PolicyManage:
 		return "reconcile policy " + string(policy)
 	}
-	return ""
+	gvk, err := apiutil.GVKForObject(owner, r.Client.Scheme())
+	if err != nil {
+		return ""
+	}
+	why, _ := r.crdDeleting(ctx, gvk.GroupKind())
+	return why
+}
+
+// crdDeleting says why, when the CRD of gk is being deleted. It reads the
+// API server, not the cache: the CRD's deletion must be seen before the
+// deletion of its objects, which comes right after it.
+func (r *Reconciler) crdDeleting(ctx context.Context, gk schema.GroupKind) (string, error) {
+	mapping, err := r.Client.RESTMapper().RESTMapping(gk)
+	if meta.IsNoMatchError(err) {
+		return "the CRD of " + gk.String() + " is deleted: deleting a CRD never deletes Azure resources", nil
+	} else if err != nil {
+		return "", fmt.Errorf("CRD of %s: %w", gk, err)
+	}
+	crd := &metav1.PartialObjectMetadata{}
+	crd.SetGroupVersionKind(crdGVK)
+	name := mapping.Resource.Resource + "." + gk.Group
+	var reader client.Reader = r.Client
+	if r.APIReader != nil {
+		reader = r.APIReader
+	}
+	if err := reader.Get(ctx, client.ObjectKey{Name: name}, crd); apierrors.IsNotFound(err) {
+		return "its CRD " + name + " is deleted: deleting a CRD never deletes Azure resources", nil
+	} else if err != nil {
+		return "", fmt.Errorf("CRD %s: %w", name, err)
+	}
+	if crd.GetDeletionTimestamp() != nil {
+		return "its CRD " + name + " is being deleted: deleting a CRD never deletes Azure resources", nil
+	}
+	return "", nil
 }
 
 // ownerReferenceTo finds obj's owner reference to the object of kind gk

@@ -52,6 +52,10 @@ type KindServer struct {
 	New      func(Kind) *Reconciler
 	Options  Options
 	Recorder events.EventRecorder
+	// Selected, when set, narrows the kinds served to those it selects
+	// (--crd-pattern): a CRD left installed after the pattern dropped its
+	// kind is not served. crdName is the CRD's name.
+	Selected func(gk schema.GroupKind, crdName string) bool
 
 	mu          sync.Mutex
 	controllers map[schema.GroupKind]*Controller
@@ -103,6 +107,9 @@ func (s *KindServer) ServeInstalled(ctx context.Context) error {
 			continue
 		} else if err != nil {
 			return fmt.Errorf("kind %s: %w", gvk.GroupKind(), err)
+		}
+		if s.Selected != nil && !s.Selected(gvk.GroupKind(), mapping.Resource.Resource+"."+gvk.Group) {
+			continue // installed, but the CRD pattern leaves it out
 		}
 		if err := s.serveLocked(ctx, k, mapping); err != nil {
 			return err
@@ -239,6 +246,10 @@ func (s *KindServer) serveCRD(ctx context.Context, crd *unstructured.Unstructure
 	}
 	if s.controllers[gk] != nil {
 		return reconcile.Result{}, nil // under another CRD name: cannot be
+	}
+	if s.Selected != nil && !s.Selected(gk, crd.GetName()) {
+		log.V(1).Info("CRD of a kind the CRD pattern leaves out: not served", "kind", gk.String())
+		return reconcile.Result{}, nil
 	}
 	if !established(crd) {
 		return reconcile.Result{}, nil // its status update comes as an event

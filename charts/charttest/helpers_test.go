@@ -15,7 +15,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -212,29 +211,6 @@ func (m manifest) clusterRoleNamed(t testing.TB, name string) *rbacv1.ClusterRol
 	return &r
 }
 
-func (m manifest) crds(t testing.TB) map[string]*apiextensionsv1.CustomResourceDefinition {
-	t.Helper()
-	out := map[string]*apiextensionsv1.CustomResourceDefinition{}
-	for _, o := range m.ofKind("CustomResourceDefinition") {
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(o.Object, &crd, true); err != nil {
-			t.Fatalf("CRD %s does not convert strictly: %v", o.GetName(), err)
-		}
-		out[crd.Name] = &crd
-	}
-	return out
-}
-
-func (m manifest) crdNames(t testing.TB) []string {
-	t.Helper()
-	var names []string
-	for n := range m.crds(t) {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // args returns the operator container's arguments.
 func args(t testing.TB, d *appsv1.Deployment) []string {
 	t.Helper()
@@ -255,6 +231,16 @@ func flag(a []string, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// flagValue is the value of --name, which must be in a.
+func flagValue(t testing.TB, a []string, name string) string {
+	t.Helper()
+	v, ok := flag(a, name)
+	if !ok {
+		t.Fatalf("--%s missing from args %q", name, a)
+	}
+	return v
 }
 
 func wantFlag(t testing.TB, a []string, name, want string) {
@@ -290,15 +276,47 @@ func generatedRole(t testing.TB) *rbacv1.ClusterRole {
 	return &r
 }
 
-// crdCount is how many CRDs the chart ships: one per file of crds-src, which `make
-// generate` refreshes (kindgen's kinds included).
-func crdCount(t testing.TB) int {
+// crdEntry is one entry of files/crds.yaml.
+type crdEntry struct {
+	Name   string `json:"name"`
+	Group  string `json:"group"`
+	Kind   string `json:"kind"`
+	Plural string `json:"plural"`
+}
+
+// crdIndex reads files/crds.yaml, the chart's index of the CRDs the operator
+// applies.
+func crdIndex(t testing.TB) []crdEntry {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(chartDir(t), "crds-src", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no CRDs in crds-src: %v", err)
+	data, err := os.ReadFile(filepath.Join(chartDir(t), "files", "crds.yaml"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return len(files)
+	var out []crdEntry
+	if err := yaml.UnmarshalStrict(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// indexNames are the names of every CRD of the index.
+func indexNames(t testing.TB) []string {
+	var names []string
+	for _, e := range crdIndex(t) {
+		names = append(names, e.Name)
+	}
+	return names
+}
+
+// crdPatchNames are the CRDs the operator's ClusterRole may patch.
+func crdPatchNames(t testing.TB, m manifest) []string {
+	t.Helper()
+	for _, r := range m.clusterRole(t).Rules {
+		if slices.Contains(r.Resources, "customresourcedefinitions") && slices.Contains(r.Verbs, "patch") {
+			return r.ResourceNames
+		}
+	}
+	return nil
 }
 
 // generatedIn names the CRDs of the generated kinds that join a hand-written group, as

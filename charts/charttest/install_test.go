@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -24,6 +25,8 @@ import (
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
+	"github.com/aztenant/aztenant/internal/crdinstall"
+	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/internal/testenv"
 )
 
@@ -69,7 +72,7 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 	if err != nil {
 		t.Fatalf("helm install --dry-run=server: %v\n%s%s", err, out, errOut)
 	}
-	if dry := parseManifest(t, manifestOf(out)); len(dry.ofKind("Deployment")) != 1 || len(dry.ofKind("CustomResourceDefinition")) != crdCount(t) {
+	if dry := parseManifest(t, manifestOf(out)); len(dry.ofKind("Deployment")) != 1 || len(dry.ofKind("CustomResourceDefinition")) != 0 {
 		t.Fatalf("dry run rendered %d Deployments and %d CRDs", len(dry.ofKind("Deployment")), len(dry.ofKind("CustomResourceDefinition")))
 	}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: fullname}, &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
@@ -92,13 +95,47 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 
 	installed := getManifest(t, kube)
 	checkExists(t, c, installed)
-	if n := len(installed.ofKind("CustomResourceDefinition")); n != crdCount(t) {
-		t.Errorf("installed %d CRDs, want %d", n, crdCount(t))
-	}
-	for _, o := range installed.ofKind("CustomResourceDefinition") {
-		waitEstablished(t, c, o.GetName())
-	}
 
+	// The operator applies the CRDs at start, as the rendered Deployment
+	// says (--crd-pattern, --crd-management), with its ServiceAccount's
+	// token as its only credential: the chart's RBAC and CRD guard allow it.
+	var d appsv1.Deployment
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: fullname}, &d); err != nil {
+		t.Fatal(err)
+	}
+	asSA := operatorClient(t, env.Config)
+	res := installCRDs(t, asSA, &d)
+	if len(res.Created) != len(crdIndex(t)) {
+		t.Fatalf("the operator created %d CRDs, want the %d of the index", len(res.Created), len(crdIndex(t)))
+	}
+	firstCRDs := res.Created
+
+	t.Run("the operator may create and patch only aztenant CRDs", func(t *testing.T) {
+		foreign := &apiextensionsv1.CustomResourceDefinition{
+			ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
+			Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: "example.com", Scope: apiextensionsv1.NamespaceScoped,
+				Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
+				Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+					Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr.To(true)}}}}},
+		}
+		// The guard is loaded by the API server through an informer.
+		var err error
+		_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			err = asSA.Create(ctx, foreign.DeepCopy(), client.DryRunAll)
+			return err != nil, nil
+		})
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "only install CRDs of the aztenant.io groups") {
+			t.Fatalf("the operator creating a CRD of group example.com: want the chart's guard to refuse, got %v", err)
+		}
+		mustCreate(t, c, foreign.DeepCopy())
+		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"taken":"yes"}}}`))
+		if err := asSA.Patch(ctx, foreign.DeepCopy(), patch); !apierrors.IsForbidden(err) {
+			t.Errorf("the operator patching CRD widgets.example.com: want forbidden, got %v", err)
+		}
+		if err := asSA.Delete(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "tenants.tenancy.aztenant.io"}}); !apierrors.IsForbidden(err) {
+			t.Errorf("the operator deleting a CRD: want forbidden, got %v", err)
+		}
+	})
 	t.Run("deployment passes the restricted Pod Security profile", func(t *testing.T) {
 		var d appsv1.Deployment
 		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: fullname}, &d); err != nil {
@@ -175,7 +212,11 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "update", Group: "coordination.k8s.io", Resource: "leases"}, false},
 			{authorizationv1.ResourceAttributes{Namespace: namespace, Verb: "create", Resource: "events"}, true},
 			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "delete", Resource: "secrets"}, false},
-			{authorizationv1.ResourceAttributes{Verb: "create", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, false},
+			{authorizationv1.ResourceAttributes{Verb: "create", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, true},
+			{authorizationv1.ResourceAttributes{Verb: "patch", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "tenants.tenancy.aztenant.io"}, true},
+			{authorizationv1.ResourceAttributes{Verb: "patch", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "widgets.example.com"}, false},
+			{authorizationv1.ResourceAttributes{Verb: "update", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "tenants.tenancy.aztenant.io"}, false},
+			{authorizationv1.ResourceAttributes{Verb: "delete", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "tenants.tenancy.aztenant.io"}, false},
 		} {
 			sar, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 				User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + namespace, "system:authenticated"}, ResourceAttributes: &tc.attrs,
@@ -229,16 +270,23 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 		}
 	})
 
-	// An upgrade whose pattern drops kinds keeps their CRDs (resource policy keep).
+	// An upgrade whose pattern drops kinds: the operator, restarted, applies
+	// nothing and deletes nothing (no delete right either), and may patch
+	// only the kinds still selected.
 	out, errOut, err = helm(t, kube("upgrade", release, chart, "--wait=false", "--reuse-values", "--set", "crds.pattern=resources.aztenant.io/*")...)
 	if err != nil {
 		t.Fatalf("helm upgrade: %v\n%s%s", err, out, errOut)
 	}
-	upgraded := getManifest(t, kube)
-	if got := upgraded.crdNames(t); strings.Join(got, ",") != "identities.identity.aztenant.io,plans.plan.aztenant.io,resourcegroups.resources.aztenant.io,tenants.tenancy.aztenant.io" {
-		t.Errorf("upgraded release's CRDs %q", got)
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: fullname}, &d); err != nil {
+		t.Fatal(err)
 	}
-	checkExists(t, c, installed.ofKind("CustomResourceDefinition"))
+	if res := installCRDs(t, asSA, &d); len(res.Created)+len(res.Updated) != 0 || len(res.Unchanged) != 4 {
+		t.Errorf("the operator after the upgrade: %+v, want the 4 selected CRDs unchanged", res)
+	}
+	if got := crdPatchNames(t, getManifest(t, kube)); strings.Join(got, ",") != "identities.identity.aztenant.io,plans.plan.aztenant.io,resourcegroups.resources.aztenant.io,tenants.tenancy.aztenant.io" {
+		t.Errorf("the upgraded operator may patch %q", got)
+	}
+	checkCRDs(t, c, firstCRDs)
 
 	// The uninstall removes the operator and keeps every CRD and the users' objects.
 	out, errOut, err = helm(t, kube("uninstall", release)...)
@@ -248,15 +296,11 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 	for _, o := range installed {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(o.GroupVersionKind())
-		err := c.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: o.GetName()}, u)
-		if o.GetKind() == "CustomResourceDefinition" {
-			if err != nil {
-				t.Errorf("CRD %s after uninstall: %v", o.GetName(), err)
-			}
-		} else if !apierrors.IsNotFound(err) {
+		if err := c.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: o.GetName()}, u); !apierrors.IsNotFound(err) {
 			t.Errorf("%s %s/%s survived the uninstall (get: %v)", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 		}
 	}
+	checkCRDs(t, c, firstCRDs)
 	if err := c.Get(ctx, client.ObjectKey{Namespace: "team-a", Name: "default"}, &identityv1alpha1.Identity{}); err != nil {
 		t.Errorf("the team's Identity after uninstall: %v", err)
 	}
@@ -303,27 +347,51 @@ func checkExists(t *testing.T, c client.Client, m manifest) {
 	}
 }
 
-func waitEstablished(t *testing.T, c client.Client, name string) {
+// checkCRDs checks that every named CRD is installed.
+func checkCRDs(t *testing.T, c client.Client, names []string) {
 	t.Helper()
-	waitFor(t, "CRD "+name+" Established", func(ctx context.Context) (bool, error) {
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
-			return false, err
+	for _, n := range names {
+		if err := c.Get(t.Context(), client.ObjectKey{Name: n}, &apiextensionsv1.CustomResourceDefinition{}); err != nil {
+			t.Errorf("CRD %s: %v", n, err)
 		}
-		for _, cond := range crd.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
+	}
 }
 
-func waitFor(t *testing.T, what string, cond wait.ConditionWithContextFunc) {
+// operatorClient authenticates as the chart's ServiceAccount with a token
+// the API server issues for it (TokenRequest), as the pod's would be.
+func operatorClient(t *testing.T, admin *rest.Config) client.Client {
 	t.Helper()
-	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, cond); err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
+	tok, err := kubernetes.NewForConfigOrDie(admin).CoreV1().ServiceAccounts(namespace).CreateToken(t.Context(), fullname,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	cfg := rest.AnonymousClientConfig(admin)
+	cfg.BearerToken = tok.Status.Token
+	c, err := client.New(cfg, client.Options{Scheme: testenv.Get(t).Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// installCRDs does what the operator does at start with the Deployment's
+// --crd-pattern and --crd-management=auto.
+func installCRDs(t *testing.T, c client.Client, d *appsv1.Deployment) crdinstall.Result {
+	t.Helper()
+	a := args(t, d)
+	if m := flagValue(t, a, "crd-management"); m != "auto" {
+		t.Fatalf("--crd-management=%s", m)
+	}
+	pattern, err := crdinstall.ParsePattern(flagValue(t, a, "crd-pattern"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := operator.InstallCRDs(t.Context(), c, pattern, 2*time.Minute)
+	if err != nil {
+		t.Fatalf("the operator's CRD install as its ServiceAccount: %v", err)
+	}
+	return res
 }
 
 func mustCreate(t *testing.T, c client.Client, o client.Object) {

@@ -1,10 +1,7 @@
 package charttest
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,49 +16,25 @@ import (
 
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/identity/reservation"
+	"github.com/aztenant/aztenant/internal/crdinstall"
 	"k8s.io/apimachinery/pkg/runtime"
 	"reflect"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// The chart cannot read api/crds (Helm reads only files inside the chart), so
-// charts/aztenant/crds-src holds a copy that `make generate` refreshes. This
-// test fails when the copy drifts.
-func TestCRDSourcesMatchAPI(t *testing.T) {
-	root := repoRoot(t)
-	read := func(dir string) map[string][]byte {
-		files, err := filepath.Glob(filepath.Join(root, dir, "*"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string][]byte{}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[filepath.Base(f)] = data
-		}
-		return out
+// files/crds.yaml, the chart's index of the CRDs the operator applies, is
+// what api/crds holds (make generate writes it).
+func TestCRDIndexMatchesAPI(t *testing.T) {
+	generated, err := api.CRDs()
+	if err != nil {
+		t.Fatal(err)
 	}
-	src, chart := read("api/crds"), read("charts/aztenant/crds-src")
-	if len(src) == 0 {
-		t.Fatal("api/crds is empty")
+	var want []crdEntry
+	for _, c := range generated {
+		want = append(want, crdEntry{Name: c.Name, Group: c.Spec.Group, Kind: c.Spec.Names.Kind, Plural: c.Spec.Names.Plural})
 	}
-	const fix = "run `make generate` (cp api/crds/*.yaml charts/aztenant/crds-src/) and commit"
-	for name, data := range src {
-		got, ok := chart[name]
-		switch {
-		case !ok:
-			t.Errorf("charts/aztenant/crds-src/%s is missing: %s", name, fix)
-		case !bytes.Equal(got, data):
-			t.Errorf("charts/aztenant/crds-src/%s differs from api/crds/%s: %s", name, name, fix)
-		}
-	}
-	for name := range chart {
-		if _, ok := src[name]; !ok {
-			t.Errorf("charts/aztenant/crds-src/%s has no source in api/crds: delete it (%s)", name, fix)
-		}
+	if got := crdIndex(t); !slices.Equal(got, want) {
+		t.Errorf("charts/aztenant/files/crds.yaml differs from api/crds (%d entries, want %d): run `make generate` and commit", len(got), len(want))
 	}
 }
 
@@ -120,41 +93,19 @@ func TestTemplateDefaults(t *testing.T) {
 		}
 	}
 	wantKinds := map[string]int{
-		"CustomResourceDefinition": crdCount(t), "ServiceAccount": 1, "ClusterRole": 3, "ClusterRoleBinding": 1,
+		"ServiceAccount": 1, "ClusterRole": 3, "ClusterRoleBinding": 1,
 		"Role": 1, "RoleBinding": 1, "Deployment": 1, "Service": 1,
-		// The provisioner accounts' reservation: its parameter and 4 policies.
-		"ConfigMap": 1, "ValidatingAdmissionPolicy": 4, "ValidatingAdmissionPolicyBinding": 4,
+		// The provisioner accounts' reservation (its parameter and 4
+		// policies) and the guard on the CRDs the operator creates.
+		"ConfigMap": 1, "ValidatingAdmissionPolicy": 5, "ValidatingAdmissionPolicyBinding": 5,
 	}
 	if !equality.Semantic.DeepEqual(kinds, wantKinds) {
 		t.Errorf("rendered kinds %v, want %v", kinds, wantKinds)
 	}
 
-	// Every CRD is the generated one, annotated keep.
-	generated, err := api.CRDs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds := m.crds(t)
-	if len(crds) != len(generated) {
-		t.Errorf("rendered %d CRDs, api/crds has %d", len(crds), len(generated))
-	}
-	for _, want := range generated {
-		got, ok := crds[want.Name]
-		if !ok {
-			t.Errorf("CRD %s not rendered", want.Name)
-			continue
-		}
-		if !equality.Semantic.DeepEqual(got.Spec, want.Spec) {
-			t.Errorf("CRD %s: rendered spec differs from api/crds", want.Name)
-		}
-		if got.Annotations["helm.sh/resource-policy"] != "keep" {
-			t.Errorf("CRD %s lacks helm.sh/resource-policy: keep: %v", want.Name, got.Annotations)
-		}
-		for k, v := range want.Annotations {
-			if got.Annotations[k] != v {
-				t.Errorf("CRD %s: annotation %s=%q, want %q", want.Name, k, got.Annotations[k], v)
-			}
-		}
+	// No CRD is in the release: the operator applies them.
+	if n := len(m.ofKind("CustomResourceDefinition")); n != 0 {
+		t.Errorf("the chart renders %d CRDs", n)
 	}
 
 	// The Deployment.
@@ -220,6 +171,8 @@ func TestTemplateDefaults(t *testing.T) {
 	wantFlag(t, a, "workers", "4")
 	wantFlag(t, a, "serviceaccount-token-expiry", "1h")
 	wantFlag(t, a, "log-level", "info")
+	wantFlag(t, a, "crd-pattern", "*")
+	wantFlag(t, a, "crd-management", "auto")
 	wantNoFlag(t, a, "zap-log-level")
 	for _, absent := range []string{"azure-authority-host", "azure-arm-endpoint", "azure-arm-audience", "azure-ca-bundle", "otlp-endpoint", "otlp-insecure"} {
 		wantNoFlag(t, a, absent)
@@ -243,16 +196,23 @@ func TestTemplateDefaults(t *testing.T) {
 			want[i].ResourceNames = []string{"aztenant-provisioner"}
 		}
 	}
-	if !equality.Semantic.DeepEqual(role.Rules, want) {
-		t.Errorf("ClusterRole rules differ from files/role.yaml:\n%+v", role.Rules)
+	// Then the CRD writes: create, and patch by name of every selected CRD.
+	crdRules := []rbacv1.PolicyRule{
+		{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"patch"}, ResourceNames: indexNames(t)},
+	}
+	if !equality.Semantic.DeepEqual(role.Rules, append(want, crdRules...)) {
+		t.Errorf("ClusterRole rules differ from files/role.yaml and the CRD rules:\n%+v", role.Rules)
 	}
 	// The operator serves a kind once its CRD is installed: it watches CRDs
 	// (their metadata) and reads the one that changed.
 	if !grants(role.Rules, "apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "watch") {
 		t.Errorf("ClusterRole cannot watch CustomResourceDefinitions: %+v", role.Rules)
 	}
-	if grants(role.Rules, "apiextensions.k8s.io", "customresourcedefinitions", "create") || grants(role.Rules, "apiextensions.k8s.io", "customresourcedefinitions", "delete") {
-		t.Error("ClusterRole may write CustomResourceDefinitions: the chart installs them, not the operator")
+	for _, r := range role.Rules {
+		if slices.Contains(r.Resources, "customresourcedefinitions") && (slices.Contains(r.Verbs, "delete") || slices.Contains(r.Verbs, "update") || slices.Contains(r.Verbs, "*")) {
+			t.Errorf("ClusterRole may delete or update CRDs: %+v", r)
+		}
 	}
 	var crb rbacv1.ClusterRoleBinding
 	m.one(t, "ClusterRoleBinding", &crb)
@@ -300,12 +260,19 @@ func grants(rules []rbacv1.PolicyRule, group, resource string, verbs ...string) 
 	return false
 }
 
+// crds.pattern selects, in the chart (the operator's patch rights, the user
+// roles) and in the operator (the same pattern as --crd-pattern, read by
+// crdinstall), the same CRDs.
 func TestTemplateCRDSelection(t *testing.T) {
 	const (
 		identities = "identities.identity.aztenant.io"
 		plans      = "plans.plan.aztenant.io"
 		tenants    = "tenants.tenancy.aztenant.io"
 	)
+	all, err := api.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		crds map[string]any
@@ -322,26 +289,41 @@ func TestTemplateCRDSelection(t *testing.T) {
 			[]string{identities, plans, "storageaccounts.storage.aztenant.io", tenants, "userassignedidentities.managedidentity.aztenant.io"}},
 		{"empty pattern keeps identity and tenancy", map[string]any{"pattern": ""}, []string{identities, plans, tenants}},
 		{"empty list keeps identity and tenancy", map[string]any{"pattern": []string{}}, []string{identities, plans, tenants}},
-		{"install false renders none", map[string]any{"install": false}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := render(t, map[string]any{"crds": tc.crds}).crdNames(t)
+			m := render(t, map[string]any{"crds": tc.crds})
+			got := crdPatchNames(t, m)
+			slices.Sort(got)
 			slices.Sort(tc.want)
 			if !slices.Equal(got, tc.want) {
-				t.Errorf("CRDs\n got %q\nwant %q", got, tc.want)
+				t.Errorf("CRDs the operator may patch\n got %q\nwant %q", got, tc.want)
+			}
+			pattern, err := crdinstall.ParsePattern(flagValue(t, args(t, m.deployment(t)), "crd-pattern"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var operator []string
+			for _, c := range pattern.Select(all) {
+				operator = append(operator, c.Name)
+			}
+			slices.Sort(operator)
+			if !slices.Equal(operator, tc.want) {
+				t.Errorf("CRDs the operator applies with --crd-pattern\n got %q\nwant %q", operator, tc.want)
 			}
 		})
 	}
 
-	t.Run("keep false", func(t *testing.T) {
-		crds := render(t, map[string]any{"crds": map[string]any{"keep": false}}).crds(t)
-		if len(crds) != crdCount(t) {
-			t.Fatalf("%d CRDs", len(crds))
+	t.Run("install false: no CRD writes, the operator applies none", func(t *testing.T) {
+		m := render(t, map[string]any{"crds": map[string]any{"install": false}})
+		if names := crdPatchNames(t, m); names != nil {
+			t.Errorf("the operator may patch CRDs: %v", names)
 		}
-		for name, crd := range crds {
-			if _, ok := crd.Annotations["helm.sh/resource-policy"]; ok {
-				t.Errorf("CRD %s keeps helm.sh/resource-policy with crds.keep false", name)
-			}
+		if grants(m.clusterRole(t).Rules, "apiextensions.k8s.io", "customresourcedefinitions", "create") {
+			t.Error("the operator may create CRDs")
+		}
+		wantFlag(t, args(t, m.deployment(t)), "crd-management", "none")
+		if n := len(m.ofKind("ValidatingAdmissionPolicy")); n != 4 {
+			t.Errorf("%d ValidatingAdmissionPolicies, want the 4 of the reservation", n)
 		}
 	})
 }
@@ -442,7 +424,8 @@ func TestTemplateWorkloadIdentity(t *testing.T) {
 
 func TestTemplateServiceAccountTokenNames(t *testing.T) {
 	names := []string{"azure", "azure-ci"}
-	role := render(t, map[string]any{"rbac": map[string]any{"serviceAccountTokenNames": names}}).clusterRole(t)
+	// crds.install false: the CRD rules (TestTemplateDefaults) are not here.
+	role := render(t, map[string]any{"rbac": map[string]any{"serviceAccountTokenNames": names}, "crds": map[string]any{"install": false}}).clusterRole(t)
 	generated := generatedRole(t).Rules
 
 	var tokenRules, others []rbacv1.PolicyRule
@@ -603,6 +586,14 @@ func TestValuesRefused(t *testing.T) {
 // kind cannot be forgotten, and only those: they follow crds.pattern. Edit
 // never includes Identities or any status.
 func TestTemplateUserRoles(t *testing.T) {
+	all, err := api.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*apiextensionsv1.CustomResourceDefinition{}
+	for _, c := range all {
+		byName[c.Name] = c
+	}
 	for _, pattern := range []any{"*", "resources.aztenant.io/*;network.aztenant.io/VirtualNetwork*;Redis.cache.aztenant.io", []string{"storage.aztenant.io"}, ""} {
 		t.Run(fmt.Sprint(pattern), func(t *testing.T) {
 			m := render(t, map[string]any{"crds": map[string]any{"pattern": pattern}})
@@ -626,7 +617,8 @@ func TestTemplateUserRoles(t *testing.T) {
 			}
 			edits, views := granted(edit), granted(view)
 			installed := map[string]bool{}
-			for name, crd := range m.crds(t) {
+			for _, name := range crdPatchNames(t, m) {
+				crd := byName[name]
 				if crd.Spec.Scope != apiextensionsv1.NamespaceScoped {
 					continue
 				}

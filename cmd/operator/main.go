@@ -20,6 +20,7 @@ import (
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/crdinstall"
 	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -37,6 +38,8 @@ type options struct {
 	platformSpec           identityv1alpha1.IdentitySpec
 	otlpInsecure           bool
 	logLevel               string
+	crdPattern             string
+	crdManagement          string
 	cloud                  identity.CloudFlags
 	cfg                    operator.Config
 }
@@ -66,6 +69,8 @@ func main() {
 	fs.BoolVar(&o.cfg.AllowUnreservedServiceAccounts, "insecure-allow-unreserved-service-accounts", false, "exchange Identities whose ServiceAccount is not the reserved aztenant-provisioner; anyone who may create pods or tokens in such a namespace can then act as its Azure identity without the operator, its Tenant bounds or its policy")
 	fs.BoolVar(&o.cfg.SkipDefaultIdentityRules, "insecure-skip-default-identity-rules", false, "do not enforce the built-in identity rules (federated credentials only for ServiceAccounts of their own namespace, this cluster's issuer and audience api://AzureADTokenExchange; no privileged role assignments); tenants could then trust foreign subjects or grant themselves access")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log level: debug (also every reconcile that changes nothing and every token served from cache), info (one line per decision: create, update, adopt, deny, delete, detach, token exchange) or error; overrides --zap-log-level")
+	fs.StringVar(&o.crdPattern, "crd-pattern", "*", "which Azure kinds this operator installs (with --crd-management=auto) and serves: glob patterns separated by ';', each matching a kind's group/Kind (storage.aztenant.io/StorageAccount), CRD name or group, case-insensitive; the identity, tenancy and plan CRDs always are")
+	fs.StringVar(&o.crdManagement, "crd-management", "auto", "auto: apply the selected CRDs at start (create, upgrade; never delete); none: use the CRDs installed out of band")
 	o.cloud.Bind(fs)
 	zopts := zap.Options{}
 	zfs := flag.NewFlagSet("zap", flag.ExitOnError)
@@ -129,9 +134,30 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 		}
 		defer tp.Shutdown(context.Background())
 	}
+	kinds, err := crdinstall.ParsePattern(o.crdPattern)
+	if err != nil {
+		return fmt.Errorf("--crd-pattern: %w", err)
+	}
+	o.cfg.Kinds = &kinds
 	scheme, err := operator.Scheme()
 	if err != nil {
 		return err
+	}
+	// An uncached client: the manager's cache is not started yet, and the
+	// operator's namespace need not be one it serves.
+	direct, err := client.New(restCfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	switch o.crdManagement {
+	case "auto":
+		// Before the manager: Setup reads which kinds are installed.
+		if _, err := operator.InstallCRDs(ctx, direct, kinds, 2*time.Minute); err != nil {
+			return fmt.Errorf("install CRDs (--crd-management=auto): %w", err)
+		}
+	case "none":
+	default:
+		return fmt.Errorf("--crd-management %q: want auto or none", o.crdManagement)
 	}
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                  scheme,
@@ -151,12 +177,6 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 	if o.platformSpec.ClientID != "" {
 		if o.cfg.PlatformIdentity.Name == "" {
 			return fmt.Errorf("--platform-identity-client-id needs --platform-identity")
-		}
-		// An uncached client: the manager's cache is not started yet, and the
-		// operator's namespace need not be one it serves.
-		direct, err := client.New(restCfg, client.Options{Scheme: scheme})
-		if err != nil {
-			return err
 		}
 		if err := onboarding.EnsurePlatformIdentity(ctx, direct, o.cfg.PlatformIdentity, o.platformSpec); err != nil {
 			return err

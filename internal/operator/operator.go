@@ -8,6 +8,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	azpolicy "github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,6 +23,7 @@ import (
 	planv1alpha1 "github.com/aztenant/aztenant/api/plan/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/crdinstall"
 	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/reconcilers/expressions"
@@ -65,6 +67,10 @@ type Config struct {
 	// aztenant.io/owner) of the Azure resources it creates or adopts; empty
 	// reads the kube-system namespace's UID once at start.
 	ClusterID string
+	// Kinds, when set, narrows the kinds served to those it selects (the
+	// operator's --crd-pattern); nil serves every kind whose CRD is
+	// installed.
+	Kinds *crdinstall.Pattern
 }
 
 // ClusterID returns cfg.ClusterID or, when empty, the UID of the
@@ -93,6 +99,10 @@ type Parts struct {
 func Scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	// The operator applies its CRDs (crdinstall) and reads them.
+	if err := apiextensionsv1.AddToScheme(s); err != nil {
 		return nil, err
 	}
 	return s, api.AddToScheme(s)
@@ -216,6 +226,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		Options: reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe},
 		New:     newReconciler,
 	}
+	if cfg.Kinds != nil {
+		kindServer.Selected = cfg.Kinds.Selects
+	}
 	if err := kindServer.ServeInstalled(ctx); err != nil {
 		return nil, err
 	}
@@ -231,4 +244,24 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		return nil, err
 	}
 	return &Parts{Broker: broker, Tokens: tokens, Directory: dir, Kinds: kindServer}, nil
+}
+
+// InstallCRDs applies the embedded CRDs that p selects (crdinstall) and
+// waits until the API server has established each, so that the kinds are
+// served as Setup starts. c must not be cached.
+func InstallCRDs(ctx context.Context, c client.Client, p crdinstall.Pattern, timeout time.Duration) (crdinstall.Result, error) {
+	all, err := api.CRDs()
+	if err != nil {
+		return crdinstall.Result{}, err
+	}
+	selected := p.Select(all)
+	res, err := crdinstall.Installer{Client: c}.Install(ctx, selected)
+	if err != nil {
+		return res, err
+	}
+	names := make([]string, len(selected))
+	for i, crd := range selected {
+		names[i] = crd.Name
+	}
+	return res, crdinstall.WaitEstablished(ctx, c, names, timeout)
 }

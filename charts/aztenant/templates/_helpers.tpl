@@ -84,10 +84,13 @@ is case-insensitive and anchored.
 {{- end }}
 
 {{/*
-crds.pattern applied to crds-src/, as JSON: "install", the CRD files
-selected (the identity and tenancy groups always are); "omit", the kinds
-(group/Kind) left out, for NOTES.txt; "resources", the selected CRDs'
-resources (plural names) by group, which the user roles grant.
+crds.pattern applied to files/crds.yaml (the index of the CRDs the operator
+embeds and applies), as JSON: "names", the CRD names selected (the identity,
+tenancy and plan groups always are), which the operator may patch; "omit",
+the kinds (group/Kind) left out, for NOTES.txt; "resources", the selected
+CRDs' resources (plural names) by group, which the user roles grant. The
+operator applies the same selection from its --crd-pattern
+(internal/crdinstall), and a test keeps the two alike.
 */}}
 {{- define "aztenant.crdSelection" -}}
 {{- $regexps := include "aztenant.crdRegexps" . | fromJsonArray }}
@@ -95,25 +98,27 @@ resources (plural names) by group, which the user roles grant.
 {{- $in := list }}
 {{- $out := list }}
 {{- $resources := dict }}
-{{- range $path, $_ := .Files.Glob "crds-src/*.yaml" }}
-{{- $crd := $.Files.Get $path | fromYaml }}
-{{- if hasKey $crd "Error" }}
-{{- fail (printf "%s: %s" $path $crd.Error) }}
-{{- end }}
-{{- $group := $crd.spec.group }}
-{{- $gk := printf "%s/%s" $group $crd.spec.names.kind }}
-{{- $want := has $group $core }}
+{{- range (.Files.Get "files/crds.yaml" | fromYamlArray) }}
+{{- $gk := printf "%s/%s" .group .kind }}
+{{- $want := has .group $core }}
+{{- $crd := . }}
 {{- range $regexps }}
-{{- if or (regexMatch . $gk) (regexMatch . $crd.metadata.name) (regexMatch . $group) }}
+{{- if or (regexMatch . $gk) (regexMatch . $crd.name) (regexMatch . $crd.group) }}
 {{- $want = true }}
 {{- end }}
 {{- end }}
 {{- if $want }}
-{{- $in = append $in $path }}
-{{- $_ := set $resources $group (append (get $resources $group | default list) $crd.spec.names.plural) }}
+{{- $in = append $in .name }}
+{{- $_ := set $resources .group (append (get $resources .group | default list) .plural) }}
 {{- else }}
 {{- $out = append $out $gk }}
 {{- end }}
 {{- end }}
-{{- toJson (dict "install" $in "omit" $out "resources" $resources) }}
+{{- toJson (dict "names" $in "omit" $out "resources" $resources) }}
+{{- end }}
+
+{{/* crds.pattern as the operator's --crd-pattern: globs joined by ";". */}}
+{{- define "aztenant.crdPatternArg" -}}
+{{- $raw := .Values.crds.pattern }}
+{{- if kindIs "string" $raw }}{{ $raw }}{{ else }}{{ join ";" $raw }}{{ end }}
 {{- end }}
