@@ -359,6 +359,7 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	for i := len(samples) - 1; i >= 0; i-- {
 		must(t, s.Client.Delete(ctx, samples[i].obj))
 	}
+	var goneLater []generatedSample
 	for i := len(samples) - 1; i >= 0; i-- {
 		sm := samples[i]
 		poll(t, sm.file+" deleted", func(context.Context) (bool, error) { return s.Gone(sm.obj), nil })
@@ -372,13 +373,17 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 			continue
 		}
 		if err == nil {
-			// Deleted with its owner, it goes when the owner's deletion (which may run
-			// long in ARM) ends.
-			poll(t, sm.file+" gone from Azure", func(context.Context) (bool, error) {
-				_, err := s.Emu.Resource(sm.obj.AzureStatus().ID)
-				return err != nil, nil
-			})
+			// Deleted with its owner, it goes when the owner's deletion (which may wait
+			// for other resources to let go of it, as a network does) ends: looked at
+			// once every object is gone.
+			goneLater = append(goneLater, sm)
 		}
+	}
+	for _, sm := range goneLater {
+		poll(t, sm.file+" gone from Azure", func(context.Context) (bool, error) {
+			_, err := s.Emu.Resource(sm.obj.AzureStatus().ID)
+			return err != nil, nil
+		})
 	}
 	for _, o := range handOwners {
 		must(t, s.Client.Delete(ctx, o))
