@@ -28,10 +28,11 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	$(BIN)/controller-gen crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=api/crds
 	rm -f charts/aztenant/crds-src/*.yaml && cp api/crds/*.yaml charts/aztenant/crds-src/
 	cp identity/reservation/policies.yaml charts/aztenant/files/reservation-policies.yaml
+	go test ./policy -run '^TestPublicNetworkAccessFieldsMatchTheCRDs$$' -count=1 -update >/dev/null # the template's kinds, from the CRDs
 	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... paths=./reconcilers/... output:rbac:artifacts:config=charts/aztenant/files
 
 # What make generate writes (kindgen also writes adapters, emulator facts and samples).
-GENERATED := api charts examples/generated ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)e2e/emulator/zz_generated_*'
+GENERATED := api charts examples/generated policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)e2e/emulator/zz_generated_*'
 
 .PHONY: verify-generate
 verify-generate: generate ## Fail if generated files differ from what is committed.

@@ -15,6 +15,7 @@ import (
 	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
+	planv1alpha1 "github.com/aztenant/aztenant/api/plan/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
@@ -26,6 +27,7 @@ var crdFiles embed.FS
 var schemeBuilder = runtime.SchemeBuilder{
 	identityv1alpha1.AddToScheme,
 	tenancyv1alpha1.AddToScheme,
+	planv1alpha1.AddToScheme,
 	resourcesv1alpha1.AddToScheme,
 	managedidentityv1alpha1.AddToScheme,
 	authorizationv1alpha1.AddToScheme,

@@ -210,15 +210,12 @@ spec:
 	}{
 		{"public network: opted-in namespace", publicNetwork, inNamespace(storage, "open"), nil},
 		{"public network: namespace without opt-in", publicNetwork, inNamespace(storage, "closed"), []string{
-			"StorageAccount data allows anonymous blob access (allowBlobPublicAccess: true); set it to false" + strings.Replace(optIn, "%s", "closed", 1),
 			"StorageAccount data allows public network access (publicNetworkAccess unset, which Azure treats as Enabled); set it to Disabled" + strings.Replace(optIn, "%s", "closed", 1),
 		}},
 		{"public network: opt-in value is not true", publicNetwork, inNamespace(storage, "almost"), []string{
-			"StorageAccount data allows anonymous blob access (allowBlobPublicAccess: true); set it to false" + strings.Replace(optIn, "%s", "almost", 1),
 			"StorageAccount data allows public network access (publicNetworkAccess unset, which Azure treats as Enabled); set it to Disabled" + strings.Replace(optIn, "%s", "almost", 1),
 		}},
 		{"public network: Namespace unknown", publicNetwork, inNamespace(storage, "unknown"), []string{
-			"StorageAccount data allows anonymous blob access (allowBlobPublicAccess: true); set it to false" + strings.Replace(optIn, "%s", "unknown", 1),
 			"StorageAccount data allows public network access (publicNetworkAccess unset, which Azure treats as Enabled); set it to Disabled" + strings.Replace(optIn, "%s", "unknown", 1),
 		}},
 		{"scopes: namespace annotations allow subscription and group", scopes, inNamespace(legacy, "team-c"), nil},
@@ -296,7 +293,7 @@ func TestEvaluateMixedInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tmpls) != 8 {
-		t.Errorf("library has %d templates, want 8", len(tmpls))
+	if len(tmpls) != 16 {
+		t.Errorf("library has %d templates, want 16", len(tmpls))
 	}
 }

@@ -171,3 +171,145 @@ func TestEveryPrivilegedBuiltInRoleIsDenied(t *testing.T) {
 		}
 	}
 }
+
+// celList reads `- name: <name>` variable's list literal of strings (or of
+// lists of strings) from the template's CEL source.
+func celList(t *testing.T, src, name string) [][]string {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)- name: ` + regexp.QuoteMeta(name) + `\n\s*expression: >-\n(.*?)\n\s*- name: `).FindStringSubmatch(src)
+	if m == nil {
+		t.Fatalf("the CEL source has no %s variable", name)
+	}
+	var out [][]string
+	body := strings.TrimSpace(m[1])
+	if strings.HasPrefix(body, "[[") {
+		for _, g := range regexp.MustCompile(`\[([^\[\]]*)\]`).FindAllStringSubmatch(body, -1) {
+			out = append(out, regexp.MustCompile(`"([^"]+)"`).FindAllString(g[1], -1))
+		}
+	} else {
+		out = append(out, regexp.MustCompile(`"([^"]+)"`).FindAllString(body, -1))
+	}
+	for _, g := range out {
+		for i := range g {
+			g[i] = strings.Trim(g[i], `"`)
+		}
+	}
+	return out
+}
+
+// The RoleDefinition template looks for the actions roles.Privileged looks
+// for (both its CEL and its Rego lists), and decides as Privileged does on
+// every role of the table, written as a custom RoleDefinition, and on
+// synthetic roles holding one power each, with both engines.
+func TestRoleDefinitionTemplateAgreesWithPrivileged(t *testing.T) {
+	data, err := fs.ReadFile(Library(), "roledefinition/template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(data)
+	grant, actAs, dataPowers := roles.PrivilegedActions()
+	if got := celList(t, src, "grantPowers"); !slices.Equal(got[0], grant) {
+		t.Errorf("CEL grantPowers %q, want %q", got[0], grant)
+	}
+	if got := celList(t, src, "actAsPowers"); !slices.Equal(got[0], actAs) {
+		t.Errorf("CEL actAsPowers %q, want %q", got[0], actAs)
+	}
+	if got := celList(t, src, "dataPowers"); !slices.EqualFunc(got, dataPowers, slices.Equal) {
+		t.Errorf("CEL dataPowers %q, want %q", got, dataPowers)
+	}
+	for name, want := range map[string][]string{"grant_powers": grant, "act_as_powers": actAs} {
+		m := regexp.MustCompile(`(?s)\n\s*` + name + ` := \[(.*?)\n\s*\]`).FindStringSubmatch(src)
+		if m == nil {
+			t.Fatalf("the Rego source has no %s", name)
+		}
+		got := regexp.MustCompile(`"([^"]+)"`).FindAllStringSubmatch(m[1], -1)
+		var names []string
+		for _, g := range got {
+			names = append(names, g[1])
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("Rego %s %q, want %q", name, names, want)
+		}
+	}
+	m := regexp.MustCompile(`(?s)\n\s*data_powers := \[(.*?)\n\s{14}\]`).FindStringSubmatch(src)
+	if m == nil {
+		t.Fatal("the Rego source has no data_powers")
+	}
+	var flat, wantFlat []string
+	for _, g := range regexp.MustCompile(`"([^"]+)"`).FindAllStringSubmatch(m[1], -1) {
+		flat = append(flat, g[1])
+	}
+	for _, g := range dataPowers {
+		wantFlat = append(wantFlat, g...)
+	}
+	if !slices.Equal(flat, wantFlat) {
+		t.Errorf("Rego data_powers %q, want %q", flat, wantFlat)
+	}
+
+	defs := roles.BuiltIn()
+	for _, a := range append(append([]string(nil), grant...), actAs...) {
+		defs = append(defs, roles.Definition{Name: "one " + a, Custom: true, Permissions: []roles.Permission{{Actions: []string{strings.ToUpper(a)}}}})
+	}
+	for _, g := range dataPowers {
+		defs = append(defs, roles.Definition{Name: "data " + g[0], Custom: true, Permissions: []roles.Permission{{DataActions: g}}})
+		if len(g) > 1 { // a group needs all its actions
+			defs = append(defs, roles.Definition{Name: "part of " + g[0], Custom: true, Permissions: []roles.Permission{{DataActions: g[1:]}}})
+		}
+	}
+	constraint := readLibraryObject(t, "roledefinition/samples/no-privileged-custom-roles/constraint.yaml")
+	objs := []*unstructured.Unstructured{constraint}
+	want := map[string]bool{}
+	for i, d := range defs {
+		name := fmt.Sprintf("role-%d", i)
+		var perms []any
+		for _, p := range d.Permissions {
+			block := map[string]any{}
+			for k, v := range map[string][]string{"actions": p.Actions, "notActions": p.NotActions, "dataActions": p.DataActions, "notDataActions": p.NotDataActions} {
+				if len(v) > 0 {
+					block[k] = toAny(v)
+				}
+			}
+			perms = append(perms, block)
+		}
+		objs = append(objs, &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "authorization.aztenant.io/v1alpha1", "kind": "RoleDefinition",
+			"metadata": map[string]any{"name": name, "namespace": "team-a"},
+			"spec":     map[string]any{"roleName": d.Name, "permissions": perms},
+		}})
+		want["RoleDefinition team-a/"+name], _ = roles.Privileged(d)
+	}
+	privileged := 0
+	for _, p := range want {
+		if p {
+			privileged++
+		}
+	}
+	if privileged < 20 || len(want)-privileged < 5 {
+		t.Fatalf("%d of %d roles privileged: the comparison needs both kinds", privileged, len(want))
+	}
+	for _, engine := range []Engine{EngineCEL, EngineRego} {
+		vs, err := Evaluate(context.Background(), objs, nil, WithEngine(engine))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, v := range vs {
+			got[v.Object] = true
+		}
+		for i, d := range defs {
+			key := fmt.Sprintf("RoleDefinition team-a/role-%d", i)
+			if got[key] != want[key] {
+				_, why := roles.Privileged(d)
+				t.Errorf("%s: %s denied %v, Privileged says %v (%s)", engine, d.Name, got[key], want[key], why)
+			}
+		}
+	}
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}

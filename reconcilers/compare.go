@@ -3,6 +3,7 @@ package reconcilers
 import (
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 )
 
@@ -37,6 +38,42 @@ func driftWith(desired, actual map[string]any, ignore, open []string, eq func(pa
 type differ struct {
 	skip, open map[string]bool
 	eq         func(path, desired, observed string) bool
+	// all, when set, collects every difference instead of stopping at the
+	// first (observe mode shows them all).
+	all *[]difference
+}
+
+// difference is one path where actual differs from desired, with both values
+// (nil where one has none).
+type difference struct {
+	path            string
+	desired, actual any
+}
+
+// report records a difference at path: the path, to stop at the first, or ""
+// to go on collecting.
+func (d differ) report(path string, want, got any) string {
+	if d.all == nil {
+		return path
+	}
+	*d.all = append(*d.all, difference{path: path, desired: want, actual: got})
+	return ""
+}
+
+// differences is every difference between desired and actual, by path, with
+// driftWith's rules.
+func differences(desired, actual map[string]any, ignore, open []string, eq func(path, desired, observed string) bool) []difference {
+	d := differ{skip: map[string]bool{}, open: map[string]bool{}, eq: eq, all: &[]difference{}}
+	for _, p := range ignore {
+		d.skip[p] = true
+	}
+	for _, p := range open {
+		d.open[p] = true
+	}
+	d.diff("", desired, actual)
+	out := *d.all
+	sort.SliceStable(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out
 }
 
 func (d differ) diff(path string, want, got any) string {
@@ -50,25 +87,25 @@ func (d differ) diff(path string, want, got any) string {
 			if len(w) == 0 && got == nil {
 				return "" // ARM omits empty objects
 			}
-			return orRoot(path)
+			return d.report(orRoot(path), want, got)
 		}
 		for k, wv := range w {
 			if p := d.diff(join(path, k), wv, lookupFold(g, k)); p != "" {
 				return p
 			}
 		}
-		return ""
+		return "" // (differences sorts what it collects)
 	case []any:
 		g, ok := got.([]any)
 		if len(w) == 0 && got == nil {
 			return "" // ARM omits empty lists
 		}
 		if !ok {
-			return orRoot(path)
+			return d.report(orRoot(path), want, got)
 		}
 		byName, named := namedElements(w, g)
-		if len(g) != len(w) && !(named && d.open[path]) {
-			return orRoot(path)
+		if len(g) != len(w) && !(named && d.open[path]) && (!named || d.all == nil) {
+			return d.report(orRoot(path), want, got)
 		}
 		if named {
 			for _, wv := range w {
@@ -76,10 +113,26 @@ func (d differ) diff(path string, want, got any) string {
 				p := fmt.Sprintf("%s[name=%s]", path, name)
 				gv, found := byName[strings.ToLower(name)]
 				if !found {
-					return p
+					if p := d.report(p, wv, nil); p != "" {
+						return p
+					}
+					continue
 				}
 				if p := d.diff(p, wv, gv); p != "" {
 					return p
+				}
+			}
+			if d.all != nil && !d.open[path] {
+				// Collecting: the elements Azure has beyond the spec's, which a
+				// write would remove.
+				wanted := make(map[string]bool, len(w))
+				for _, wv := range w {
+					wanted[strings.ToLower(lookupFold(wv.(map[string]any), "name").(string))] = true
+				}
+				for _, gv := range g {
+					if name := lookupFold(gv.(map[string]any), "name").(string); !wanted[strings.ToLower(name)] {
+						d.report(fmt.Sprintf("%s[name=%s]", path, name), nil, gv)
+					}
 				}
 			}
 			return ""
@@ -95,23 +148,23 @@ func (d differ) diff(path string, want, got any) string {
 	case string:
 		g, ok := got.(string)
 		if !ok {
-			return orRoot(path)
+			return d.report(orRoot(path), want, got)
 		}
 		if strings.HasSuffix(path, "location") {
 			// ARM answers "westeurope" to "West Europe".
 			if normalizeLocation(w) != normalizeLocation(g) {
-				return path
+				return d.report(path, want, got)
 			}
 			return ""
 		}
 		// ARM echoes enum values and IDs in its own casing.
 		if !strings.EqualFold(w, g) && (d.eq == nil || !d.eq(path, w, g)) {
-			return path
+			return d.report(path, want, got)
 		}
 		return ""
 	default:
 		if !reflect.DeepEqual(numeric(want), numeric(got)) {
-			return orRoot(path)
+			return d.report(orRoot(path), want, got)
 		}
 		return ""
 	}

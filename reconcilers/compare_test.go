@@ -2,6 +2,8 @@ package reconcilers
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -137,5 +139,48 @@ func TestDriftUnnamedListsArePositional(t *testing.T) {
 		if got := drift(d, a, nil); got != tc.want {
 			t.Errorf("%s: drift = %q, want %q", name, got, tc.want)
 		}
+	}
+}
+
+func TestDifferencesListsEveryPath(t *testing.T) {
+	desired := map[string]any{
+		"location": "West Europe",
+		"tags":     map[string]any{"env": "dev", "team": "a"},
+		"properties": map[string]any{
+			"sku":      map[string]any{"name": "Premium"},
+			"password": "s3cret",
+			"subnets":  []any{map[string]any{"name": "app", "prefix": "10.0.1.0/24"}, map[string]any{"name": "db", "prefix": "10.0.2.0/24"}},
+			"pools":    []any{map[string]any{"name": "system", "count": 1.0}},
+		},
+	}
+	actual := map[string]any{
+		"location": "westeurope",
+		"tags":     map[string]any{"env": "prod", "owner": "x"},
+		"properties": map[string]any{
+			"sku":     map[string]any{"name": "Standard", "family": "C"},
+			"subnets": []any{map[string]any{"name": "APP", "prefix": "10.0.1.0/24"}, map[string]any{"name": "web", "prefix": "10.0.3.0/24"}},
+			"pools":   []any{map[string]any{"name": "system", "count": 1.0}, map[string]any{"name": "user", "count": 3.0}},
+		},
+	}
+	var got []string
+	for _, d := range differences(desired, actual, []string{"properties.password"}, []string{"properties.pools"}, nil) {
+		got = append(got, fmt.Sprintf("%s: %v -> %v", d.path, d.actual, d.desired))
+	}
+	want := []string{
+		"properties.sku.name: Standard -> Premium",
+		"properties.subnets[name=db]: <nil> -> map[name:db prefix:10.0.2.0/24]",
+		"properties.subnets[name=web]: map[name:web prefix:10.0.3.0/24] -> <nil>",
+		"tags.env: prod -> dev",
+		"tags.team: <nil> -> a",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("differences =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The first of them is what a write acts on.
+	if first := driftWith(desired, actual, []string{"properties.password"}, []string{"properties.pools"}, nil); first == "" {
+		t.Error("driftWith found no difference")
+	}
+	if d := differences(actual, actual, nil, nil, nil); len(d) != 0 {
+		t.Errorf("differences of equal bodies: %v", d)
 	}
 }

@@ -309,7 +309,7 @@ func (r *Reconciler) keptChildren(ctx context.Context, obj azurev1alpha1.Resourc
 	orphaning := controllerutil.ContainsFinalizer(obj, metav1.FinalizerOrphanDependents)
 	var kept []string
 	for _, k := range r.Registry.Kinds() {
-		if !mayBeOwnedBy(k, gk) {
+		if !mayBeOwnedBy(k, gk) || !r.Registry.Served(r.Registry.groupKindOf(k)) {
 			continue
 		}
 		list, err := r.Registry.newList(k)

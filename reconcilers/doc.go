@@ -60,7 +60,8 @@
 // ServiceAccount. There is no fallback to the operator's own identity, which
 // has no Azure role. Before any call, Guards (the Tenant's bounds, package
 // tenancy, and the policy library, package policy) see the ARM ID, location
-// and kind of the request; a refusal is a condition, never an ARM call. What
+// and kind of the request, and the ReferenceGuard every other ARM ID the
+// request names; a refusal is a condition, never an ARM call. What
 // the credential may do in Azure is Azure's answer (a 403 is
 // AuthorizationFailed): the operator never widens it. Onboarding (package
 // tenancy/onboarding) is the only part that acts with the platform identity,
@@ -71,14 +72,19 @@
 // Reconcile (reconciler.go) reads the object (freshness.go: from the API
 // server when the cache may predate its own last write) and, in order:
 //
-//  1. reconcile policy (policy.go): manage, skip, detach-on-delete, or a
+//  1. reconcile policy (policy.go): manage, observe (observing.go: the
+//     flow up to the plan, a GET only, every difference in status), skip,
+//     detach-on-delete, or a
 //     release; being deleted, the object goes to delete (delete.go), which
 //     decides once, for the topmost object of a tree, what ARM deletes;
 //  2. prepare (prepare.go): the credential (Resolve identity), the owner's
 //     ARM ID (a child waits for its owner with WaitingForOwner), the
 //     object's ARM ID, the guards, and a terminating Identity or Tenant,
-//     which serve deletions only; the kind's Hooks.Verify (verify.go); then
-//     the finalizer and the owner reference;
+//     which serve deletions only; the desired body (Kind.Desired, given what
+//     Hooks.Resolve read of Secrets and referenced objects; desired.go) and
+//     every other ARM ID in it, held to the Tenant's bounds by the
+//     ReferenceGuard (references.go); the kind's Hooks.Verify (verify.go);
+//     then the finalizer and the owner reference;
 //  3. a long-running operation recorded in status.resumeToken is resumed
 //     (operation.go);
 //  4. GET, and claim: a resource that carries another object's owner
@@ -86,8 +92,7 @@
 //     (ownership.go); one that exists without being this object's needs
 //     aztenant.io/adopt, unless onboarding created it for this object
 //     (TagCreatedFor);
-//  5. plan: the desired body (Kind.Desired, given what Hooks.Resolve read of
-//     Secrets and referenced objects; desired.go) is compared with the GET
+//  5. plan: the desired body is compared with the GET
 //     (compare.go: ARM defaults, read-only fields, Facts.WriteOnly, casing,
 //     location spelling and Hooks.Equivalent are not drift; a write-only
 //     value's digest is); only a difference is a write, a PUT that keeps

@@ -72,6 +72,12 @@ type Facts struct {
 	// where Azure may hold elements the spec does not name, managed elsewhere (agent
 	// pools of their own kind): the named ones are compared, the others are not drift.
 	OpenSets []string
+	// OutsideGroups are dotted body paths ("properties.roleDefinitionId") of ARM
+	// IDs naming something ARM keeps outside resource groups, at subscription or
+	// directory scope (a role definition), which the kind checks itself (Verify).
+	// Every other ARM ID in the body must lie in the Tenant's resource groups or
+	// be shared with it (references.go); these only in its subscriptions.
+	OutsideGroups []string
 }
 
 // Hooks are a kind's hand-written behaviour, for what Azure does that Facts

@@ -27,6 +27,10 @@ const (
 	PolicyManage Policy = "manage"
 	// PolicySkip neither reads nor writes Azure.
 	PolicySkip Policy = "skip"
+	// PolicyObserve reads the resource and shows where Azure differs from the
+	// spec (status.differences, condition InSync); it never writes to Azure,
+	// and deleting the object leaves the resource there.
+	PolicyObserve Policy = "observe"
 	// PolicyDetachOnDelete manages the resource but leaves it in Azure when the
 	// object is deleted.
 	PolicyDetachOnDelete Policy = "detach-on-delete"
@@ -35,10 +39,10 @@ const (
 // ParsePolicy validates a policy value.
 func ParsePolicy(s string) (Policy, error) {
 	switch p := Policy(s); p {
-	case PolicyManage, PolicySkip, PolicyDetachOnDelete:
+	case PolicyManage, PolicySkip, PolicyDetachOnDelete, PolicyObserve:
 		return p, nil
 	}
-	return "", fmt.Errorf("reconcile policy %q: want manage, skip or detach-on-delete", s)
+	return "", fmt.Errorf("reconcile policy %q: want manage, observe, skip or detach-on-delete", s)
 }
 
 // invalidPolicyError is an annotation whose value is not a policy: the
@@ -69,6 +73,9 @@ func parseAnnotation(where, v string) (Policy, error) {
 func (r *Reconciler) policyFor(ctx context.Context, obj azurev1alpha1.Resource) (Policy, error) {
 	if v, ok := obj.GetAnnotations()[AnnotationReconcilePolicy]; ok {
 		return parseAnnotation("the object's", v)
+	}
+	if v, ok := obj.GetAnnotations()[AnnotationASOReconcilePolicy]; ok {
+		return asoPolicy(v) // a manifest written for Azure Service Operator (aso.go)
 	}
 	var reader client.Reader = r.Client
 	deleting := !obj.GetDeletionTimestamp().IsZero()

@@ -77,16 +77,25 @@ func (r *Reconciler) admit(ctx context.Context, obj azurev1alpha1.Resource, id s
 		return newOutcome(tenancy.ReasonPolicyDenied, err.Error())
 	}
 	for _, g := range r.Guards {
-		if err := g.Admit(ctx, obj, target); err != nil {
-			var reasoned interface{ Reason() string }
-			if !errors.As(err, &reasoned) {
-				// The guard could not decide: fail closed and try again.
-				return newOutcome(ReasonGuardFailed, "could not check the request before calling Azure: "+err.Error()).after(30 * time.Second)
-			}
-			return lookAgain(newOutcome(reasoned.Reason(), err.Error()))
+		if o := guardOutcome(g.Admit(ctx, obj, target), lookAgain); o != nil {
+			return o
 		}
 	}
 	return nil
+}
+
+// guardOutcome is a guard's answer as an outcome: nil admits; a refusal (an
+// error with a Reason) is looked at again when lookAgain says; anything else
+// means the guard could not decide, and nothing is called (fail closed).
+func guardOutcome(err error, lookAgain func(*Outcome) *Outcome) *Outcome {
+	if err == nil {
+		return nil
+	}
+	var reasoned interface{ Reason() string }
+	if !errors.As(err, &reasoned) {
+		return newOutcome(ReasonGuardFailed, "could not check the request before calling Azure: "+err.Error()).after(30 * time.Second)
+	}
+	return lookAgain(newOutcome(reasoned.Reason(), err.Error()))
 }
 
 func (r *Reconciler) target(obj azurev1alpha1.Resource, id string, scope identity.Scope) (tenancy.Target, error) {

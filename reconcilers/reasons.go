@@ -83,6 +83,9 @@ var readyReasons = []ReasonClass{
 	// Asked for (aztenant.io/release), and done: the object writes nothing
 	// more; as for ReconcileSkipped, nothing is left to wait for.
 	succeeded(ReasonReleased),
+	// Observed (reconcile policy observe): read, compared, nothing written;
+	// the InSync condition says whether Azure matches.
+	succeeded(ReasonObserved),
 
 	inFlight(ReasonReconciling),
 	// The owner is being created or becoming Ready; its watch reconciles the

@@ -104,6 +104,9 @@ var notResourceReasons = map[string]string{
 	"tenancy.ReasonNoOverlap":             "the Tenant's ResourceGroupsExclusive",
 	"tenancy.ReasonResourceGroupsOverlap": "the Tenant's ResourceGroupsExclusive",
 	"tenancy.ReasonNoTenant":              "internal: the guard turns it into TenantPolicyDenied",
+	"reconcilers.ReasonMatches":           "the InSync condition of an observed object",
+	"reconcilers.ReasonDiffers":           "the InSync condition of an observed object",
+	"reconcilers.ReasonNotInAzure":        "the InSync condition of an observed object",
 }
 
 // reasonPackages are the packages whose reasons an Azure-backed object's

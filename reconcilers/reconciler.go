@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
@@ -47,7 +48,10 @@ type Reconciler struct {
 	Registry *Registry
 	Broker   Broker
 	Guards   []Guard
-	Recorder events.EventRecorder
+	// ReferenceGuard bounds the other resources a request names (references.go);
+	// nil checks none.
+	ReferenceGuard ReferenceGuard
+	Recorder       events.EventRecorder
 	// Expressions evaluates spec.operatorSpec CEL exports (shared by all kinds:
 	// each expression compiles once).
 	Expressions *expressions.Evaluator
@@ -66,8 +70,9 @@ type Reconciler struct {
 	// namespace's UID by default.
 	ClusterID string
 
-	writes lastWrites
-	auth   authBackoff
+	writes    lastWrites
+	auth      authBackoff
+	asoWarned sync.Map // aso.go
 }
 
 // Reconcile implements reconcile.Reconciler. It reads the object, runs the
@@ -88,6 +93,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if obj == nil {
 		return reconcile.Result{}, err
 	}
+	r.warnASO(obj)
 	p := r.newPatcher(obj)
 	tr := traceReconcile(span, obj)
 	err = r.reconcile(ctx, obj, p)
@@ -151,6 +157,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, 
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return r.delete(ctx, obj, policy, p)
 	}
+	if policy != PolicyObserve {
+		notObserved(obj)
+	}
 	if o := leftAlone(obj, policy); o != nil {
 		// Nothing in Azure is the object's to delete any more: the finalizer
 		// goes with the patch that ends the reconcile, before the status.
@@ -160,6 +169,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, 
 	period, err := r.syncPeriod(obj)
 	if err != nil {
 		return newOutcome(ReasonInvalidSpec, err.Error())
+	}
+	if policy == PolicyObserve {
+		return r.observe(ctx, obj, period)
 	}
 	calls, scope, id, err := r.prepare(ctx, obj)
 	if o := outcomeOf(err); o != nil && revoked(o.Reason) && obj.AzureStatus().ID == "" {
@@ -171,6 +183,13 @@ func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, 
 	}
 	if err != nil {
 		return err
+	}
+	b, err := r.build(ctx, obj)
+	if err != nil {
+		return err
+	}
+	if o := r.admitReferences(ctx, obj, b.desired); o != nil {
+		return o
 	}
 	if err := r.verify(ctx, calls, obj, id, scope); err != nil {
 		return err
@@ -196,7 +215,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, 
 	if err != nil {
 		return err
 	}
-	c, err := r.plan(ctx, obj, id, actual, createdFor)
+	c, err := r.plan(ctx, obj, b, id, actual, createdFor)
 	if err != nil {
 		return err
 	}
@@ -268,21 +287,32 @@ type change struct {
 	diff string
 }
 
-// plan builds the desired body (with the Secrets and objects Hooks.Resolve
-// reads) and compares it with Azure's (compare.go).
-func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, id string, actual map[string]any, createdFor string) (change, error) {
-	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
+// built is the desired body with what it was built from.
+type built struct {
+	desired map[string]any
+}
+
+// build makes the desired body, with the Secrets and objects Hooks.Resolve
+// reads, before any ARM call: the references in it are checked first.
+func (r *Reconciler) build(ctx context.Context, obj azurev1alpha1.Resource) (built, error) {
 	var resolved map[string]string
-	if hooks.Resolve != nil {
+	if resolve := r.Kind.Hooks().Resolve; resolve != nil {
 		var err error
-		if resolved, err = hooks.Resolve(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj); err != nil {
-			return change{}, newOutcome(ReasonReferenceNotFound, err.Error()).after(10 * time.Second)
+		if resolved, err = resolve(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj); err != nil {
+			return built{}, newOutcome(ReasonReferenceNotFound, err.Error()).after(10 * time.Second)
 		}
 	}
 	desired, err := r.desired(obj, resolved)
 	if err != nil {
-		return change{}, newOutcome(ReasonInvalidSpec, err.Error())
+		return built{}, newOutcome(ReasonInvalidSpec, err.Error())
 	}
+	return built{desired: desired}, nil
+}
+
+// plan compares the desired body with Azure's (compare.go).
+func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, b built, id string, actual map[string]any, createdFor string) (change, error) {
+	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
+	desired := b.desired
 	c := change{id: id, desired: desired}
 	c.specTags, c.dropped, c.tagged = r.applyTags(obj, desired)
 	if createdFor != "" && c.tagged {

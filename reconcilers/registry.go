@@ -3,6 +3,7 @@ package reconcilers
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,12 +23,19 @@ type Registry struct {
 	kinds  map[schema.GroupKind]Kind
 	gvks   map[Kind]schema.GroupVersionKind
 	order  []schema.GroupKind
+
+	// served are the kinds whose controller runs (SetupWithManager marks
+	// them): only those have an informer and indexes. What lists every
+	// kind (InUse, keptChildren) lists these: a kind whose CRD is not
+	// installed has no objects, and listing it would fail or start a cache.
+	mu     sync.RWMutex
+	served map[schema.GroupKind]bool
 }
 
 // NewRegistry registers kinds whose types are in scheme, refusing one that
 // breaks the contract (checkKind).
 func NewRegistry(scheme *runtime.Scheme, kinds ...Kind) (*Registry, error) {
-	r := &Registry{scheme: scheme, kinds: map[schema.GroupKind]Kind{}, gvks: map[Kind]schema.GroupVersionKind{}}
+	r := &Registry{scheme: scheme, kinds: map[schema.GroupKind]Kind{}, gvks: map[Kind]schema.GroupVersionKind{}, served: map[schema.GroupKind]bool{}}
 	for _, k := range kinds {
 		if err := checkKind(k); err != nil {
 			return nil, err
@@ -52,6 +60,28 @@ func (r *Registry) Kinds() []Kind {
 	return out
 }
 
+// Lookup returns the registered kind of gk.
+func (r *Registry) Lookup(gk schema.GroupKind) (Kind, bool) {
+	k, ok := r.kinds[gk]
+	return k, ok
+}
+
+// GroupVersionKind is the GVK of a registered kind.
+func (r *Registry) GroupVersionKind(k Kind) schema.GroupVersionKind { return r.gvks[k] }
+
+// Served reports whether the controller of gk runs.
+func (r *Registry) Served(gk schema.GroupKind) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.served[gk]
+}
+
+func (r *Registry) markServed(gk schema.GroupKind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.served[gk] = true
+}
+
 func (r *Registry) newObject(gk schema.GroupKind) (azurev1alpha1.Resource, error) {
 	k, ok := r.kinds[gk]
 	if !ok {
@@ -73,13 +103,16 @@ func (r *Registry) newList(k Kind) (client.ObjectList, error) {
 	return o.(client.ObjectList), nil
 }
 
-// InUse lists the objects of every kind in a namespace that still hold the
-// reconciler's finalizer: they may still need the namespace's identity to
-// delete their Azure resources.
+// InUse lists the objects of every served kind in a namespace that still
+// hold the reconciler's finalizer: they may still need the namespace's
+// identity to delete their Azure resources.
 func (r *Registry) InUse(c client.Reader) identity.InUseFunc {
 	return func(ctx context.Context, namespace string) ([]identity.Holder, error) {
 		var out []identity.Holder
 		for _, gk := range r.order {
+			if !r.Served(gk) {
+				continue
+			}
 			list, err := r.newList(r.kinds[gk])
 			if err != nil {
 				return nil, err

@@ -2,16 +2,20 @@ package reconcilers
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -61,6 +65,27 @@ type Options struct {
 // through Options.AdmissionChanges. A namespace's change reconciles all its
 // objects of the kind (allInNamespace).
 func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o Options) error {
+	_, err := r.Build(ctx, mgr, o)
+	return err
+}
+
+// Controller is the running controller of one kind, which can start
+// watching an owner kind served later (OwnerServed).
+type Controller struct {
+	controller.Controller
+	r     *Reconciler
+	cache cache.Cache
+
+	mu     sync.Mutex
+	owners map[schema.GroupKind]bool // watched
+}
+
+// Build is SetupWithManager returning the controller; it works on a manager
+// already started (the controller starts at once). Owner kinds are watched
+// when their controller runs (Registry.Served): an owner kind whose CRD is
+// not installed is not watched, nor cached; OwnerServed adds its watch once
+// it is. The kind is then Served.
+func (r *Reconciler) Build(ctx context.Context, mgr ctrl.Manager, o Options) (*Controller, error) {
 	if r.PollInterval == 0 {
 		r.PollInterval = 2 * time.Second
 	}
@@ -73,7 +98,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 	obj := r.Kind.New()
 	gvk, err := apiutil.GVKForObject(obj, mgr.GetScheme())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := mgr.GetFieldIndexer().IndexField(ctx, obj, ownerNameField, func(o client.Object) []string {
 		if ref := o.(azurev1alpha1.Resource).Owner(); ref != nil && ref.Name != "" {
@@ -81,7 +106,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 		}
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	if o.Workers == 0 {
 		o.Workers = 4
@@ -107,7 +132,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 			}
 			return keys
 		}); err != nil {
-			return err
+			return nil, err
 		}
 		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.referencing(ReferenceSecret)), builder.WithPredicates(dataChanged)).
 			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.referencing(ReferenceConfigMap)), builder.WithPredicates(dataChanged))
@@ -117,18 +142,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))
 	}
 	if ok := facts.OwnerKind; !ok.Empty() {
-		owner, err := r.Registry.newObject(ok)
-		if err != nil {
-			return err
+		if _, err := r.Registry.newObject(ok); err != nil {
+			return nil, err
 		}
-		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner), builder.WithPredicates(ownerStateChanged))
-	}
-	for _, gk := range facts.OwnerKinds {
-		owner, err := r.Registry.newObject(gk)
-		if gk == facts.OwnerKind || err != nil {
-			continue // watched above, or not served by this operator
-		}
-		b = b.Watches(owner, handler.EnqueueRequestsFromMapFunc(r.childrenOfOwner), builder.WithPredicates(ownerStateChanged))
 	}
 	// Onboarding granted or took away something in Azure (a role, a resource
 	// group): what waits in the Tenant's namespaces looks again at once.
@@ -148,7 +164,56 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o O
 			return nil
 		}))
 	}
-	return b.Complete(r)
+	c, err := b.Build(r)
+	if err != nil {
+		return nil, err
+	}
+	ctl := &Controller{Controller: c, r: r, cache: mgr.GetCache(), owners: map[schema.GroupKind]bool{}}
+	r.Registry.markServed(gvk.GroupKind())
+	for _, gk := range ctl.ownerKinds() {
+		if r.Registry.Served(gk) {
+			if err := ctl.OwnerServed(gk); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return ctl, nil
+}
+
+// ownerKinds are the kinds this operator serves that the kind's objects may
+// name as owner.
+func (c *Controller) ownerKinds() []schema.GroupKind {
+	facts := c.r.Kind.Facts()
+	var out []schema.GroupKind
+	for _, gk := range append([]schema.GroupKind{facts.OwnerKind}, facts.OwnerKinds...) {
+		if _, ok := c.r.Registry.Lookup(gk); ok && !gk.Empty() && !slices.Contains(out, gk) {
+			out = append(out, gk)
+		}
+	}
+	return out
+}
+
+// OwnerServed starts watching owners of kind gk, now served: a child waits
+// for its owner to become Ready. Nothing when the kind's objects cannot name
+// gk as owner, or it is watched already.
+func (c *Controller) OwnerServed(gk schema.GroupKind) error {
+	if !slices.Contains(c.ownerKinds(), gk) {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.owners[gk] {
+		return nil
+	}
+	owner, err := c.r.Registry.newObject(gk)
+	if err != nil {
+		return err
+	}
+	if err := c.Watch(source.Kind(c.cache, client.Object(owner), handler.EnqueueRequestsFromMapFunc(c.r.childrenOfOwner), ownerStateChanged)); err != nil {
+		return err
+	}
+	c.owners[gk] = true
+	return nil
 }
 
 // requests lists the objects of the kind matching opts (from the cache) and

@@ -32,8 +32,11 @@ const (
 	RuleResourceGroups = "resourceGroups"
 	RuleLocations      = "locations"
 	RuleKinds          = "kinds"
-	RuleARMID          = "armID"
-	RuleNamespaces     = "namespaces"
+	// RuleSharedResources: an ARM ID the request refers to lies outside the
+	// Tenant's bounds and is not shared (spec.sharedResources).
+	RuleSharedResources = "sharedResources"
+	RuleARMID           = "armID"
+	RuleNamespaces      = "namespaces"
 )
 
 // DeniedError says a request falls outside what the namespace's Tenant allows

@@ -19,6 +19,11 @@ func fixture() []client.Object {
 			s.Locations = []azurev1alpha1.Location{"West Europe", "northeurope"}
 			s.Kinds = []string{"StorageAccount", "RoleAssignment.authorization.aztenant.io"}
 			s.Weight = 3
+			s.SharedResources = []tenancyv1alpha1.SharedResource{
+				{ARMID: "/subscriptions/" + subA + "/resourceGroups/hub-network/providers/Microsoft.Network/virtualNetworks/hub"},
+				{ARMID: "/subscriptions/" + subA + "/resourceGroups/hub-dns/providers/Microsoft.Network/privateDnsZones/privatelink.*.core.windows.net"},
+				{ARMID: "/subscriptions/" + subB + "/resourceGroups/identities/providers/Microsoft.ManagedIdentity/userAssignedIdentities/shared-reader"},
+			}
 		}),
 		tenant("team-b", func(s *tenancyv1alpha1.TenantSpec) {
 			s.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "b"}}

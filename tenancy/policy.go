@@ -29,11 +29,38 @@ type policy struct {
 	badPatterns    []string
 	locations      map[string]struct{} // normalised; empty = any
 	kinds          []kindRule          // empty = any
+	shared         []string            // lower-case ARM ID patterns, valid only
+	badKinds       []string            // malformed globs: allow nothing
 	weight         int
 }
 
+// kindRule is one entry of spec.kinds: "Kind" (group empty: any group),
+// "Kind.group", or "group/Kind" with globs (glob), all case-insensitive.
 type kindRule struct {
 	kind, group string // group empty = any group
+	glob        bool   // group and kind are lower-case path.Match patterns
+}
+
+// parseKindRule reads one entry of spec.kinds; ok is false for a glob that
+// path.Match refuses (admission refuses it first), which allows nothing.
+func parseKindRule(s string) (r kindRule, ok bool) {
+	if group, kind, isGlob := strings.Cut(s, "/"); isGlob {
+		r = kindRule{kind: strings.ToLower(kind), group: strings.ToLower(group), glob: true}
+		_, errK := path.Match(r.kind, "")
+		_, errG := path.Match(r.group, "")
+		return r, errK == nil && errG == nil && r.kind != "" && r.group != ""
+	}
+	kind, group, _ := strings.Cut(s, ".")
+	return kindRule{kind: kind, group: group}, true
+}
+
+func (r kindRule) matches(gk schema.GroupKind) bool {
+	if r.glob {
+		okG, _ := path.Match(r.group, strings.ToLower(gk.Group))
+		okK, _ := path.Match(r.kind, strings.ToLower(gk.Kind))
+		return okG && okK
+	}
+	return strings.EqualFold(r.kind, gk.Kind) && (r.group == "" || strings.EqualFold(r.group, gk.Group))
 }
 
 func compile(t *tenancyv1alpha1.Tenant) *policy {
@@ -73,12 +100,23 @@ func compile(t *tenancyv1alpha1.Tenant) *policy {
 		}
 		p.resourceGroups = append(p.resourceGroups, lower)
 	}
+	for _, r := range t.Spec.SharedResources {
+		lower := strings.ToLower(strings.TrimSuffix(r.ARMID, "/"))
+		if _, err := path.Match(lower, ""); err != nil {
+			p.badPatterns = append(p.badPatterns, r.ARMID)
+			continue
+		}
+		p.shared = append(p.shared, lower)
+	}
 	for _, l := range t.Spec.Locations {
 		p.locations[azurev1alpha1.NormalizeLocation(string(l))] = struct{}{}
 	}
 	for _, k := range t.Spec.Kinds {
-		kind, group, _ := strings.Cut(k, ".")
-		p.kinds = append(p.kinds, kindRule{kind: kind, group: group})
+		if r, ok := parseKindRule(k); ok {
+			p.kinds = append(p.kinds, r)
+		} else {
+			p.badKinds = append(p.badKinds, k)
+		}
 	}
 	return p
 }
@@ -137,6 +175,25 @@ func patternSpecificity(pat string) int {
 	return len(pat) + 1<<16
 }
 
+// shares reports whether id is, or lies under, a resource the Tenant shares
+// (spec.sharedResources): each pattern is matched against id and each of its
+// ancestors at segment boundaries.
+func (p *policy) shares(id string) (pattern string, ok bool) {
+	if len(p.shared) == 0 {
+		return "", false
+	}
+	lower := strings.ToLower(strings.TrimSuffix(id, "/"))
+	for i := len(lower); i > 0; i = strings.LastIndexByte(lower[:i], '/') {
+		prefix := lower[:i]
+		for _, pat := range p.shared {
+			if m, _ := path.Match(pat, prefix); m {
+				return pat, true
+			}
+		}
+	}
+	return "", false
+}
+
 func (p *policy) allowsLocation(l string) bool {
 	if len(p.locations) == 0 {
 		return true
@@ -146,12 +203,10 @@ func (p *policy) allowsLocation(l string) bool {
 }
 
 func (p *policy) allowsKind(gk schema.GroupKind) bool {
-	if len(p.kinds) == 0 {
+	if len(p.kinds) == 0 && len(p.badKinds) == 0 {
 		return true
 	}
-	return slices.ContainsFunc(p.kinds, func(r kindRule) bool {
-		return strings.EqualFold(r.kind, gk.Kind) && (r.group == "" || strings.EqualFold(r.group, gk.Group))
-	})
+	return slices.ContainsFunc(p.kinds, func(r kindRule) bool { return r.matches(gk) })
 }
 
 // validationError describes what makes the spec unusable, for the Ready
@@ -161,7 +216,10 @@ func (p *policy) validationError() (reason, message string) {
 		return ReasonInvalidSelector, fmt.Sprintf("namespaceSelector: %v", p.selectorErr)
 	}
 	if len(p.badPatterns) > 0 {
-		return ReasonInvalidPattern, fmt.Sprintf("resourceGroups: malformed patterns %s allow nothing", strings.Join(p.badPatterns, ", "))
+		return ReasonInvalidPattern, fmt.Sprintf("resourceGroups or sharedResources: malformed patterns %s allow nothing", strings.Join(p.badPatterns, ", "))
+	}
+	if len(p.badKinds) > 0 {
+		return ReasonInvalidPattern, fmt.Sprintf("kinds: malformed patterns %s allow nothing", strings.Join(p.badKinds, ", "))
 	}
 	return "", ""
 }

@@ -1,6 +1,10 @@
 package tenancy
 
 import (
+	"context"
+	"fmt"
+	"strings"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -24,4 +28,103 @@ func SameNamespace(obj client.Object, kind, refNamespace, refName string) error 
 		RefNamespace:    refNamespace,
 		RefName:         refName,
 	}
+}
+
+// Reference is an ARM ID a request names other than the resource it writes: a
+// subnet, a workspace receiving logs, a private endpoint's target, the identity
+// the resource runs as, an owner given by ARM ID.
+type Reference struct {
+	// Path says where the request names it ("properties.subnet.id", "spec.owner.armId").
+	Path string
+	// ARMID as the request carries it.
+	ARMID string
+	// OutsideGroups: the kind names something ARM keeps outside resource groups
+	// here (a role definition) and checks it itself; the Tenant bounds only its
+	// subscription.
+	OutsideGroups bool
+	// Owned: the namespace has an object managing this resource (a
+	// UserAssignedIdentity of its own). The caller knows it; the Guard reads no
+	// objects.
+	Owned bool
+}
+
+// userAssignedIdentityType is the ARM type of the identities a resource runs as.
+const userAssignedIdentityType = "Microsoft.ManagedIdentity/userAssignedIdentities"
+
+// AdmitReferences returns nil if every reference of obj's request lies within
+// the bounds of its namespace's Tenant, and a *DeniedError naming the first that
+// does not. Bounds, in order:
+//   - an ID the Tenant shares (spec.sharedResources), or one under it, is allowed;
+//   - a user-assigned identity must be one the namespace owns, with a Tenant or
+//     without: running as another namespace's identity would act with its rights;
+//   - anything else must lie in the Tenant's subscriptions and resource groups,
+//     not claimed more specifically by another Tenant, like the resource itself.
+//
+// Served without a Tenant (mode all or list), only the identity rule holds.
+func (g *Guard) AdmitReferences(ctx context.Context, obj client.Object, refs []Reference) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	p, err := g.dir.policyFor(ctx, obj.GetNamespace())
+	switch err.(type) {
+	case nil:
+	case *NoTenantError:
+		p = nil // Admit has said whether the namespace is served at all
+	default:
+		return err
+	}
+	for _, ref := range refs {
+		if err := g.admitReference(ctx, obj, p, ref); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *Guard) admitReference(ctx context.Context, obj client.Object, p *policy, ref Reference) error {
+	if p != nil {
+		if _, ok := p.shares(ref.ARMID); ok {
+			return nil
+		}
+	}
+	share := "a platform team can share it with the Tenant's spec.sharedResources"
+	if p != nil {
+		share = fmt.Sprintf("a platform team can share it in tenant %q's spec.sharedResources", p.name())
+	}
+	id, err := ParseARMID(ref.ARMID)
+	if err != nil {
+		if ref.OutsideGroups && strings.HasPrefix(strings.ToLower(ref.ARMID), "/providers/") {
+			return nil // a definition of the directory (a built-in role), in no subscription
+		}
+		return denied(RuleARMID, "%s: %v", ref.Path, err)
+	}
+	if strings.EqualFold(id.Type, userAssignedIdentityType) {
+		if ref.Owned {
+			return nil
+		}
+		return denied(RuleSharedResources, "%s names user-assigned identity %s, which no UserAssignedIdentity of namespace %q manages: "+
+			"a resource may run only as an identity of its own namespace (%s)", ref.Path, ref.ARMID, obj.GetNamespace(), share)
+	}
+	if p == nil {
+		return nil
+	}
+	tenant, spec := p.name(), &p.tenant.Spec
+	if !p.allowsSubscription(id.SubscriptionID) {
+		return denied(RuleSharedResources, "%s refers to %s in subscription %q, outside tenant %q (subscriptions: %s); %s",
+			ref.Path, ref.ARMID, id.SubscriptionID, tenant, allowedList(spec.Subscriptions, false), share)
+	}
+	if ref.OutsideGroups {
+		return nil
+	}
+	if id.ResourceGroup == "" || !p.allowsResourceGroup(id.ResourceGroup) {
+		return denied(RuleSharedResources, "%s refers to %s, outside tenant %q's resource groups (%s); %s",
+			ref.Path, ref.ARMID, tenant, allowedList(spec.ResourceGroups, false), share)
+	}
+	if other, _, err := g.dir.closerClaim(ctx, p, id.SubscriptionID, id.ResourceGroup); err != nil {
+		return err
+	} else if other != "" {
+		return denied(RuleSharedResources, "%s refers to %s, in resource group %q of tenant %q; %s",
+			ref.Path, ref.ARMID, id.ResourceGroup, other, share)
+	}
+	return nil
 }

@@ -235,7 +235,7 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 		t.Fatalf("helm upgrade: %v\n%s%s", err, out, errOut)
 	}
 	upgraded := getManifest(t, kube)
-	if got := upgraded.crdNames(t); strings.Join(got, ",") != "identities.identity.aztenant.io,resourcegroups.resources.aztenant.io,tenants.tenancy.aztenant.io" {
+	if got := upgraded.crdNames(t); strings.Join(got, ",") != "identities.identity.aztenant.io,plans.plan.aztenant.io,resourcegroups.resources.aztenant.io,tenants.tenancy.aztenant.io" {
 		t.Errorf("upgraded release's CRDs %q", got)
 	}
 	checkExists(t, c, installed.ofKind("CustomResourceDefinition"))

@@ -2,6 +2,7 @@ package charttest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -245,6 +246,14 @@ func TestTemplateDefaults(t *testing.T) {
 	if !equality.Semantic.DeepEqual(role.Rules, want) {
 		t.Errorf("ClusterRole rules differ from files/role.yaml:\n%+v", role.Rules)
 	}
+	// The operator serves a kind once its CRD is installed: it watches CRDs
+	// (their metadata) and reads the one that changed.
+	if !grants(role.Rules, "apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "watch") {
+		t.Errorf("ClusterRole cannot watch CustomResourceDefinitions: %+v", role.Rules)
+	}
+	if grants(role.Rules, "apiextensions.k8s.io", "customresourcedefinitions", "create") || grants(role.Rules, "apiextensions.k8s.io", "customresourcedefinitions", "delete") {
+		t.Error("ClusterRole may write CustomResourceDefinitions: the chart installs them, not the operator")
+	}
 	var crb rbacv1.ClusterRoleBinding
 	m.one(t, "ClusterRoleBinding", &crb)
 	if crb.RoleRef.Name != fullname || len(crb.Subjects) != 1 || crb.Subjects[0].Name != fullname || crb.Subjects[0].Namespace != namespace {
@@ -294,6 +303,7 @@ func grants(rules []rbacv1.PolicyRule, group, resource string, verbs ...string) 
 func TestTemplateCRDSelection(t *testing.T) {
 	const (
 		identities = "identities.identity.aztenant.io"
+		plans      = "plans.plan.aztenant.io"
 		tenants    = "tenants.tenancy.aztenant.io"
 	)
 	for _, tc := range []struct {
@@ -302,16 +312,16 @@ func TestTemplateCRDSelection(t *testing.T) {
 		want []string
 	}{
 		{"ASO-style string", map[string]any{"pattern": "resources.aztenant.io/*;storage.aztenant.io/StorageAccount"},
-			[]string{identities, "resourcegroups.resources.aztenant.io", "storageaccounts.storage.aztenant.io", tenants}},
+			[]string{identities, plans, "resourcegroups.resources.aztenant.io", "storageaccounts.storage.aztenant.io", tenants}},
 		{"list of groups and CRD names", map[string]any{"pattern": []string{"storage.aztenant.io", "redis.cache.aztenant.io"}},
-			append([]string{"redis.cache.aztenant.io", identities, "storageaccounts.storage.aztenant.io", "storageaccountsblobservicescontainers.storage.aztenant.io", tenants},
+			append([]string{"redis.cache.aztenant.io", identities, plans, "storageaccounts.storage.aztenant.io", "storageaccountsblobservicescontainers.storage.aztenant.io", tenants},
 				generatedIn("storage")...)},
 		{"kind glob", map[string]any{"pattern": "dbforpostgresql.aztenant.io/Flexible*"},
-			[]string{"flexibleservers.dbforpostgresql.aztenant.io", "flexibleserversdatabases.dbforpostgresql.aztenant.io", "flexibleserversfirewallrules.dbforpostgresql.aztenant.io", identities, tenants}},
+			[]string{"flexibleservers.dbforpostgresql.aztenant.io", "flexibleserversdatabases.dbforpostgresql.aztenant.io", "flexibleserversfirewallrules.dbforpostgresql.aztenant.io", identities, plans, tenants}},
 		{"case-insensitive, ? and spaces", map[string]any{"pattern": " STORAGE.aztenant.io/storageaccount ; managedidentity.aztenant.io/UserAssignedIdentit? "},
-			[]string{identities, "storageaccounts.storage.aztenant.io", tenants, "userassignedidentities.managedidentity.aztenant.io"}},
-		{"empty pattern keeps identity and tenancy", map[string]any{"pattern": ""}, []string{identities, tenants}},
-		{"empty list keeps identity and tenancy", map[string]any{"pattern": []string{}}, []string{identities, tenants}},
+			[]string{identities, plans, "storageaccounts.storage.aztenant.io", tenants, "userassignedidentities.managedidentity.aztenant.io"}},
+		{"empty pattern keeps identity and tenancy", map[string]any{"pattern": ""}, []string{identities, plans, tenants}},
+		{"empty list keeps identity and tenancy", map[string]any{"pattern": []string{}}, []string{identities, plans, tenants}},
 		{"install false renders none", map[string]any{"install": false}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -590,39 +600,62 @@ func TestValuesRefused(t *testing.T) {
 }
 
 // The users' roles name every namespaced kind the chart installs, so a new
-// kind cannot be forgotten; edit never includes Identities or any status.
+// kind cannot be forgotten, and only those: they follow crds.pattern. Edit
+// never includes Identities or any status.
 func TestTemplateUserRoles(t *testing.T) {
-	m := render(t, nil)
-	edit, view := m.clusterRoleNamed(t, fullname+"-edit"), m.clusterRoleNamed(t, fullname+"-view")
-	if edit.Labels["rbac.authorization.k8s.io/aggregate-to-edit"] != "true" || view.Labels["rbac.authorization.k8s.io/aggregate-to-view"] != "true" {
-		t.Errorf("user roles not aggregated: edit %v, view %v", edit.Labels, view.Labels)
-	}
-	granted := func(r *rbacv1.ClusterRole) map[string]bool {
-		out := map[string]bool{}
-		for _, rule := range r.Rules {
-			for _, g := range rule.APIGroups {
-				for _, res := range rule.Resources {
-					if res == "*" || strings.Contains(res, "/") {
-						t.Errorf("%s grants %q in %s: status and other subresources are the operator's", r.Name, res, g)
+	for _, pattern := range []any{"*", "resources.aztenant.io/*;network.aztenant.io/VirtualNetwork*;Redis.cache.aztenant.io", []string{"storage.aztenant.io"}, ""} {
+		t.Run(fmt.Sprint(pattern), func(t *testing.T) {
+			m := render(t, map[string]any{"crds": map[string]any{"pattern": pattern}})
+			edit, view := m.clusterRoleNamed(t, fullname+"-edit"), m.clusterRoleNamed(t, fullname+"-view")
+			if edit.Labels["rbac.authorization.k8s.io/aggregate-to-edit"] != "true" || view.Labels["rbac.authorization.k8s.io/aggregate-to-view"] != "true" {
+				t.Errorf("user roles not aggregated: edit %v, view %v", edit.Labels, view.Labels)
+			}
+			granted := func(r *rbacv1.ClusterRole) map[string]bool {
+				out := map[string]bool{}
+				for _, rule := range r.Rules {
+					for _, g := range rule.APIGroups {
+						for _, res := range rule.Resources {
+							if res == "*" || strings.Contains(res, "/") {
+								t.Errorf("%s grants %q in %s: status and other subresources are the operator's", r.Name, res, g)
+							}
+							out[res+"."+g] = true
+						}
 					}
-					out[res+"."+g] = true
+				}
+				return out
+			}
+			edits, views := granted(edit), granted(view)
+			installed := map[string]bool{}
+			for name, crd := range m.crds(t) {
+				if crd.Spec.Scope != apiextensionsv1.NamespaceScoped {
+					continue
+				}
+				installed[name] = true
+				if !views[name] {
+					t.Errorf("%s-view does not let users read %s", fullname, name)
+				}
+				if wantEdit := crd.Spec.Group != "identity.aztenant.io"; edits[name] != wantEdit {
+					t.Errorf("%s-edit grants %s: %t, want %t", fullname, name, edits[name], wantEdit)
 				}
 			}
-		}
-		return out
+			for _, g := range []map[string]bool{edits, views} {
+				for name := range g {
+					if !installed[name] {
+						t.Errorf("the user roles grant %s, whose CRD crds.pattern %q leaves out", name, pattern)
+					}
+				}
+			}
+		})
 	}
-	edits, views := granted(edit), granted(view)
-	for name, crd := range m.crds(t) {
-		if crd.Spec.Scope != apiextensionsv1.NamespaceScoped {
-			continue
+	t.Run("a kind and its group", func(t *testing.T) {
+		m := render(t, map[string]any{"crds": map[string]any{"pattern": "storage.aztenant.io/StorageAccount"}})
+		edit := m.clusterRoleNamed(t, fullname+"-edit")
+		// Plans (aztenant plan) are always granted: their CRD is always installed.
+		if len(edit.Rules) != 2 || !slices.Equal(edit.Rules[0].Resources, []string{"storageaccounts"}) || !slices.Equal(edit.Rules[0].APIGroups, []string{"storage.aztenant.io"}) ||
+			!slices.Equal(edit.Rules[1].APIGroups, []string{"plan.aztenant.io"}) {
+			t.Errorf("edit rules %+v, want storageaccounts.storage.aztenant.io and plans alone", edit.Rules)
 		}
-		if !views[name] {
-			t.Errorf("%s-view does not let users read %s", fullname, name)
-		}
-		if wantEdit := crd.Spec.Group != "identity.aztenant.io"; edits[name] != wantEdit {
-			t.Errorf("%s-edit grants %s: %t, want %t", fullname, name, edits[name], wantEdit)
-		}
-	}
+	})
 	if none := render(t, map[string]any{"rbac": map[string]any{"aggregateToDefaultRoles": false}}); len(none.ofKind("ClusterRole")) != 1 {
 		t.Errorf("aggregateToDefaultRoles=false still renders %d ClusterRoles", len(none.ofKind("ClusterRole")))
 	}

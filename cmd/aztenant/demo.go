@@ -17,7 +17,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -28,6 +30,7 @@ import (
 	"github.com/aztenant/aztenant/identity/reservation"
 	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/operator"
+	"github.com/aztenant/aztenant/policy"
 )
 
 const demoDirDefault = ".aztenant/demo"
@@ -130,7 +133,7 @@ func demoUp(ctx context.Context, out io.Writer, dir string) error {
 	}
 	d := &demo{out: out, dir: abs, bin: bin, examples: examples}
 	start := time.Now()
-	steps := []func(context.Context) error{d.startControlPlane, d.startEmulator, d.startOperator, d.onboard, d.applyAsTeams, d.showDenials, d.showAudit, d.showDrift}
+	steps := []func(context.Context) error{d.startControlPlane, d.startEmulator, d.startOperator, d.onboard, d.applyAsTeams, d.showDenials, d.showAudit, d.showDrift, d.showPlan}
 	for _, s := range steps {
 		if err := s(ctx); err != nil {
 			return fmt.Errorf("%w (logs in %s)", err, abs)
@@ -519,6 +522,57 @@ func (d *demo) showDrift(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("drift was not reverted within 90s")
+}
+
+// showPlan has team-a's developer ask what a change would do before applying it.
+func (d *demo) showPlan(ctx context.Context) error {
+	d.step("dev@team-a asks what a change would do in Azure before applying it (aztenant plan: nothing is written)")
+	docs, err := policy.ReadManifests(filepath.Join(d.examples, "app-stack", "storage.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, o := range docs {
+		if o.GetKind() == "StorageAccount" {
+			_ = unstructured.SetNestedStringMap(o.Object, map[string]string{"cost-center": "4711"}, "spec", "tags")
+		}
+	}
+	more, err := policy.DecodeManifests("change", []byte(`
+apiVersion: storage.aztenant.io/v1alpha1
+kind: StorageAccountsBlobServicesContainer
+metadata: {name: reports, namespace: team-a}
+spec: {owner: {name: teamastack}}
+---
+apiVersion: network.aztenant.io/v1alpha1
+kind: NetworkInterface
+metadata: {name: team-a-nic, namespace: team-a}
+spec:
+  owner: {armId: /subscriptions/`+demoSubscription+`/resourceGroups/team-a-stack}
+  location: westeurope
+  ipConfigurations:
+    - name: ipconfig1
+      privateIPAllocationMethod: Dynamic
+      subnet: {reference: {armId: /subscriptions/`+demoSubscription+`/resourceGroups/team-b-aks/providers/Microsoft.Network/virtualNetworks/aks/subnets/nodes}}
+`))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(d.out, "    dev@team-a: aztenant plan -n team-a -f <examples/app-stack/storage.yaml with a new tag, a new container, a NIC on team-b's subnet>")
+	cfg := rest.CopyConfig(d.cp.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "dev@team-a", Groups: []string{"team-a", "system:authenticated"}}
+	c, err := client.New(cfg, client.Options{Scheme: d.c.Scheme()})
+	if err != nil {
+		return err
+	}
+	objs, err := plan(ctx, c, "team-a", append(docs, more...))
+	if err != nil {
+		return err
+	}
+	var buf strings.Builder
+	if err := printPlan(&buf, "text", objs); err != nil {
+		return err
+	}
+	d.indent(buf.String())
+	return nil
 }
 
 func (d *demo) waitCondition(ctx context.Context, obj client.Object, ns, name string, conds func(client.Object) []metav1.Condition, status metav1.ConditionStatus) error {

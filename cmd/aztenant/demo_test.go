@@ -49,6 +49,11 @@ func TestDemoUpAndDown(t *testing.T) {
 		"team-a   /resourceGroups/team-a-stack/providers/Microsoft.Storage/storageAccounts/teamastack\n", // written by team-a's own principal
 		"team-b   /resourceGroups/team-b-aks/providers/Microsoft.ContainerService/managedClusters/team-b-cluster\n",
 		"node count in Azure is 1 again", // drift reverted
+		// plan: the developer sees each change before it is made
+		"Update        StorageAccount.storage.aztenant.io teamastack",
+		`~ tags.cost-center: (absent) -> "4711"`,
+		"Create        StorageAccountsBlobServicesContainer.storage.aztenant.io reports",
+		"Denied        NetworkInterface.network.aztenant.io team-a-nic (TenantPolicyDenied)",
 		"export KUBECONFIG=" + filepath.Join(dir, "kubeconfig"),
 		"tail -f " + filepath.Join(dir, "operator.log"),
 		"curl -s http://127.0.0.1:",

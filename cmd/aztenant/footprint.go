@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/yaml"
 
 	"github.com/aztenant/aztenant/api"
@@ -185,7 +186,7 @@ func (f *footprint) run(ctx context.Context) error {
 	if f.cp, err = controlplane.Start(ctx, controlplane.Options{Dir: filepath.Join(f.dir, "controlplane")}); err != nil {
 		return err
 	}
-	defer f.cp.Stop()
+	defer func() { f.cp.Stop() }()
 	apiPid := f.cp.APIServerPID()
 	ext, err := apiextensionsclient.NewForConfig(f.cp.Config)
 	if err != nil {
@@ -252,7 +253,103 @@ func (f *footprint) run(ctx context.Context) error {
 	f.add("CRD YAML per kind, median", median(kib), "KiB", nil)
 	f.add(fmt.Sprintf("CRD YAML, all %d", len(crds)), total, "KiB", nil)
 
-	return f.operator(ctx)
+	all, err := f.operator(ctx, "all", len(kinds.All()), len(kinds.All()))
+	if err != nil {
+		return err
+	}
+	// The operator with a selection (the chart's crds.pattern): a fresh
+	// control plane with the identity, tenancy and plan CRDs and few kinds'.
+	f.cp.Stop()
+	f.cp = nil
+	few, err := f.fewKinds(ctx, crds, fewKinds, all.controllers-len(kinds.All()))
+	if err != nil {
+		return err
+	}
+	f.addOperator(all, few)
+	return nil
+}
+
+// fewKinds is how many Azure kinds the footprint's second operator start
+// has installed.
+const fewKinds = 10
+
+// operatorStart is what one start of the operator measured.
+type operatorStart struct {
+	kinds, controllers int
+	ready, synced      time.Duration
+	rss, peak, cpu     float64
+}
+
+// fewKinds starts a control plane of its own with the identity, tenancy and
+// plan CRDs and those of the first n kinds (reconcilers/kinds.All's order),
+// then measures the operator on it; others is how many controllers the
+// operator runs besides the kinds'.
+func (f *footprint) fewKinds(ctx context.Context, crds []*apiextensionsv1.CustomResourceDefinition, n, others int) (operatorStart, error) {
+	scheme := runtime.NewScheme()
+	if err := api.AddToScheme(scheme); err != nil {
+		return operatorStart{}, err
+	}
+	want := map[string]bool{}
+	for _, k := range kinds.All()[:n] {
+		gvk, err := apiutil.GVKForObject(k.New(), scheme)
+		if err != nil {
+			return operatorStart{}, err
+		}
+		want[gvk.Group+"/"+gvk.Kind] = true
+	}
+	var chosen []*apiextensionsv1.CustomResourceDefinition
+	for _, c := range crds {
+		// The CRDs the chart always installs, and the kinds'.
+		if g := c.Spec.Group; g == "identity.aztenant.io" || g == "tenancy.aztenant.io" || g == "plan.aztenant.io" || want[g+"/"+c.Spec.Names.Kind] {
+			chosen = append(chosen, c)
+		}
+	}
+	if len(chosen) != n+3 {
+		return operatorStart{}, fmt.Errorf("%d CRDs for %d kinds, identity, tenancy and plan", len(chosen), n)
+	}
+	f.logf("footprint: a fresh etcd and kube-apiserver with %d CRDs (identity, tenancy, plan, %d kinds)", len(chosen), n)
+	cp, err := controlplane.Start(ctx, controlplane.Options{Dir: filepath.Join(f.dir, fmt.Sprintf("controlplane-%d-kinds", n))})
+	if err != nil {
+		return operatorStart{}, err
+	}
+	f.cp = cp
+	ext, err := apiextensionsclient.NewForConfig(cp.Config)
+	if err != nil {
+		return operatorStart{}, err
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(cp.Config)
+	if err != nil {
+		return operatorStart{}, err
+	}
+	if _, err := f.install(ctx, ext, disco, chosen); err != nil {
+		return operatorStart{}, err
+	}
+	return f.operator(ctx, fmt.Sprintf("%d-kinds", n), n, n+others)
+}
+
+// addOperator adds the rows of the operator's starts, each figure with all
+// kinds installed next to it with few.
+func (f *footprint) addOperator(all, few operatorStart) {
+	f.logf("footprint: operator, all %d kinds vs %d: RSS %.1f vs %.1f MiB, controllers started after %s vs %s",
+		all.kinds, few.kinds, all.rss, few.rss, all.synced.Round(time.Millisecond), few.synced.Round(time.Millisecond))
+	for _, fig := range []struct {
+		name, unit string
+		v          func(operatorStart) float64
+	}{
+		{"operator start to /readyz answering", "s", func(o operatorStart) float64 { return o.ready.Seconds() }},
+		{"operator start to all its controllers started (caches synced)", "s", func(o operatorStart) float64 { return o.synced.Seconds() }},
+		{"operator RSS after start (VmRSS)", "MiB", func(o operatorStart) float64 { return o.rss }},
+		{"operator peak RSS during start (VmHWM)", "MiB", func(o operatorStart) float64 { return o.peak }},
+		{"operator CPU from start until its RSS settled", "s", func(o operatorStart) float64 { return o.cpu }},
+	} {
+		for _, o := range []operatorStart{all, few} {
+			which := fmt.Sprintf("%d kinds installed", o.kinds)
+			if o.kinds == all.kinds {
+				which = fmt.Sprintf("all %d kinds installed", o.kinds)
+			}
+			f.add(fmt.Sprintf("%s, %s (%d controllers)", fig.name, which, o.controllers), fig.v(o), fig.unit, nil)
+		}
+	}
 }
 
 // install creates the CRDs one after another (as kubectl apply and helm do)
@@ -420,31 +517,39 @@ func gcCounter(get func(context.Context) ([]byte, error)) func(context.Context) 
 	}
 }
 
-// operator starts bin/operator against the control plane with every kind
-// installed and measures the time until /readyz answers, until every
-// controller has started its workers (its caches synced), and its RSS then.
-func (f *footprint) operator(ctx context.Context) error {
+// operator starts bin/operator against the control plane with nKinds kinds'
+// CRDs installed and measures the time until /readyz answers, until every
+// controller (at least minControllers) has started its workers (its caches
+// synced), and its RSS then; label names its log file.
+func (f *footprint) operator(ctx context.Context, label string, nKinds, minControllers int) (operatorStart, error) {
+	res, err := f.startOperator(ctx, label, minControllers)
+	res.kinds = nKinds
+	return res, err
+}
+
+func (f *footprint) startOperator(ctx context.Context, label string, minControllers int) (operatorStart, error) {
+	var res operatorStart
 	bin, err := controlplane.FindBinDir("")
 	if err != nil {
-		return err
+		return res, err
 	}
 	ports := make([]int, 2)
 	for i := range ports {
 		if ports[i], err = controlplane.FreePort(); err != nil {
-			return err
+			return res, err
 		}
 	}
 	metricsURL := "http://127.0.0.1:" + strconv.Itoa(ports[0]) + "/metrics"
 	probeURL := "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/readyz"
-	logFile := filepath.Join(f.dir, "operator.log")
+	logFile := filepath.Join(f.dir, "operator-"+label+".log")
 	op := &bench.Process{Name: "operator", Path: filepath.Join(bin, "operator"), Log: logFile,
 		Args: []string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[0]),
 			"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[1])},
 		Env: []string{"KUBECONFIG=" + f.cp.OperatorKubeconfigPath}}
-	f.logf("footprint: starting the operator")
+	f.logf("footprint: starting the operator (%s)", label)
 	start := time.Now()
 	if err := op.Start(); err != nil {
-		return err
+		return res, err
 	}
 	defer op.Stop(10 * time.Second)
 	plain := &http.Client{Timeout: 2 * time.Second}
@@ -467,13 +572,11 @@ func (f *footprint) operator(ctx context.Context) error {
 		_, err := get(probeURL)
 		return err
 	}); err != nil {
-		return err
+		return res, err
 	}
 	ready := time.Since(start)
 	// Every controller records its worker count (a metric) when it starts and
-	// logs "Starting workers" once its caches synced; all kinds' controllers
-	// are at least the Azure kinds'.
-	minControllers := len(kinds.All())
+	// logs "Starting workers" once its caches synced.
 	var controllers int
 	if err := poll(ctx, f.cfg.timeout, 50*time.Millisecond, "operator controllers started", func() error {
 		if err := op.Exited(); err != nil {
@@ -503,24 +606,19 @@ func (f *footprint) operator(ctx context.Context) error {
 		controllers = started
 		return nil
 	}); err != nil {
-		return err
+		return res, err
 	}
 	synced := time.Since(start)
 	f.logf("footprint: operator ready after %s, %d controllers started after %s", ready.Round(time.Millisecond), controllers, synced.Round(time.Millisecond))
-	rss, err := f.settledRSS(ctx, "operator", op.Pid(), gcCounter(func(context.Context) ([]byte, error) { return get(metricsURL) }))
+	rss, err := f.settledRSS(ctx, "operator ("+label+")", op.Pid(), gcCounter(func(context.Context) ([]byte, error) { return get(metricsURL) }))
 	if err != nil {
-		return err
+		return res, err
 	}
 	u, err := op.Usage()
 	if err != nil {
-		return err
+		return res, err
 	}
-	f.add("operator start to /readyz answering", ready.Seconds(), "s", nil)
-	f.add(fmt.Sprintf("operator start to all %d controllers started (caches synced)", controllers), synced.Seconds(), "s", nil)
-	f.add("operator RSS after start, all kinds installed (VmRSS)", rss, "MiB", nil)
-	f.add("operator peak RSS during start (VmHWM)", u.PeakRSSMiB, "MiB", nil)
-	f.add("operator CPU from start until its RSS settled", u.CPUSeconds, "s", nil)
-	return nil
+	return operatorStart{controllers: controllers, ready: ready, synced: synced, rss: rss, peak: u.PeakRSSMiB, cpu: u.CPUSeconds}, nil
 }
 
 func countLines(file, substr string) (int, error) {

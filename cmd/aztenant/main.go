@@ -1,4 +1,5 @@
-// Command aztenant is the project's CLI: the local demo, whoami and policy test.
+// Command aztenant is the project's CLI: the local demo, whoami, policy test, onboard,
+// convert and the benchmarks.
 package main
 
 import (
@@ -16,10 +17,17 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDemoCommand(), newWhoamiCommand(), newPolicyCommand(), newOnboardCommand(), newBenchCommand())
+	root.AddCommand(newDemoCommand(), newWhoamiCommand(), newPolicyCommand(), newOnboardCommand(), newPlanCommand(), newImportCommand(), newConvertCommand(), newBenchCommand())
 	if err := root.Execute(); err != nil {
+		var code exitCode
+		if errors.As(err, &code) {
+			os.Exit(int(code)) // the answer is printed
+		}
 		if !errors.Is(err, errViolations) {
 			fmt.Fprintln(os.Stderr, "error:", err)
+		}
+		if errors.Is(err, errNotConverted) || errors.Is(err, errNotImported) {
+			os.Exit(3)
 		}
 		os.Exit(1)
 	}

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/policy"
@@ -263,14 +264,32 @@ func createNamespace(t *testing.T, env *testenv.Env, name string) {
 // evaluation under the same sample constraints: denied exactly when the
 // offline engine finds a violation, with its messages (all of them if
 // reportsAll, else one). An AdmissionReview example is sent as the request
-// it describes (replayRequest).
+// it describes (replayRequest). An example of a kind the project has no
+// CRD for yet (a template written ahead of its kind, such as
+// RoleDefinition) cannot reach admission and is only listed.
 func checkLibraryExamples(t *testing.T, env *testenv.Env, reportsAll bool) {
 	t.Helper()
 	files, offline := libraryVerdicts(t)
+	crds, err := api.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, crd := range crds {
+		served[crd.Spec.Group+"/"+crd.Spec.Names.Kind] = true
+	}
 	denied := 0
-	var invalid []string
+	var invalid, unserved []string
 	for _, f := range files {
 		obj, want := f.obj, offline[f.path]
+		gk := obj.GroupVersionKind().Group + "/" + obj.GetKind()
+		if f.request != nil {
+			gk = f.request.Kind.Group + "/" + f.request.Kind.Kind
+		}
+		if strings.HasSuffix(strings.SplitN(gk, "/", 2)[0], ".aztenant.io") && !served[gk] {
+			unserved = append(unserved, f.path)
+			continue
+		}
 		var err error
 		if f.request != nil {
 			err = replayRequest(t, env, f.request)
@@ -303,8 +322,8 @@ func checkLibraryExamples(t *testing.T, env *testenv.Env, reportsAll bool) {
 			}
 		}
 	}
-	t.Logf("%d library examples: %d denied and %d admitted as offline; %d refused by the CRDs first: %s",
-		len(files), denied, len(files)-denied-len(invalid), len(invalid), strings.Join(invalid, ", "))
+	t.Logf("%d library examples: %d denied and %d admitted as offline; %d refused by the CRDs first: %s; %d of kinds without a CRD yet: %s",
+		len(files), denied, len(files)-denied-len(invalid)-len(unserved), len(invalid), strings.Join(invalid, ", "), len(unserved), strings.Join(unserved, ", "))
 }
 
 type example struct {

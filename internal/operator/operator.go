@@ -17,15 +17,16 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/aztenant/aztenant/api"
+	planv1alpha1 "github.com/aztenant/aztenant/api/plan/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/reconcilers/expressions"
 	"github.com/aztenant/aztenant/reconcilers/kinds"
+	"github.com/aztenant/aztenant/reconcilers/planning"
 	"github.com/aztenant/aztenant/tenancy"
 	"github.com/aztenant/aztenant/tenancy/armlimit"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
@@ -84,6 +85,8 @@ type Parts struct {
 	Broker    *identity.Broker
 	Tokens    *identity.TokenCache
 	Directory *tenancy.Directory
+	// Kinds serves the kinds whose CRD is installed.
+	Kinds *reconcilers.KindServer
 }
 
 // Scheme knows Kubernetes' built-in types and every aztenant API group.
@@ -171,7 +174,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		return nil, err
 	}
 
-	guards := []reconcilers.Guard{tenancy.NewGuard(dir)}
+	tenantGuard := tenancy.NewGuard(dir)
+	guards := []reconcilers.Guard{tenantGuard}
 	constraints := cfg.PolicyConstraints
 	if !cfg.SkipDefaultIdentityRules {
 		// Secure by default: federation and role rules hold with no
@@ -197,28 +201,34 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := ctrl.LoggerFrom(ctx).WithName("setup")
-	for _, k := range registry.Kinds() {
-		// The chart may install only some kinds' CRDs (crds.pattern): serve those.
-		gvk, err := apiutil.GVKForObject(k.New(), mgr.GetScheme())
-		if err != nil {
-			return nil, err
-		}
-		if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
-			log.Info("CRD not installed: not serving this kind", "kind", gvk.GroupKind().String())
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		r := &reconcilers.Reconciler{
+	newReconciler := func(k reconcilers.Kind) *reconcilers.Reconciler {
+		return &reconcilers.Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
-			Guards: guards, Expressions: exprs,
+			Guards: guards, ReferenceGuard: tenantGuard, Expressions: exprs,
 			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
 			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
 		}
-		if err := r.SetupWithManager(ctx, mgr, reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe}); err != nil {
+	}
+	// The chart may install only some kinds' CRDs (crds.pattern): serve
+	// those installed now, and each one installed later, without restart.
+	kindServer := &reconcilers.KindServer{
+		Manager: mgr, Registry: registry, Recorder: mgr.GetEventRecorder("aztenant"),
+		Options: reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe},
+		New:     newReconciler,
+	}
+	if err := kindServer.ServeInstalled(ctx); err != nil {
+		return nil, err
+	}
+	if err := kindServer.SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	// Plans (aztenant plan), where their CRD is installed, for the kinds served.
+	if _, err := mgr.GetRESTMapper().RESTMapping(planv1alpha1.GroupVersion.WithKind("Plan").GroupKind(), planv1alpha1.GroupVersion.Version); err == nil {
+		if err := (&planning.Planner{Client: mgr.GetClient(), Registry: registry, Served: registry.Served, New: newReconciler}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
+	} else if !meta.IsNoMatchError(err) {
+		return nil, err
 	}
-	return &Parts{Broker: broker, Tokens: tokens, Directory: dir}, nil
+	return &Parts{Broker: broker, Tokens: tokens, Directory: dir, Kinds: kindServer}, nil
 }

@@ -94,7 +94,14 @@ func NewWith(t testing.TB, cfg operator.Config, namespaces ...string) *Stack {
 // controller's); the zero Logger is controller-runtime's global one.
 func NewLogged(t testing.TB, cfg operator.Config, log logr.Logger, namespaces ...string) *Stack {
 	t.Helper()
-	env := testenv.Get(t)
+	return NewOn(t, testenv.Get(t), cfg, log, namespaces...)
+}
+
+// NewOn is NewLogged on a control plane of the test's own (testenv.New),
+// such as one with only some CRDs installed: it needs the identity and
+// tenancy CRDs.
+func NewOn(t testing.TB, env *testenv.Env, cfg operator.Config, log logr.Logger, namespaces ...string) *Stack {
+	t.Helper()
 	seed := emulator.Seed{
 		Tenants:        []emulator.Tenant{{ID: TenantID}},
 		Subscriptions:  []emulator.Subscription{{ID: SubscriptionID, TenantID: TenantID}},

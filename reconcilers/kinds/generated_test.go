@@ -118,11 +118,14 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	ctx := t.Context()
 
 	// Private DNS zones live in the "global" location, and replicas (a registry's, an App
-	// Configuration store's) in a second region; the platform team allows both.
+	// Configuration store's) in a second region; the platform team allows both, and shares
+	// the hub network the peering sample peers with.
 	var tenant tenancyv1alpha1.Tenant
 	must(t, s.Client.Get(ctx, client.ObjectKey{Name: ns}, &tenant))
 	base := tenant.DeepCopy() // a patch: the tenancy controller writes the Tenant's status meanwhile
 	tenant.Spec.Locations = append(tenant.Spec.Locations, "global", "northeurope")
+	tenant.Spec.SharedResources = append(tenant.Spec.SharedResources, tenancyv1alpha1.SharedResource{
+		ARMID: "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/hub-rg/providers/Microsoft.Network/virtualNetworks/hub-vnet"})
 	must(t, s.Client.Patch(ctx, &tenant, client.MergeFrom(base)))
 
 	s.Create(t, resourceGroup(ns, rg, nil, nil))

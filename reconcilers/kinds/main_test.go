@@ -1,6 +1,7 @@
 package kinds_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/aztenant/aztenant/e2e/emulator"
@@ -33,6 +34,12 @@ func newStackWith(t testing.TB, cfg operator.Config, namespaces ...string) *stac
 }
 
 func methods(es []emulator.AuditEntry) string { return stacktest.Methods(es) }
+
+// createdOnce: the calls are a create (GET, PUT) followed only by reads; a sync
+// under load may read once more, never write.
+func createdOnce(got string) bool {
+	return strings.HasPrefix(got+" ", "GET PUT ") && strings.Count(got, "PUT") == 1
+}
 
 func until(t testing.TB, what string, cond func() bool) {
 	t.Helper()

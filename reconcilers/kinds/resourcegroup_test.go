@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
@@ -55,7 +54,7 @@ func TestResourceGroupLifecycle(t *testing.T) {
 
 	path := "/resourceGroups/life-app"
 	calls := s.ARMCalls(path)
-	if got := methods(calls); got != "GET PUT" {
+	if got := methods(calls); !createdOnce(got) {
 		t.Fatalf("create made %q, want \"GET PUT\"", got)
 	}
 	if calls[1].PrincipalID != s.Principal[ns] {
@@ -66,13 +65,12 @@ func TestResourceGroupLifecycle(t *testing.T) {
 	}
 
 	// An unchanged resync compares and writes nothing.
+	n := len(s.ARMCalls(path))
 	rg.Annotations = map[string]string{"touch": "1"}
 	if err := s.Client.Update(ctx, rg); err != nil {
 		t.Fatal(err)
 	}
-	until(t, "a resync GET", func() bool { return len(s.ARMCalls(path)) == 3 })
-	time.Sleep(300 * time.Millisecond)
-	if got := methods(s.ARMCalls(path)); got != "GET PUT GET" {
+	if got := s.Settled(t, path, n+1); strings.Count(got, "PUT") != 1 {
 		t.Errorf("resync made %q, want one more GET and no PUT", got)
 	}
 

@@ -70,6 +70,9 @@ func (RoleAssignment) Facts() reconcilers.Facts {
 			dbforpostgresqlv1alpha1.FlexibleServerGroupKind,
 			{Group: containerservicev1alpha1.GroupVersion.Group, Kind: "ManagedCluster"},
 		},
+		// A role definition lives at subscription (or directory) scope; Verify
+		// reads a custom one and refuses a privileged one.
+		OutsideGroups: []string{"properties.roleDefinitionId"},
 	}
 }
 

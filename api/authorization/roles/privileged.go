@@ -157,3 +157,20 @@ func uniq(s []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// PrivilegedActions are the actions Privileged looks for: grant (through
+// any pattern, "*" included), actAs (through any pattern but a bare "*")
+// and data (each group needs all its data actions). The policy library's
+// RoleDefinition template carries the same lists, which a test checks.
+func PrivilegedActions() (grant, actAs []string, data [][]string) {
+	for _, p := range grantPowers {
+		grant = append(grant, p.action)
+	}
+	for _, p := range actAsPowers {
+		actAs = append(actAs, p.action)
+	}
+	for _, g := range dataPowers {
+		data = append(data, slices.Clone(g.actions))
+	}
+	return grant, actAs, data
+}

@@ -136,6 +136,31 @@ type ResourceStatus struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=512
 	ManagedTags []string `json:"managedTags,omitempty"`
+	// Differences, while the object is observed (aztenant.io/reconcile-policy:
+	// observe), are the paths where Azure differs from the spec, each with the
+	// spec's value and Azure's, as the next write would change them (write-only
+	// values are never shown). Switching to manage writes exactly these. Empty
+	// when Azure matches, and when the object is not observed.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Differences []Difference `json:"differences,omitempty"`
+}
+
+// Difference is one path of the ARM resource where Azure differs from the spec.
+type Difference struct {
+	// Path in the ARM body, dotted ("properties.sku.name"); a list of named
+	// elements is indexed by name ("properties.subnets[name=app]").
+	// +kubebuilder:validation:MaxLength=1024
+	Path string `json:"path"`
+	// Desired is the spec's value, as JSON; "(absent)" when the spec has none.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Desired string `json:"desired,omitempty"`
+	// Actual is Azure's value, as JSON; "(absent)" when Azure has none.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Actual string `json:"actual,omitempty"`
 }
 
 // Resource is what the generic reconciler needs from every Azure-backed kind.

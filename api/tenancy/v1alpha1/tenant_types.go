@@ -42,11 +42,37 @@ type TenantSpec struct {
 	// +kubebuilder:validation:MaxItems=100
 	Locations []azurev1alpha1.Location `json:"locations,omitempty"`
 
-	// Kinds the tenant may use, as Kind or Kind.group ("StorageAccount",
-	// "RoleAssignment.authorization.aztenant.io"). Empty allows any.
+	// Kinds the tenant may use. Each entry is one of:
+	//   - "Kind": that kind, in any group ("StorageAccount");
+	//   - "Kind.group": that kind of that group
+	//     ("RoleAssignment.authorization.aztenant.io");
+	//   - "group/Kind", with the globs * (any run of characters) and ? (one
+	//     character) in either part, as the Helm chart's crds.pattern:
+	//     "network.aztenant.io/*" (every kind of a group),
+	//     "dbforpostgresql.aztenant.io/FlexibleServer*", "*/Vault".
+	// Matching is case-insensitive. A group's kinds are written
+	// "group/*" ("*.group" is refused). Empty allows any kind.
 	// +optional
 	// +listType=set
+	// +kubebuilder:validation:MaxItems=200
+	// +kubebuilder:validation:items:MaxLength=317
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[A-Za-z][A-Za-z0-9]*([.][A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*$') || k.matches('^[-A-Za-z0-9.*?]+/[A-Za-z0-9*?]+$'))",message="each kind is Kind (StorageAccount), Kind.group (RoleAssignment.authorization.aztenant.io) or group/Kind with the globs * and ? (network.aztenant.io/*, */Vault); a group's kinds are group/*, not *.group"
 	Kinds []string `json:"kinds,omitempty"`
+
+	// SharedResources are Azure resources outside the tenant's resource groups that
+	// its resources may refer to, such as a hub network's subnets, a central Log
+	// Analytics workspace or the private DNS zones of a landing zone. Every other ARM
+	// ID a spec names (a subnet, a workspace, a private endpoint's target, a restore
+	// source) must lie in the tenant's own subscriptions and resource groups, and a
+	// user-assigned identity a resource runs as must be a UserAssignedIdentity of the
+	// resource's own namespace; the operator refuses anything else before calling
+	// Azure. Sharing never lets the tenant write a shared resource: its own ID is still
+	// bounded by subscriptions and resourceGroups.
+	// +optional
+	// +listType=map
+	// +listMapKey=armId
+	// +kubebuilder:validation:MaxItems=64
+	SharedResources []SharedResource `json:"sharedResources,omitempty"`
 
 	// Weight is the tenant's share of the operator's reconcile throughput relative
 	// to other tenants: with weights 2 and 1, the first gets two turns for one.
@@ -64,6 +90,23 @@ type TenantSpec struct {
 	// Identity. Removing it (or deleting the Tenant) removes what it created.
 	// +optional
 	Onboarding *TenantOnboarding `json:"onboarding,omitempty"`
+}
+
+// SharedResource is a resource, or a pattern of them, that a Tenant's resources may
+// refer to without owning it.
+type SharedResource struct {
+	// ARMID of the resource, or a pattern of IDs: "*" and "?" match within one
+	// segment, case-insensitively. Sharing an ID shares what lies under it too:
+	// /subscriptions/<id>/resourceGroups/hub-dns shares every zone of that group,
+	// .../virtualNetworks/hub every subnet of the hub network.
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^/(?i:subscriptions|providers)/[^/]+(/[^/]+)*$`
+	ARMID string `json:"armId"`
+	// Description says what it is and why it is shared, for the people reading the
+	// Tenant and the denials that name it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Description string `json:"description,omitempty"`
 }
 
 // TenantOnboarding is what the operator creates for each selected namespace.

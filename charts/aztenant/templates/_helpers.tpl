@@ -80,18 +80,21 @@ is case-insensitive and anchored.
 
 {{/* Groups whose CRDs are always installed: the operator cannot start without them. */}}
 {{- define "aztenant.coreGroups" -}}
-["identity.aztenant.io", "tenancy.aztenant.io"]
+["identity.aztenant.io", "tenancy.aztenant.io", "plan.aztenant.io"]
 {{- end }}
 
 {{/*
-The names of the kinds (group/Kind) the pattern leaves out, as a JSON list;
-used by NOTES.txt.
+crds.pattern applied to crds-src/, as JSON: "install", the CRD files
+selected (the identity and tenancy groups always are); "omit", the kinds
+(group/Kind) left out, for NOTES.txt; "resources", the selected CRDs'
+resources (plural names) by group, which the user roles grant.
 */}}
 {{- define "aztenant.crdSelection" -}}
 {{- $regexps := include "aztenant.crdRegexps" . | fromJsonArray }}
 {{- $core := include "aztenant.coreGroups" . | fromJsonArray }}
 {{- $in := list }}
 {{- $out := list }}
+{{- $resources := dict }}
 {{- range $path, $_ := .Files.Glob "crds-src/*.yaml" }}
 {{- $crd := $.Files.Get $path | fromYaml }}
 {{- if hasKey $crd "Error" }}
@@ -107,9 +110,10 @@ used by NOTES.txt.
 {{- end }}
 {{- if $want }}
 {{- $in = append $in $path }}
+{{- $_ := set $resources $group (append (get $resources $group | default list) $crd.spec.names.plural) }}
 {{- else }}
 {{- $out = append $out $gk }}
 {{- end }}
 {{- end }}
-{{- toJson (dict "install" $in "omit" $out) }}
+{{- toJson (dict "install" $in "omit" $out "resources" $resources) }}
 {{- end }}

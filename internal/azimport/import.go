@@ -1,0 +1,487 @@
+package azimport
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/aztenant/aztenant/reconcilers"
+	"github.com/aztenant/aztenant/tenancy"
+)
+
+// Finding is something of Azure that did not become a manifest as is.
+type Finding struct {
+	// ID of the Azure resource.
+	ID string
+	// Message says what happened and what to do.
+	Message string
+	// Missed: a resource, or a value, the manifests do not carry.
+	Missed bool
+}
+
+func (f Finding) String() string {
+	mark := "note"
+	if f.Missed {
+		mark = "NOT IMPORTED"
+	}
+	return fmt.Sprintf("%s: %s: %s", mark, f.ID, f.Message)
+}
+
+// Result is the manifests, parents first, and the findings.
+type Result struct {
+	Objects  []*unstructured.Unstructured
+	Findings []Finding
+}
+
+// Importer reads Azure with one ARM client.
+type Importer struct {
+	Client   *arm.Client
+	Registry *reconcilers.Registry
+	Scheme   *kruntime.Scheme
+	// Namespace of the manifests.
+	Namespace string
+
+	kinds    map[string]reconcilers.Kind   // lower-case ARM type -> kind
+	children map[string][]reconcilers.Kind // lower-case parent type -> child kinds
+	objects  map[string]*imported          // lower-case ARM ID -> what it became
+	names    map[string]bool               // kind/name taken
+	res      Result
+}
+
+type imported struct {
+	obj  *unstructured.Unstructured
+	gk   schema.GroupKind
+	kind reconcilers.Kind
+}
+
+const roleAssignmentType = "microsoft.authorization/roleassignments"
+
+func (im *Importer) init() {
+	if im.kinds != nil {
+		return
+	}
+	im.kinds, im.children = map[string]reconcilers.Kind{}, map[string][]reconcilers.Kind{}
+	im.objects, im.names = map[string]*imported{}, map[string]bool{}
+	for _, k := range im.Registry.Kinds() {
+		t := strings.ToLower(k.Facts().ResourceType)
+		im.kinds[t] = k
+		if i := strings.LastIndexByte(t, '/'); strings.Count(t, "/") >= 2 {
+			im.children[t[:i]] = append(im.children[t[:i]], k)
+		}
+	}
+}
+
+// ResourceGroup imports a resource group, every resource in it with their
+// children, and the role assignments made on each.
+func (im *Importer) ResourceGroup(ctx context.Context, subscription, name string) (Result, error) {
+	im.init()
+	rgID := "/subscriptions/" + subscription + "/resourceGroups/" + name
+	if err := im.one(ctx, rgID); err != nil {
+		return im.res, err
+	}
+	listed, err := im.list(ctx, rgID+"/resources", "2021-04-01")
+	if err != nil {
+		return im.res, err
+	}
+	sort.Slice(listed, func(i, j int) bool { return str(listed[i], "id") < str(listed[j], "id") })
+	for _, item := range listed {
+		if err := im.one(ctx, str(item, "id")); err != nil {
+			return im.res, err
+		}
+	}
+	return im.res, nil
+}
+
+// IDs imports single resources (with their children and role assignments);
+// their owners must be imported with them, or exist, under the names given.
+func (im *Importer) IDs(ctx context.Context, ids ...string) (Result, error) {
+	im.init()
+	for _, id := range ids {
+		if err := im.one(ctx, id); err != nil {
+			return im.res, err
+		}
+	}
+	return im.res, nil
+}
+
+// one imports the resource id, then its children and role assignments.
+func (im *Importer) one(ctx context.Context, id string) error {
+	p, err := tenancy.ParseARMID(id)
+	if err != nil {
+		im.missed(id, "not an ARM ID: %v", err)
+		return nil
+	}
+	typ := p.Type
+	if typ == "" {
+		typ = "Microsoft.Resources/resourceGroups"
+	}
+	k, ok := im.kinds[strings.ToLower(typ)]
+	if !ok {
+		im.missed(id, "aztenant has no kind for %s", typ)
+		return nil
+	}
+	body, err := im.get(ctx, id, k.Facts().APIVersion)
+	if err != nil || body == nil {
+		if body == nil && err == nil {
+			im.missed(id, "not found in Azure")
+		}
+		return err
+	}
+	if err := im.add(id, k, body); err != nil {
+		return err
+	}
+	for _, ck := range im.children[strings.ToLower(typ)] {
+		seg := ck.Facts().ResourceType[strings.LastIndexByte(ck.Facts().ResourceType, '/')+1:]
+		items, err := im.list(ctx, id+"/"+seg, ck.Facts().APIVersion)
+		if err != nil {
+			return err
+		}
+		for _, item := range items {
+			if err := im.one(ctx, str(item, "id")); err != nil {
+				return err
+			}
+		}
+	}
+	if strings.EqualFold(typ, "Microsoft.Authorization/roleAssignments") {
+		return nil
+	}
+	if ra, ok := im.kinds[roleAssignmentType]; ok {
+		items, err := im.list(ctx, id+"/providers/Microsoft.Authorization/roleAssignments?$filter=atScope()", ra.Facts().APIVersion)
+		if err != nil {
+			return err
+		}
+		for _, item := range items {
+			props, _ := item["properties"].(map[string]any)
+			if scope, _ := props["scope"].(string); !strings.EqualFold(strings.TrimSuffix(scope, "/"), id) {
+				continue // inherited from above: imported with its own scope
+			}
+			if err := im.add(str(item, "id"), ra, item); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (im *Importer) missed(id, format string, args ...any) {
+	im.res.Findings = append(im.res.Findings, Finding{ID: id, Message: fmt.Sprintf(format, args...), Missed: true})
+}
+
+func (im *Importer) note(id, format string, args ...any) {
+	im.res.Findings = append(im.res.Findings, Finding{ID: id, Message: fmt.Sprintf(format, args...)})
+}
+
+// add makes the manifest of one resource.
+func (im *Importer) add(id string, k reconcilers.Kind, body map[string]any) error {
+	gvk := im.Registry.GroupVersionKind(k)
+	p, _ := tenancy.ParseARMID(id)
+	azureName := p.Name
+	owner, ownerName, err := im.ownerOf(id, k)
+	if err != nil {
+		im.missed(id, "%v", err)
+		return nil
+	}
+	prefix := ownerName
+	if owner != nil && strings.EqualFold(im.ownerType(id), "Microsoft.Resources/resourceGroups") {
+		prefix = "" // a resource group's resources keep their own names
+	}
+	name := im.nameFor(gvk.GroupKind(), prefix, azureName)
+	spec := specOf(body, func(format string, args ...any) { im.note(id, format, args...) })
+	if owner != nil {
+		spec["owner"] = owner
+	}
+	if !k.Facts().WithParent && (name != azureName || k.Hooks().ARMID != nil) {
+		spec["azureName"] = azureName
+	}
+	src := map[string]any{"apiVersion": gvk.GroupVersion().String(), "kind": gvk.Kind,
+		"metadata": map[string]any{"name": name, "namespace": im.Namespace, "annotations": map[string]any{reconcilers.AnnotationAdopt: "true"}},
+		"spec":     spec}
+	typed, err := im.Scheme.New(gvk)
+	if err != nil {
+		return err
+	}
+	raw, _ := json.Marshal(src)
+	if err := json.Unmarshal(raw, typed); err != nil {
+		im.missed(id, "does not fit aztenant's %s: %v", gvk.Kind, err)
+		return nil
+	}
+	out, err := kruntime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{Object: out}
+	u.SetGroupVersionKind(gvk)
+	unstructured.RemoveNestedField(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	if k.Facts().WithParent {
+		u.SetAnnotations(nil) // made by Azure with its parent: managed without adopt
+	}
+	for _, w := range k.Facts().WriteOnly {
+		im.note(id, "%s is write-only (Azure never returns it) and is not copied: set its spec field to a Secret of your own before applying", w)
+	}
+	im.objects[strings.ToLower(id)] = &imported{obj: u, gk: gvk.GroupKind(), kind: k}
+	im.res.Objects = append(im.res.Objects, u)
+	return nil
+}
+
+// ownerOf links id to the imported object of its kind's owner kind: the nearest
+// ancestor in the ARM ID imported as that kind (a blob container's storage
+// account, though blobServices/default lies between), or the scope of a role
+// assignment.
+func (im *Importer) ownerOf(id string, k reconcilers.Kind) (map[string]any, string, error) {
+	if strings.EqualFold(k.Facts().ResourceType, "Microsoft.Resources/resourceGroups") {
+		return nil, "", nil
+	}
+	parent := strings.TrimSuffix(id, "/")
+	if strings.EqualFold(k.Facts().ResourceType, "Microsoft.Authorization/roleAssignments") {
+		parent = parent[:strings.LastIndex(strings.ToLower(parent), "/providers/microsoft.authorization/roleassignments/")]
+		if o, ok := im.objects[strings.ToLower(parent)]; ok {
+			return map[string]any{"group": o.gk.Group, "kind": o.gk.Kind, "name": o.obj.GetName()}, o.obj.GetName(), nil
+		}
+		return map[string]any{"armId": parent}, "", nil
+	}
+	want := k.Facts().OwnerKind
+	for _, a := range ancestors(parent) {
+		if o, ok := im.objects[strings.ToLower(a)]; ok && (want.Empty() || o.gk == want) {
+			return map[string]any{"name": o.obj.GetName()}, o.obj.GetName(), nil
+		}
+	}
+	return nil, "", fmt.Errorf("its owner (a %s) is not among what was imported: import its resource group, or the owner's ID with it", want.Kind)
+}
+
+// ancestors are the IDs above id, nearest first: each type/name pair taken off,
+// with the providers/<namespace> before it.
+func ancestors(id string) []string {
+	segs := strings.Split(strings.Trim(id, "/"), "/")
+	var out []string
+	for len(segs) > 2 {
+		segs = segs[:len(segs)-2]
+		if len(segs) >= 2 && strings.EqualFold(segs[len(segs)-2], "providers") {
+			segs = segs[:len(segs)-2]
+		}
+		if len(segs) >= 2 {
+			out = append(out, "/"+strings.Join(segs, "/"))
+		}
+	}
+	return out
+}
+
+// ownerType is the ARM type of the object id was linked to, "" when none.
+func (im *Importer) ownerType(id string) string {
+	for _, a := range ancestors(id) {
+		if o, ok := im.objects[strings.ToLower(a)]; ok {
+			return o.kind.Facts().ResourceType
+		}
+	}
+	return ""
+}
+
+var invalidName = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// nameFor is a DNS-1123 object name, the Azure name where it is one, prefixed by
+// the owner's for children (as asoctl names them), unique per kind.
+func (im *Importer) nameFor(gk schema.GroupKind, owner, azureName string) string {
+	base := strings.ToLower(azureName)
+	if owner != "" && !strings.HasPrefix(base, owner) {
+		base = owner + "-" + base
+	}
+	base = strings.Trim(invalidName.ReplaceAllString(base, "-"), "-")
+	if len(base) > 63 {
+		base = strings.TrimRight(base[:63], "-")
+	}
+	if base == "" {
+		base = "imported"
+	}
+	name := base
+	for i := 2; im.names[gk.String()+"/"+name]; i++ {
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+	im.names[gk.String()+"/"+name] = true
+	return name
+}
+
+// specOf is the spec of an ARM body: properties flattened into the top level as
+// aztenant's kinds spell them, ARM IDs as references, tags without aztenant's
+// markers. Read-only values drop out when decoded into the kind's type.
+func specOf(body map[string]any, note func(format string, args ...any)) map[string]any {
+	spec := map[string]any{}
+	for k, v := range body {
+		switch k {
+		case "id", "name", "type", "etag", "systemData", "properties", "managedBy":
+		case "tags":
+			tags := map[string]any{}
+			for tk, tv := range v.(map[string]any) {
+				if strings.HasPrefix(strings.ToLower(tk), "aztenant.io") {
+					note("tag %s is aztenant's own marker and is not copied", tk)
+					continue
+				}
+				tags[tk] = tv
+			}
+			if len(tags) > 0 {
+				spec["tags"] = tags
+			}
+		default:
+			spec[k] = v
+		}
+	}
+	if props, ok := body["properties"].(map[string]any); ok {
+		for k, v := range props {
+			if _, taken := spec[k]; !taken {
+				spec[k] = v
+			}
+		}
+	}
+	return referencesOf(spec).(map[string]any)
+}
+
+// referencesOf rewrites ARM IDs the way aztenant's specs take them: {"id": x}
+// as {"reference": {"armId": x}}; fooId as fooReference: {armId} and fooIds as
+// fooReferences (each kept under both names: decoding keeps the one the kind
+// has); a map keyed by ARM IDs (identity.userAssignedIdentities) as a list of
+// references.
+func referencesOf(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		if id, ok := t["id"].(string); ok && len(t) == 1 && looksLikeID(id) {
+			return map[string]any{"reference": map[string]any{"armId": id}}
+		}
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = referencesOf(e)
+			if k == "userAssignedIdentities" {
+				if m, ok := e.(map[string]any); ok {
+					var refs []any
+					keys := make([]string, 0, len(m))
+					for id := range m {
+						keys = append(keys, id)
+					}
+					sort.Strings(keys)
+					for _, id := range keys {
+						refs = append(refs, map[string]any{"reference": map[string]any{"armId": id}})
+					}
+					out[k] = refs
+				}
+			}
+			for _, suf := range []string{"Id", "ID", "Ids", "IDs"} {
+				base, ok := strings.CutSuffix(k, suf)
+				if !ok || base == "" {
+					continue
+				}
+				switch x := e.(type) {
+				case string:
+					if looksLikeID(x) && len(suf) == 2 {
+						out[base+"Reference"] = map[string]any{"armId": x}
+					}
+				case []any:
+					if len(suf) == 3 {
+						var refs []any
+						for _, s := range x {
+							if id, ok := s.(string); ok && looksLikeID(id) {
+								refs = append(refs, map[string]any{"armId": id})
+							}
+						}
+						if len(refs) == len(x) && len(refs) > 0 {
+							out[base+"References"] = refs
+						}
+					}
+				}
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = referencesOf(e)
+		}
+		return out
+	}
+	return v
+}
+
+func looksLikeID(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(l, "/subscriptions/") || strings.HasPrefix(l, "/providers/")
+}
+
+func str(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+
+// get reads id; nil when Azure has no such resource.
+func (im *Importer) get(ctx context.Context, id, apiVersion string) (map[string]any, error) {
+	resp, err := im.do(ctx, runtime.JoinPaths(im.Client.Endpoint(), id), apiVersion)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, nil
+	}
+	var body map[string]any
+	if err := runtime.UnmarshalAsJSON(resp, &body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// list reads a collection, following nextLink; a collection Azure does not have
+// (404) is empty.
+func (im *Importer) list(ctx context.Context, path, apiVersion string) ([]map[string]any, error) {
+	path, query, _ := strings.Cut(path, "?")
+	url := runtime.JoinPaths(im.Client.Endpoint(), path)
+	if query != "" {
+		url += "?" + query
+	}
+	var out []map[string]any
+	for url != "" {
+		resp, err := im.do(ctx, url, apiVersion)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode == http.StatusNotFound {
+			resp.Body.Close()
+			return out, nil
+		}
+		var page struct {
+			Value    []map[string]any `json:"value"`
+			NextLink string           `json:"nextLink"`
+		}
+		err = runtime.UnmarshalAsJSON(resp, &page)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Value...)
+		url, apiVersion = page.NextLink, ""
+	}
+	return out, nil
+}
+
+func (im *Importer) do(ctx context.Context, url, apiVersion string) (*http.Response, error) {
+	req, err := runtime.NewRequest(ctx, http.MethodGet, url)
+	if err != nil {
+		return nil, err
+	}
+	if apiVersion != "" {
+		q := req.Raw().URL.Query()
+		q.Set("api-version", apiVersion)
+		req.Raw().URL.RawQuery = q.Encode()
+	}
+	resp, err := im.Client.Pipeline().Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusNotFound {
+		defer resp.Body.Close()
+		return nil, runtime.NewResponseError(resp)
+	}
+	return resp, nil
+}

@@ -1,0 +1,139 @@
+package operator_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/go-logr/logr"
+	eventsv1 "k8s.io/api/events/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/aztenant/aztenant/api"
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
+	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/reconcilers"
+)
+
+// crdsOf returns the project's CRDs that keep says yes to.
+func crdsOf(t *testing.T, keep func(*apiextensionsv1.CustomResourceDefinition) bool) []*apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	all, err := api.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for _, c := range all {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no CRD selected")
+	}
+	return out
+}
+
+// installCRDs creates the CRDs and waits until discovery serves them.
+func installCRDs(t *testing.T, env *testenv.Env, crds []*apiextensionsv1.CustomResourceDefinition) {
+	t.Helper()
+	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: env.Scheme}); err != nil {
+		t.Fatalf("install CRDs: %v", err)
+	}
+}
+
+// The operator serves the kinds whose CRD is installed, and only those; a
+// CRD installed while it runs is served without a restart (its kind's
+// objects become Ready, its owner's changes reach them), and one deleted is
+// reported with an event on the CRD.
+func TestKindsServedAsTheirCRDsAreInstalled(t *testing.T) {
+	env := testenv.New(t, testenv.WithoutCRDs())
+	rgGK := resourcesv1alpha1.ResourceGroupGroupKind
+	uaiGK := schema.GroupKind{Group: managedidentityv1alpha1.GroupVersion.Group, Kind: "UserAssignedIdentity"}
+	installCRDs(t, env, crdsOf(t, func(c *apiextensionsv1.CustomResourceDefinition) bool {
+		return c.Spec.Group == "identity.aztenant.io" || c.Spec.Group == "tenancy.aztenant.io" ||
+			(c.Spec.Group == rgGK.Group && c.Spec.Names.Kind == rgGK.Kind)
+	}))
+
+	const ns = "kinds"
+	s := stacktest.NewOn(t, env, stacktest.DefaultConfig(), logr.Logger{}, ns)
+	if got := s.Parts.Kinds.Served(); !slices.Equal(got, []schema.GroupKind{rgGK}) {
+		t.Fatalf("served at start: %v, want only %v (the one Azure kind installed)", got, rgGK)
+	}
+	rg := stacktest.ResourceGroup(ns, ns+"-app", nil, nil)
+	s.Create(t, rg)
+	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+
+	// Installed later: served by the same operator, no restart. A child kind
+	// first, whose owner kind is not installed: it watches its owners once
+	// their kind is served.
+	ficGK := schema.GroupKind{Group: managedidentityv1alpha1.GroupVersion.Group, Kind: "FederatedIdentityCredential"}
+	crdOf := func(gk schema.GroupKind) []*apiextensionsv1.CustomResourceDefinition {
+		return crdsOf(t, func(c *apiextensionsv1.CustomResourceDefinition) bool {
+			return c.Spec.Group == gk.Group && c.Spec.Names.Kind == gk.Kind
+		})
+	}
+	installCRDs(t, env, crdOf(ficGK))
+	stacktest.Until(t, "FederatedIdentityCredential served", func() bool { return slices.Contains(s.Parts.Kinds.Served(), ficGK) })
+	if s.Parts.Kinds.WatchesOwner(ficGK, uaiGK) {
+		t.Error("FederatedIdentityCredential watches UserAssignedIdentities, whose CRD is not installed")
+	}
+	uaiCRD := crdOf(uaiGK)
+	installCRDs(t, env, uaiCRD)
+	stacktest.Until(t, "UserAssignedIdentity served", func() bool { return slices.Contains(s.Parts.Kinds.Served(), uaiGK) })
+	if !s.Parts.Kinds.WatchesOwner(ficGK, uaiGK) {
+		t.Error("FederatedIdentityCredential does not watch UserAssignedIdentities once they are served")
+	}
+	if !s.Parts.Kinds.WatchesOwner(uaiGK, rgGK) {
+		t.Error("UserAssignedIdentity does not watch its owners, ResourceGroups")
+	}
+	fic := &managedidentityv1alpha1.FederatedIdentityCredential{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "trust"},
+		Spec: managedidentityv1alpha1.FederatedIdentityCredentialSpec{
+			Owner:  &azurev1alpha1.OwnerReference{Name: "app"},
+			Issuer: env.IssuerURL, Subject: "system:serviceaccount:" + ns + ":app",
+		},
+	}
+	s.Create(t, fic)
+	s.WaitReady(t, fic, metav1.ConditionUnknown, reconcilers.ReasonWaitingForOwner)
+	uai := &managedidentityv1alpha1.UserAssignedIdentity{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
+		Spec:       managedidentityv1alpha1.UserAssignedIdentitySpec{Owner: &azurev1alpha1.OwnerReference{Name: rg.Name}, Location: stacktest.Location},
+	}
+	s.Create(t, uai)
+	s.WaitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	s.WaitReady(t, fic, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	if got, want := s.Parts.Kinds.Served(), []schema.GroupKind{rgGK, uaiGK, ficGK}; !slices.Equal(got, want) {
+		t.Errorf("served: %v, want %v", got, want)
+	}
+
+	// Deleted: the operator says so and goes on.
+	for _, o := range []client.Object{fic, uai} {
+		if err := s.Client.Delete(t.Context(), o); err != nil {
+			t.Fatal(err)
+		}
+		stacktest.Until(t, o.GetName()+" deleted", func() bool { return s.Gone(o) })
+	}
+	if err := s.Client.Delete(t.Context(), uaiCRD[0].DeepCopy()); err != nil {
+		t.Fatal(err)
+	}
+	stacktest.Until(t, "event CRDDeleted on "+uaiCRD[0].Name, func() bool {
+		var evs eventsv1.EventList
+		if err := s.Client.List(t.Context(), &evs, client.InNamespace(metav1.NamespaceDefault)); err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(evs.Items, func(e eventsv1.Event) bool {
+			return e.Reason == "CRDDeleted" && e.Regarding.Name == uaiCRD[0].Name
+		})
+	})
+	// Still serving what is installed.
+	rg2 := stacktest.ResourceGroup(ns, ns+"-after", nil, nil)
+	s.Create(t, rg2)
+	s.WaitReady(t, rg2, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+}

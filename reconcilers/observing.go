@@ -1,0 +1,182 @@
+package reconcilers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+)
+
+// This file is the observe policy: the flow up to the plan, with the GET as the
+// only ARM call, and every difference shown instead of written.
+
+// ConditionInSync says, while an object is observed, whether Azure matches its spec.
+const ConditionInSync = "InSync"
+
+// Reasons of the InSync condition, and Ready's while observed.
+const (
+	// ReasonObserved (Ready=True): observed; status.differences and InSync say
+	// how Azure compares.
+	ReasonObserved = "Observed"
+	// ReasonMatches (InSync=True): Azure holds what the spec says.
+	ReasonMatches = "Matches"
+	// ReasonDiffers (InSync=False): status.differences lists where it does not.
+	ReasonDiffers = "Differs"
+	// ReasonNotInAzure (InSync=False): there is no resource; manage would create it.
+	ReasonNotInAzure = "NotFoundInAzure"
+)
+
+// maxDifferences shown in status; the rest are counted.
+const maxDifferences = 64
+
+// observe reads the resource with the namespace's identity, through the same
+// guards, references and plan as a write, and records where Azure differs. It
+// calls nothing but GET: no verify (a check before writing), no finalizer, no
+// write, no export (reading keys is a POST).
+func (r *Reconciler) observe(ctx context.Context, obj azurev1alpha1.Resource, period time.Duration) error {
+	calls, scope, id, err := r.prepare(ctx, obj)
+	if err != nil {
+		return err
+	}
+	b, err := r.build(ctx, obj)
+	if err != nil {
+		return err
+	}
+	if o := r.admitReferences(ctx, obj, b.desired); o != nil {
+		return o
+	}
+	actual, err := calls.get(ctx, id)
+	if err != nil {
+		return r.armFailure(err, scope)
+	}
+	st := obj.AzureStatus()
+	again := jitter(period)
+	if actual == nil {
+		st.Differences = []azurev1alpha1.Difference{{Path: "(resource)", Desired: "(exists)", Actual: absent}}
+		setInSync(obj, metav1.ConditionFalse, ReasonNotInAzure, id+" does not exist in Azure; with reconcile policy manage it would be created")
+		return newOutcome(ReasonObserved, "Observed: "+id+" does not exist in Azure (InSync)").after(again)
+	}
+	c, err := r.plan(ctx, obj, b, id, actual, "")
+	if err != nil {
+		return err
+	}
+	diffs := r.allDifferences(obj, c, actual)
+	st.Differences = shown(diffs)
+	r.Kind.Observe(obj, actual)
+	st.ProvisioningState = provisioningState(actual)
+	note := ""
+	if st.ID == "" {
+		// Not this object's yet. Unless another object owns it, manage later
+		// writes these differences (as if adopted: it did not create it, so
+		// deleting it then leaves it in Azure unless told otherwise).
+		who, err := r.ownerOf(ctx, obj, id, actual, false)
+		if err != nil {
+			return newOutcome(ReasonGuardFailed, "could not check who owns the resource: "+err.Error()).after(30 * time.Second)
+		}
+		if who != "" {
+			note = fmt.Sprintf("; it is owned by %s, so reconcile policy manage would not write it", who)
+		} else {
+			st.ID, st.Adopted = id, true
+		}
+	}
+	if len(diffs) == 0 {
+		setInSync(obj, metav1.ConditionTrue, ReasonMatches, "Azure matches the spec"+note)
+		return newOutcome(ReasonObserved, "Observed: Azure matches the spec"+note).after(again)
+	}
+	msg := fmt.Sprintf("Azure differs from the spec at %d path(s), first %s (status.differences); reconcile policy manage would write them%s", len(diffs), diffs[0].path, note)
+	setInSync(obj, metav1.ConditionFalse, ReasonDiffers, msg)
+	return newOutcome(ReasonObserved, "Observed: "+msg).after(again)
+}
+
+// allDifferences is every path where actual differs from the planned change c,
+// as a write would change it: the compared body, tags removed from the spec, and
+// write-only values (never shown) not known to be the ones in Azure.
+func (r *Reconciler) allDifferences(obj azurev1alpha1.Resource, c change, actual map[string]any) []difference {
+	st := obj.AzureStatus()
+	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
+	diffs := differences(c.desired, actual, facts.WriteOnly, facts.OpenSets, hooks.Equivalent)
+	tags := tagsOf(actual)
+	for _, k := range c.dropped {
+		for tk, v := range tags {
+			if strings.EqualFold(tk, k) {
+				diffs = append(diffs, difference{path: "tags." + tk, actual: v}) // removed from the spec
+			}
+		}
+	}
+	if c.woHash != "" && c.woHash != st.WriteOnlyHash {
+		// ARM never returns write-only values: not the ones last written (or
+		// none known), so manage writes them. Neither value is shown.
+		for _, p := range facts.WriteOnly {
+			if _, ok := valueAt(c.desired, p); ok {
+				diffs = append(diffs, difference{path: p, desired: masked, actual: masked})
+			}
+		}
+	}
+	if c.diff != "" && len(diffs) == 0 {
+		diffs = []difference{{path: c.diff, desired: masked, actual: masked}} // plan's, whatever it is
+	}
+	return diffs
+}
+
+const (
+	absent = "(absent)"
+	masked = "(not shown)"
+)
+
+// shown renders differences for status: values as JSON, cut to fit, write-only
+// values never (they are skipped by the comparison, and plan's digest reports
+// them without a value).
+func shown(diffs []difference) []azurev1alpha1.Difference {
+	out := make([]azurev1alpha1.Difference, 0, min(len(diffs), maxDifferences))
+	for i, d := range diffs {
+		if i == maxDifferences-1 && len(diffs) > maxDifferences {
+			out = append(out, azurev1alpha1.Difference{Path: "(more)", Desired: fmt.Sprintf("%d more differences", len(diffs)-i)})
+			break
+		}
+		out = append(out, azurev1alpha1.Difference{Path: cut(d.path), Desired: value(d.desired), Actual: value(d.actual)})
+	}
+	return out
+}
+
+func value(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return absent
+	case string:
+		if t == masked {
+			return t
+		}
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return cut(string(data))
+}
+
+// cut keeps a value within the status field's 1024 characters.
+func cut(s string) string {
+	const limit = 1000
+	if len(s) <= limit {
+		return s
+	}
+	return strings.ToValidUTF8(s[:limit], "") + "…" // not in the middle of a UTF-8 sequence
+}
+
+func setInSync(obj azurev1alpha1.Resource, status metav1.ConditionStatus, reason, msg string) {
+	st := obj.AzureStatus()
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: ConditionInSync, Status: status, Reason: reason, Message: msg, ObservedGeneration: obj.GetGeneration()})
+}
+
+// notObserved drops what observing recorded, once the object is not observed.
+func notObserved(obj azurev1alpha1.Resource) {
+	st := obj.AzureStatus()
+	st.Differences = nil
+	meta.RemoveStatusCondition(&st.Conditions, ConditionInSync)
+}
