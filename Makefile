@@ -24,6 +24,7 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	@bash hack/tools/build.sh controller-gen >/dev/null
 	go -C hack/kindgen run . generate
 	$(BIN)/controller-gen object paths=./api/...
+	rm -f api/crds/*.yaml # controller-gen writes every CRD; a kind that left the wave leaves none behind
 	$(BIN)/controller-gen crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=api/crds
 	go run ./hack/crdindex charts/aztenant/files/crds.yaml # the chart's index; the operator applies the CRDs
 	cp identity/reservation/policies.yaml charts/aztenant/files/reservation-policies.yaml

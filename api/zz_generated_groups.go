@@ -5,17 +5,27 @@ package api
 import (
 	"k8s.io/apimachinery/pkg/runtime"
 
+	apimanagementv1alpha1 "github.com/aztenant/aztenant/api/apimanagement/v1alpha1"
+	appv1alpha1 "github.com/aztenant/aztenant/api/app/v1alpha1"
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
+	cognitiveservicesv1alpha1 "github.com/aztenant/aztenant/api/cognitiveservices/v1alpha1"
+	computev1alpha1 "github.com/aztenant/aztenant/api/compute/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
 	dbformysqlv1alpha1 "github.com/aztenant/aztenant/api/dbformysql/v1alpha1"
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
+	eventgridv1alpha1 "github.com/aztenant/aztenant/api/eventgrid/v1alpha1"
 	eventhubv1alpha1 "github.com/aztenant/aztenant/api/eventhub/v1alpha1"
 	insightsv1alpha1 "github.com/aztenant/aztenant/api/insights/v1alpha1"
 	keyvaultv1alpha1 "github.com/aztenant/aztenant/api/keyvault/v1alpha1"
+	machinelearningservicesv1alpha1 "github.com/aztenant/aztenant/api/machinelearningservices/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	operationalinsightsv1alpha1 "github.com/aztenant/aztenant/api/operationalinsights/v1alpha1"
+	searchv1alpha1 "github.com/aztenant/aztenant/api/search/v1alpha1"
 	servicebusv1alpha1 "github.com/aztenant/aztenant/api/servicebus/v1alpha1"
+	signalrservicev1alpha1 "github.com/aztenant/aztenant/api/signalrservice/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
+	webv1alpha1 "github.com/aztenant/aztenant/api/web/v1alpha1"
+	webpubsubv1alpha1 "github.com/aztenant/aztenant/api/webpubsub/v1alpha1"
 )
 
 // generatedGroups are the API groups kindgen writes (api/kinds.yaml).
@@ -25,9 +35,19 @@ var generatedGroups = runtime.SchemeBuilder{
 	servicebusv1alpha1.AddToScheme,
 	eventhubv1alpha1.AddToScheme,
 	operationalinsightsv1alpha1.AddToScheme,
+	eventgridv1alpha1.AddToScheme,
 	containerregistryv1alpha1.AddToScheme,
-	appconfigurationv1alpha1.AddToScheme,
+	appv1alpha1.AddToScheme,
+	webv1alpha1.AddToScheme,
 	insightsv1alpha1.AddToScheme,
+	apimanagementv1alpha1.AddToScheme,
+	signalrservicev1alpha1.AddToScheme,
+	webpubsubv1alpha1.AddToScheme,
+	cognitiveservicesv1alpha1.AddToScheme,
+	searchv1alpha1.AddToScheme,
+	machinelearningservicesv1alpha1.AddToScheme,
+	computev1alpha1.AddToScheme,
+	appconfigurationv1alpha1.AddToScheme,
 	sqlv1alpha1.AddToScheme,
 	dbformysqlv1alpha1.AddToScheme,
 	documentdbv1alpha1.AddToScheme,

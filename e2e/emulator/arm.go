@@ -501,6 +501,9 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 			return nil, false, err
 		}
 	}
+	if err := e.managedIdentityLocked(wr); err != nil {
+		return nil, false, err
+	}
 	if b != nil {
 		for _, p := range b.writeOnly {
 			if prop, ok := strings.CutPrefix(p, "properties."); ok {

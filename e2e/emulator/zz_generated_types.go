@@ -30,6 +30,84 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.Network/routeTables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// network/RouteTablesRoute, parent Microsoft.Network/routeTables; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/routeTables/routes", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/LoadBalancer, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/loadBalancers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/LoadBalancersInboundNatRule, parent Microsoft.Network/loadBalancers; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/loadBalancers/inboundNatRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/WebApplicationFirewallPolicy, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via location).
+		{fullType: "Microsoft.Network/ApplicationGatewayWebApplicationFirewallPolicies", lro: LROConfig{Write: LROSync, Delete: LROLocation}},
+		// network/AzureFirewall, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/azureFirewalls", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/FirewallPolicy, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/firewallPolicies", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/FirewallPoliciesRuleCollectionGroup, parent Microsoft.Network/firewallPolicies; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/firewallPolicies/ruleCollectionGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/PrivateLinkService, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/privateLinkServices", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/BastionHost, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/bastionHosts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/NetworkWatcher, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via location).
+		{fullType: "Microsoft.Network/networkWatchers", lro: LROConfig{Write: LROSync, Delete: LROLocation}},
+		// network/NetworkWatchersFlowLog, parent Microsoft.Network/networkWatchers; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/networkWatchers/flowLogs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/IpGroup, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/ipGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/DdosProtectionPlan, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/ddosProtectionPlans", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/LocalNetworkGateway, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/localNetworkGateways", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/RouteFilter, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Network/routeFilters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation}},
+		// network/RouteFiltersRouteFilterRule, parent Microsoft.Network/routeFilters; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Network/routeFilters/routeFilterRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation}},
+		// network/ServiceEndpointPolicy, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/serviceEndpointPolicies", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/ServiceEndpointPoliciesServiceEndpointPolicyDefinition, parent Microsoft.Network/serviceEndpointPolicies; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/serviceEndpointPolicies/serviceEndpointPolicyDefinitions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/VirtualNetworkGateway, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualNetworkGateways", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listradiussecrets": "{\"nextLink\":\"example\",\"value\":[{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"},{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"}]}", "reset": "{\"etag\":\"example\",\"extendedLocation\":{\"name\":\"example\",\"type\":\"EdgeZone\"},\"id\":\"example\",\"identity\":{\"principalId\":\"example\",\"tenantId\":\"example\",\"type\":\"None\"},\"location\":\"example\",\"name\":\"example\",\"properties\":{\"adminState\":\"Disabled\",\"autoScaleConfiguration\":{\"bounds\":{}},\"bgpSettings\":{\"bgpPeeringAddress\":\"example\",\"bgpPeeringAddresses\":[{\"customBgpIpAddresses\":[\"example\",\"example\"],\"defaultBgpIpAddresses\":[\"example\",\"example\"],\"ipconfigurationId\":\"example\",\"tunnelIpAddresses\":[\"example\",\"example\"]},{\"customBgpIpAddresses\":[\"example\",\"example\"],\"defaultBgpIpAddresses\":[\"example\",\"example\"],\"ipconfigurationId\":\"example\",\"tunnelIpAddresses\":[\"example\",\"example\"]}]},\"customRoutes\":{\"addressPrefixes\":[\"example\",\"example\"],\"ipamPoolPrefixAllocations\":[{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}},{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}}]},\"gatewayDefaultSite\":{\"id\":\"example\"},\"gatewayType\":\"ExpressRoute\",\"inboundDnsForwardingEndpoint\":\"example\",\"ipConfigurations\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"privateIPAddress\":\"example\",\"privateIPAllocationMethod\":\"Dynamic\",\"provisioningState\":\"Canceled\",\"publicIPAddress\":{\"id\":\"example\"},\"subnet\":{\"id\":\"example\"}}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"privateIPAddress\":\"example\",\"privateIPAllocationMethod\":\"Dynamic\",\"provisioningState\":\"Canceled\",\"publicIPAddress\":{\"id\":\"example\"},\"subnet\":{\"id\":\"example\"}}}],\"natRules\":[null,null],\"provisioningState\":\"Canceled\",\"resiliencyModel\":\"MultiHomed\",\"resourceGuid\":\"example\",\"sku\":{\"name\":\"Basic\",\"tier\":\"Basic\"},\"vNetExtendedLocationResourceId\":\"example\",\"virtualNetworkGatewayMigrationStatus\":{\"errorMessage\":\"example\",\"phase\":\"Abort\",\"state\":\"Failed\"},\"virtualNetworkGatewayPolicyGroups\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"policyMembers\":[{\"attributeType\":\"AADGroupId\",\"attributeValue\":\"example\",\"name\":\"key1\"},{\"attributeType\":\"AADGroupId\",\"attributeValue\":\"example\",\"name\":\"key2\"}],\"provisioningState\":\"Canceled\",\"vngClientConnectionConfigurations\":[{\"id\":\"example\"},{\"id\":\"example\"}]}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"policyMembers\":[{\"attributeType\":\"AADGroupId\",\"attributeValue\":\"example\",\"name\":\"key1\"},{\"attributeType\":\"AADGroupId\",\"attributeValue\":\"example\",\"name\":\"key2\"}],\"provisioningState\":\"Canceled\",\"vngClientConnectionConfigurations\":[{\"id\":\"example\"},{\"id\":\"example\"}]}}],\"vpnClientConfiguration\":{\"aadAudience\":\"example\",\"aadIssuer\":\"example\",\"aadTenant\":\"example\",\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\",\"radiusServers\":[{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"},{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"}],\"vngClientConnectionConfigurations\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"provisioningState\":\"Canceled\",\"virtualNetworkGatewayPolicyGroups\":[{\"id\":\"example\"},{\"id\":\"example\"}],\"vpnClientAddressPool\":{\"addressPrefixes\":[\"example\",\"example\"],\"ipamPoolPrefixAllocations\":[{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}},{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}}]}}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"provisioningState\":\"Canceled\",\"virtualNetworkGatewayPolicyGroups\":[{\"id\":\"example\"},{\"id\":\"example\"}],\"vpnClientAddressPool\":{\"addressPrefixes\":[\"example\",\"example\"],\"ipamPoolPrefixAllocations\":[{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}},{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}}]}}}],\"vpnAuthenticationTypes\":[\"AAD\",\"AAD\"],\"vpnClientAddressPool\":{\"addressPrefixes\":[\"example\",\"example\"],\"ipamPoolPrefixAllocations\":[{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}},{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}}]},\"vpnClientIpsecPolicies\":[{\"dhGroup\":\"DHGroup1\",\"ikeEncryption\":\"AES128\",\"ikeIntegrity\":\"GCMAES128\",\"ipsecEncryption\":\"AES128\",\"ipsecIntegrity\":\"GCMAES128\",\"pfsGroup\":\"ECP256\"},{\"dhGroup\":\"DHGroup1\",\"ikeEncryption\":\"AES128\",\"ikeIntegrity\":\"GCMAES128\",\"ipsecEncryption\":\"AES128\",\"ipsecIntegrity\":\"GCMAES128\",\"pfsGroup\":\"ECP256\"}],\"vpnClientProtocols\":[\"IkeV2\",\"IkeV2\"],\"vpnClientRevokedCertificates\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"provisioningState\":\"Canceled\",\"thumbprint\":\"example\"}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"provisioningState\":\"Canceled\",\"thumbprint\":\"example\"}}],\"vpnClientRootCertificates\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"provisioningState\":\"Canceled\",\"publicCertData\":\"example\"}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"provisioningState\":\"Canceled\",\"publicCertData\":\"example\"}}]},\"vpnGatewayGeneration\":\"Generation1\",\"vpnType\":\"PolicyBased\"},\"type\":\"example\"}"})},
+		// network/Connection, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/connections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.sharedKey"}},
+		// network/VirtualWan, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualWans", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/VirtualHub, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualHubs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/VpnGateway, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/vpnGateways", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/VpnSite, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/vpnSites", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/IpAllocation, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/IpAllocations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/CustomIpPrefix, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/customIpPrefixes", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// network/NetworkProfile, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via location).
+		{fullType: "Microsoft.Network/networkProfiles", lro: LROConfig{Write: LROSync, Delete: LROLocation}},
+		// network/ExpressRouteCircuit, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/expressRouteCircuits", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/ExpressRouteCircuitsAuthorization, parent Microsoft.Network/expressRouteCircuits; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/expressRouteCircuits/authorizations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/ExpressRouteCircuitsPeering, parent Microsoft.Network/expressRouteCircuits; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/expressRouteCircuits/peerings", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.sharedKey"}},
+		// network/VirtualNetworkGatewaysNatRule, parent Microsoft.Network/virtualNetworkGateways; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualNetworkGateways/natRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/NetworkManager, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via location).
+		{fullType: "Microsoft.Network/networkManagers", lro: LROConfig{Write: LROSync, Delete: LROLocation}},
+		// network/VirtualRouter, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualRouters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/VirtualRoutersPeering, parent Microsoft.Network/virtualRouters; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualRouters/peerings", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/VirtualHubsHubRouteTable, parent Microsoft.Network/virtualHubs; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualHubs/hubRouteTables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/VirtualHubsHubVirtualNetworkConnection, parent Microsoft.Network/virtualHubs; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualHubs/hubVirtualNetworkConnections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/VirtualHubsBgpConnection, parent Microsoft.Network/virtualHubs; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualHubs/bgpConnections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/VpnGatewaysVpnConnection, parent Microsoft.Network/vpnGateways; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/vpnGateways/vpnConnections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.sharedKey"}},
+		// network/VpnServerConfiguration, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/vpnServerConfigurations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.radiusServerSecret"}, actions: secretActions(map[string]string{"listradiussecrets": "{\"nextLink\":\"example\",\"value\":[{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"},{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"}]}"})},
+		// network/NetworkSecurityPerimeter, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Network/networkSecurityPerimeters", lro: LROConfig{Write: LROSync, Delete: LROAsyncOperation}},
 		// network/PrivateDnsZone, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.Network/privateDnsZones", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// network/PrivateDnsZonesVirtualNetworkLink, parent Microsoft.Network/privateDnsZones; create long-running, delete long-running.
@@ -70,10 +148,32 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.Network/dnsZones/TXT", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// keyvault/Vault, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
 		{fullType: "Microsoft.KeyVault/vaults", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync}},
+		// keyvault/ManagedHSM, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.KeyVault/managedHSMs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// network/PrivateEndpoint, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/privateEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// network/PrivateEndpointsPrivateDnsZoneGroup, parent Microsoft.Network/privateEndpoints; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/privateEndpoints/privateDnsZoneGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/DnsResolver, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Network/dnsResolvers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/DnsResolversInboundEndpoint, parent Microsoft.Network/dnsResolvers; create long-running, delete long-running.
+		{fullType: "Microsoft.Network/dnsResolvers/inboundEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/DnsResolversOutboundEndpoint, parent Microsoft.Network/dnsResolvers; create long-running, delete long-running.
+		{fullType: "Microsoft.Network/dnsResolvers/outboundEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/DnsForwardingRuleset, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Network/dnsForwardingRulesets", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/DnsForwardingRuleSetsForwardingRule, parent Microsoft.Network/dnsForwardingRulesets; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/dnsForwardingRulesets/forwardingRules", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// network/DnsForwardingRuleSetsVirtualNetworkLink, parent Microsoft.Network/dnsForwardingRulesets; create long-running, delete long-running.
+		{fullType: "Microsoft.Network/dnsForwardingRulesets/virtualNetworkLinks", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/DnsResolverDomainList, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Network/dnsResolverDomainLists", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/DnsResolverPolicy, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Network/dnsResolverPolicies", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/DnsResolverPoliciesDnsSecurityRule, parent Microsoft.Network/dnsResolverPolicies; create long-running, delete long-running.
+		{fullType: "Microsoft.Network/dnsResolverPolicies/dnsSecurityRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// network/DnsResolverPoliciesVirtualNetworkLink, parent Microsoft.Network/dnsResolverPolicies; create long-running, delete long-running.
+		{fullType: "Microsoft.Network/dnsResolverPolicies/virtualNetworkLinks", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// servicebus/Namespace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.ServiceBus/namespaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// servicebus/NamespacesQueue, parent Microsoft.ServiceBus/namespaces; create synchronous, delete synchronous.
@@ -84,16 +184,80 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.ServiceBus/namespaces/topics/subscriptions", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// servicebus/NamespacesTopicsSubscriptionsRule, parent Microsoft.ServiceBus/namespaces/topics/subscriptions; create synchronous, delete synchronous.
 		{fullType: "Microsoft.ServiceBus/namespaces/topics/subscriptions/rules", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// servicebus/NamespacesAuthorizationRule, parent Microsoft.ServiceBus/namespaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ServiceBus/namespaces/AuthorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"})},
+		// servicebus/NamespacesQueuesAuthorizationRule, parent Microsoft.ServiceBus/namespaces/queues; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ServiceBus/namespaces/queues/authorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"})},
+		// servicebus/NamespacesTopicsAuthorizationRule, parent Microsoft.ServiceBus/namespaces/topics; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ServiceBus/namespaces/topics/authorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"})},
 		// eventhub/Namespace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.EventHub/namespaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// eventhub/NamespacesEventhub, parent Microsoft.EventHub/namespaces; create synchronous, delete synchronous.
 		{fullType: "Microsoft.EventHub/namespaces/eventhubs", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// eventhub/NamespacesEventhubsConsumerGroup, parent Microsoft.EventHub/namespaces/eventhubs; create synchronous, delete synchronous.
 		{fullType: "Microsoft.EventHub/namespaces/eventhubs/consumergroups", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// eventhub/NamespacesAuthorizationRule, parent Microsoft.EventHub/namespaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.EventHub/namespaces/authorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"})},
+		// eventhub/NamespacesEventhubsAuthorizationRule, parent Microsoft.EventHub/namespaces/eventhubs; create synchronous, delete synchronous.
+		{fullType: "Microsoft.EventHub/namespaces/eventhubs/authorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"})},
+		// eventhub/NamespacesSchemagroup, parent Microsoft.EventHub/namespaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.EventHub/namespaces/schemagroups", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// eventhub/NamespacesApplicationGroup, parent Microsoft.EventHub/namespaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.EventHub/namespaces/applicationGroups", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// eventhub/Cluster, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.EventHub/clusters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// operationalinsights/Workspace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.OperationalInsights/workspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// operationalinsights/WorkspacesTable, parent Microsoft.OperationalInsights/workspaces; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.OperationalInsights/workspaces/tables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation}},
+		// operationalinsights/WorkspacesDataExport, parent Microsoft.OperationalInsights/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.OperationalInsights/workspaces/dataExports", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// operationalinsights/WorkspacesSavedSearch, parent Microsoft.OperationalInsights/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.OperationalInsights/workspaces/savedSearches", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// operationalinsights/WorkspacesLinkedService, parent Microsoft.OperationalInsights/workspaces; create long-running, delete long-running.
+		{fullType: "Microsoft.OperationalInsights/workspaces/linkedServices", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// operationalinsights/WorkspacesDataSource, parent Microsoft.OperationalInsights/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.OperationalInsights/workspaces/dataSources", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// operationalinsights/Cluster, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.OperationalInsights/clusters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// operationalinsights/QueryPack, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.OperationalInsights/queryPacks", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// operationalinsights/QueryPacksQuery, parent Microsoft.OperationalInsights/queryPacks; create synchronous, delete synchronous.
+		{fullType: "Microsoft.OperationalInsights/queryPacks/queries", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// eventgrid/Topic, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.EventGrid/topics", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// eventgrid/Domain, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.EventGrid/domains", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// eventgrid/DomainsTopic, parent Microsoft.EventGrid/domains; create long-running, delete long-running.
+		{fullType: "Microsoft.EventGrid/domains/topics", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// eventgrid/SystemTopic, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.EventGrid/systemTopics", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// eventgrid/TopicsEventSubscription, parent Microsoft.EventGrid/topics; create long-running, delete long-running.
+		{fullType: "Microsoft.EventGrid/topics/eventSubscriptions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// eventgrid/DomainsEventSubscription, parent Microsoft.EventGrid/domains; create long-running, delete long-running.
+		{fullType: "Microsoft.EventGrid/domains/eventSubscriptions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// eventgrid/DomainsTopicsEventSubscription, parent Microsoft.EventGrid/domains/topics; create long-running, delete long-running.
+		{fullType: "Microsoft.EventGrid/domains/topics/eventSubscriptions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// eventgrid/SystemTopicsEventSubscription, parent Microsoft.EventGrid/systemTopics; create long-running, delete long-running.
+		{fullType: "Microsoft.EventGrid/systemTopics/eventSubscriptions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// eventgrid/PartnerRegistration, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.EventGrid/partnerRegistrations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// eventgrid/PartnerNamespace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.EventGrid/partnerNamespaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// eventgrid/PartnerNamespacesChannel, parent Microsoft.EventGrid/partnerNamespaces; create synchronous, delete long-running.
+		{fullType: "Microsoft.EventGrid/partnerNamespaces/channels", lro: LROConfig{Write: LROSync, Delete: LROLocation}},
 		// containerregistry/Registry, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.ContainerRegistry/registries", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listcredentials": "{\"passwords\":[{\"name\":\"password\",\"value\":\"\\u0000secret\"},{\"name\":\"password2\",\"value\":\"\\u0000secret\"}],\"username\":\"example\"}"})},
+		// containerregistry/RegistriesReplication, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerRegistry/registries/replications", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// containerregistry/RegistriesWebhook, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerRegistry/registries/webhooks", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// containerregistry/RegistriesScopeMap, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerRegistry/registries/scopeMaps", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// containerregistry/RegistriesToken, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerRegistry/registries/tokens", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// containerregistry/RegistriesCacheRule, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerRegistry/registries/cacheRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// storage/StorageAccountsBlobService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
 		{fullType: "Microsoft.Storage/storageAccounts/blobServices", lro: LROConfig{Write: LROSync}, noDelete: true},
 		// storage/StorageAccountsQueueService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
@@ -110,32 +274,332 @@ func generatedBehaviours() []*typeBehaviour {
 		{fullType: "Microsoft.Storage/storageAccounts/fileServices/shares", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// storage/StorageAccountsManagementPolicy, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
 		{fullType: "Microsoft.Storage/storageAccounts/managementPolicies", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// storage/StorageAccountsLocalUser, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/localUsers", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"sharedKey\":\"\\u0000secret\",\"sshAuthorizedKeys\":[{\"description\":\"example\",\"key\":\"example\"},{\"description\":\"example\",\"key\":\"example\"}]}", "regeneratepassword": "{\"sshPassword\":\"\\u0000secret\"}"})},
+		// storage/StorageAccountsInventoryPolicy, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/inventoryPolicies", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// cache/RedisFirewallRule, parent Microsoft.Cache/redis; create synchronous, delete synchronous.
 		{fullType: "Microsoft.Cache/redis/firewallRules", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// cache/RedisPatchSchedule, parent Microsoft.Cache/redis; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Cache/redis/patchSchedules", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// containerservice/ManagedClustersAgentPool, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
 		{fullType: "Microsoft.ContainerService/managedClusters/agentPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// app/ManagedEnvironment, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.App/managedEnvironments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.daprAIConnectionString"}},
+		// app/ManagedEnvironmentsStorage, parent Microsoft.App/managedEnvironments; create synchronous, delete synchronous.
+		{fullType: "Microsoft.App/managedEnvironments/storages", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// app/ManagedEnvironmentsDaprComponent, parent Microsoft.App/managedEnvironments; create synchronous, delete synchronous.
+		{fullType: "Microsoft.App/managedEnvironments/daprComponents", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listsecrets": "{\"value\":[{\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"name\":\"key2\",\"value\":\"\\u0000secret\"}]}"})},
+		// app/ManagedEnvironmentsCertificate, parent Microsoft.App/managedEnvironments; create synchronous, delete synchronous.
+		{fullType: "Microsoft.App/managedEnvironments/certificates", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.password"}},
+		// app/ManagedEnvironmentsJavaComponent, parent Microsoft.App/managedEnvironments; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.App/managedEnvironments/javaComponents", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// app/ContainerApp, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.App/containerApps", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listsecrets": "{\"value\":[{\"identity\":\"example\",\"keyVaultUrl\":\"example\",\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"identity\":\"example\",\"keyVaultUrl\":\"example\",\"name\":\"key2\",\"value\":\"\\u0000secret\"}]}", "start": "{\"extendedLocation\":{\"name\":\"example\",\"type\":\"CustomLocation\"},\"id\":\"example\",\"identity\":{\"principalId\":\"example\",\"tenantId\":\"example\",\"type\":\"None\"},\"location\":\"example\",\"managedBy\":\"example\",\"name\":\"example\",\"properties\":{\"configuration\":{\"activeRevisionsMode\":\"Multiple\",\"dapr\":{\"appId\":\"example\",\"appProtocol\":\"grpc\",\"logLevel\":\"debug\"},\"identitySettings\":[{\"identity\":\"example\",\"lifecycle\":\"All\"},{\"identity\":\"example\",\"lifecycle\":\"All\"}],\"ingress\":{\"additionalPortMappings\":[{},{}],\"clientCertificateMode\":\"accept\",\"corsPolicy\":{\"allowedHeaders\":[\"example\",\"example\"],\"allowedMethods\":[\"example\",\"example\"],\"allowedOrigins\":[\"example\",\"example\"],\"exposeHeaders\":[\"example\",\"example\"]},\"customDomains\":[{\"bindingType\":\"Disabled\",\"certificateId\":\"example\",\"name\":\"key1\"},{\"bindingType\":\"Disabled\",\"certificateId\":\"example\",\"name\":\"key2\"}],\"fqdn\":\"example\",\"ipSecurityRestrictions\":[{\"action\":\"Allow\",\"description\":\"example\",\"ipAddressRange\":\"example\",\"name\":\"key1\"},{\"action\":\"Allow\",\"description\":\"example\",\"ipAddressRange\":\"example\",\"name\":\"key2\"}],\"stickySessions\":{\"affinity\":\"none\"},\"traffic\":[{\"label\":\"example\",\"revisionName\":\"example\"},{\"label\":\"example\",\"revisionName\":\"example\"}],\"transport\":\"auto\"},\"registries\":[{\"identity\":\"example\",\"passwordSecretRef\":\"\\u0000secret\",\"server\":\"example\",\"username\":\"example\"},{\"identity\":\"example\",\"passwordSecretRef\":\"\\u0000secret\",\"server\":\"example\",\"username\":\"example\"}],\"runtime\":{\"java\":{}},\"secrets\":[{\"identity\":\"example\",\"keyVaultUrl\":\"example\",\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"identity\":\"example\",\"keyVaultUrl\":\"example\",\"name\":\"key2\",\"value\":\"\\u0000secret\"}],\"service\":{\"type\":\"example\"}},\"customDomainVerificationId\":\"example\",\"environmentId\":\"example\",\"eventStreamEndpoint\":\"example\",\"latestReadyRevisionName\":\"example\",\"latestRevisionFqdn\":\"example\",\"latestRevisionName\":\"example\",\"managedEnvironmentId\":\"example\",\"outboundIpAddresses\":[\"example\",\"example\"],\"provisioningState\":\"Canceled\",\"runningStatus\":\"Progressing\",\"template\":{\"containers\":[{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key1\",\"probes\":[{\"httpGet\":{\"host\":\"example\",\"httpHeaders\":[{\"name\":\"key1\",\"value\":\"example\"},{\"name\":\"key2\",\"value\":\"example\"}],\"path\":\"example\",\"scheme\":\"HTTP\"},\"tcpSocket\":{\"host\":\"example\"},\"type\":\"Liveness\"},{\"httpGet\":{\"host\":\"example\",\"httpHeaders\":[{\"name\":\"key1\",\"value\":\"example\"},{\"name\":\"key2\",\"value\":\"example\"}],\"path\":\"example\",\"scheme\":\"HTTP\"},\"tcpSocket\":{\"host\":\"example\"},\"type\":\"Liveness\"}],\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"},\"volumeMounts\":[{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"},{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"}]},{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key2\",\"probes\":[{\"httpGet\":{\"host\":\"example\",\"httpHeaders\":[{\"name\":\"key1\",\"value\":\"example\"},{\"name\":\"key2\",\"value\":\"example\"}],\"path\":\"example\",\"scheme\":\"HTTP\"},\"tcpSocket\":{\"host\":\"example\"},\"type\":\"Liveness\"},{\"httpGet\":{\"host\":\"example\",\"httpHeaders\":[{\"name\":\"key1\",\"value\":\"example\"},{\"name\":\"key2\",\"value\":\"example\"}],\"path\":\"example\",\"scheme\":\"HTTP\"},\"tcpSocket\":{\"host\":\"example\"},\"type\":\"Liveness\"}],\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"},\"volumeMounts\":[{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"},{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"}]}],\"initContainers\":[{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key1\",\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"},\"volumeMounts\":[{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"},{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"}]},{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key2\",\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"},\"volumeMounts\":[{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"},{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"}]}],\"revisionSuffix\":\"example\",\"scale\":{\"rules\":[{\"azureQueue\":{\"accountName\":\"example\",\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\",\"queueName\":\"example\"},\"custom\":{\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\",\"type\":\"example\"},\"http\":{\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\"},\"name\":\"key1\",\"tcp\":{\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\"}},{\"azureQueue\":{\"accountName\":\"example\",\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\",\"queueName\":\"example\"},\"custom\":{\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\",\"type\":\"example\"},\"http\":{\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\"},\"name\":\"key2\",\"tcp\":{\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\"}}]},\"serviceBinds\":[{\"name\":\"key1\",\"serviceId\":\"example\"},{\"name\":\"key2\",\"serviceId\":\"example\"}],\"volumes\":[{\"mountOptions\":\"example\",\"name\":\"key1\",\"secrets\":[{\"path\":\"example\",\"secretRef\":\"\\u0000secret\"},{\"path\":\"example\",\"secretRef\":\"\\u0000secret\"}],\"storageName\":\"example\",\"storageType\":\"AzureFile\"},{\"mountOptions\":\"example\",\"name\":\"key2\",\"secrets\":[{\"path\":\"example\",\"secretRef\":\"\\u0000secret\"},{\"path\":\"example\",\"secretRef\":\"\\u0000secret\"}],\"storageName\":\"example\",\"storageType\":\"AzureFile\"}]},\"workloadProfileName\":\"example\"},\"systemData\":{\"createdBy\":\"example\",\"createdByType\":\"Application\",\"lastModifiedBy\":\"example\",\"lastModifiedByType\":\"Application\"},\"type\":\"example\"}", "stop": "{\"extendedLocation\":{\"name\":\"example\",\"type\":\"CustomLocation\"},\"id\":\"example\",\"identity\":{\"principalId\":\"example\",\"tenantId\":\"example\",\"type\":\"None\"},\"location\":\"example\",\"managedBy\":\"example\",\"name\":\"example\",\"properties\":{\"configuration\":{\"activeRevisionsMode\":\"Multiple\",\"dapr\":{\"appId\":\"example\",\"appProtocol\":\"grpc\",\"logLevel\":\"debug\"},\"identitySettings\":[{\"identity\":\"example\",\"lifecycle\":\"All\"},{\"identity\":\"example\",\"lifecycle\":\"All\"}],\"ingress\":{\"additionalPortMappings\":[{},{}],\"clientCertificateMode\":\"accept\",\"corsPolicy\":{\"allowedHeaders\":[\"example\",\"example\"],\"allowedMethods\":[\"example\",\"example\"],\"allowedOrigins\":[\"example\",\"example\"],\"exposeHeaders\":[\"example\",\"example\"]},\"customDomains\":[{\"bindingType\":\"Disabled\",\"certificateId\":\"example\",\"name\":\"key1\"},{\"bindingType\":\"Disabled\",\"certificateId\":\"example\",\"name\":\"key2\"}],\"fqdn\":\"example\",\"ipSecurityRestrictions\":[{\"action\":\"Allow\",\"description\":\"example\",\"ipAddressRange\":\"example\",\"name\":\"key1\"},{\"action\":\"Allow\",\"description\":\"example\",\"ipAddressRange\":\"example\",\"name\":\"key2\"}],\"stickySessions\":{\"affinity\":\"none\"},\"traffic\":[{\"label\":\"example\",\"revisionName\":\"example\"},{\"label\":\"example\",\"revisionName\":\"example\"}],\"transport\":\"auto\"},\"registries\":[{\"identity\":\"example\",\"passwordSecretRef\":\"\\u0000secret\",\"server\":\"example\",\"username\":\"example\"},{\"identity\":\"example\",\"passwordSecretRef\":\"\\u0000secret\",\"server\":\"example\",\"username\":\"example\"}],\"runtime\":{\"java\":{}},\"secrets\":[{\"identity\":\"example\",\"keyVaultUrl\":\"example\",\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"identity\":\"example\",\"keyVaultUrl\":\"example\",\"name\":\"key2\",\"value\":\"\\u0000secret\"}],\"service\":{\"type\":\"example\"}},\"customDomainVerificationId\":\"example\",\"environmentId\":\"example\",\"eventStreamEndpoint\":\"example\",\"latestReadyRevisionName\":\"example\",\"latestRevisionFqdn\":\"example\",\"latestRevisionName\":\"example\",\"managedEnvironmentId\":\"example\",\"outboundIpAddresses\":[\"example\",\"example\"],\"provisioningState\":\"Canceled\",\"runningStatus\":\"Progressing\",\"template\":{\"containers\":[{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key1\",\"probes\":[{\"httpGet\":{\"host\":\"example\",\"httpHeaders\":[{\"name\":\"key1\",\"value\":\"example\"},{\"name\":\"key2\",\"value\":\"example\"}],\"path\":\"example\",\"scheme\":\"HTTP\"},\"tcpSocket\":{\"host\":\"example\"},\"type\":\"Liveness\"},{\"httpGet\":{\"host\":\"example\",\"httpHeaders\":[{\"name\":\"key1\",\"value\":\"example\"},{\"name\":\"key2\",\"value\":\"example\"}],\"path\":\"example\",\"scheme\":\"HTTP\"},\"tcpSocket\":{\"host\":\"example\"},\"type\":\"Liveness\"}],\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"},\"volumeMounts\":[{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"},{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"}]},{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key2\",\"probes\":[{\"httpGet\":{\"host\":\"example\",\"httpHeaders\":[{\"name\":\"key1\",\"value\":\"example\"},{\"name\":\"key2\",\"value\":\"example\"}],\"path\":\"example\",\"scheme\":\"HTTP\"},\"tcpSocket\":{\"host\":\"example\"},\"type\":\"Liveness\"},{\"httpGet\":{\"host\":\"example\",\"httpHeaders\":[{\"name\":\"key1\",\"value\":\"example\"},{\"name\":\"key2\",\"value\":\"example\"}],\"path\":\"example\",\"scheme\":\"HTTP\"},\"tcpSocket\":{\"host\":\"example\"},\"type\":\"Liveness\"}],\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"},\"volumeMounts\":[{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"},{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"}]}],\"initContainers\":[{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key1\",\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"},\"volumeMounts\":[{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"},{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"}]},{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key2\",\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"},\"volumeMounts\":[{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"},{\"mountPath\":\"example\",\"subPath\":\"example\",\"volumeName\":\"example\"}]}],\"revisionSuffix\":\"example\",\"scale\":{\"rules\":[{\"azureQueue\":{\"accountName\":\"example\",\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\",\"queueName\":\"example\"},\"custom\":{\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\",\"type\":\"example\"},\"http\":{\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\"},\"name\":\"key1\",\"tcp\":{\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\"}},{\"azureQueue\":{\"accountName\":\"example\",\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\",\"queueName\":\"example\"},\"custom\":{\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\",\"type\":\"example\"},\"http\":{\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\"},\"name\":\"key2\",\"tcp\":{\"auth\":[{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"},{\"secretRef\":\"\\u0000secret\",\"triggerParameter\":\"example\"}],\"identity\":\"example\"}}]},\"serviceBinds\":[{\"name\":\"key1\",\"serviceId\":\"example\"},{\"name\":\"key2\",\"serviceId\":\"example\"}],\"volumes\":[{\"mountOptions\":\"example\",\"name\":\"key1\",\"secrets\":[{\"path\":\"example\",\"secretRef\":\"\\u0000secret\"},{\"path\":\"example\",\"secretRef\":\"\\u0000secret\"}],\"storageName\":\"example\",\"storageType\":\"AzureFile\"},{\"mountOptions\":\"example\",\"name\":\"key2\",\"secrets\":[{\"path\":\"example\",\"secretRef\":\"\\u0000secret\"},{\"path\":\"example\",\"secretRef\":\"\\u0000secret\"}],\"storageName\":\"example\",\"storageType\":\"AzureFile\"}]},\"workloadProfileName\":\"example\"},\"systemData\":{\"createdBy\":\"example\",\"createdByType\":\"Application\",\"lastModifiedBy\":\"example\",\"lastModifiedByType\":\"Application\"},\"type\":\"example\"}"})},
+		// app/ContainerAppsAuthConfig, parent Microsoft.App/containerApps; create synchronous, delete synchronous.
+		{fullType: "Microsoft.App/containerApps/authConfigs", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// app/Job, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.App/jobs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listsecrets": "{\"value\":[{\"identity\":\"example\",\"keyVaultUrl\":\"example\",\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"identity\":\"example\",\"keyVaultUrl\":\"example\",\"name\":\"key2\",\"value\":\"\\u0000secret\"}]}", "stop": "{\"nextLink\":\"example\",\"value\":[{\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"status\":\"Degraded\",\"template\":{\"containers\":[{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key1\",\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"}},{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key2\",\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"}}],\"initContainers\":[{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key1\",\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"}},{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key2\",\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"}}]}},\"type\":\"example\"},{\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"status\":\"Degraded\",\"template\":{\"containers\":[{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key1\",\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"}},{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key2\",\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"}}],\"initContainers\":[{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key1\",\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"}},{\"args\":[\"example\",\"example\"],\"command\":[\"example\",\"example\"],\"env\":[{\"name\":\"key1\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"},{\"name\":\"key2\",\"secretRef\":\"\\u0000secret\",\"value\":\"example\"}],\"image\":\"example\",\"name\":\"key2\",\"resources\":{\"ephemeralStorage\":\"example\",\"memory\":\"example\"}}]}},\"type\":\"example\"}]}"})},
+		// app/SessionPool, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.App/sessionPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// app/ConnectedEnvironment, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.App/connectedEnvironments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.daprAIConnectionString"}},
+		// app/ManagedEnvironmentsManagedCertificate, parent Microsoft.App/managedEnvironments; create long-running (final state via azure-async-operation), delete synchronous.
+		{fullType: "Microsoft.App/managedEnvironments/managedCertificates", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync}},
+		// app/ContainerAppsSourcecontrol, parent Microsoft.App/containerApps; create long-running, delete long-running.
+		{fullType: "Microsoft.App/containerApps/sourcecontrols", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// app/ConnectedEnvironmentsStorage, parent Microsoft.App/connectedEnvironments; create synchronous, delete synchronous.
+		{fullType: "Microsoft.App/connectedEnvironments/storages", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// app/ConnectedEnvironmentsDaprComponent, parent Microsoft.App/connectedEnvironments; create synchronous, delete synchronous.
+		{fullType: "Microsoft.App/connectedEnvironments/daprComponents", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.secretStoreComponent"}, actions: secretActions(map[string]string{"listsecrets": "{\"value\":[{\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"name\":\"key2\",\"value\":\"\\u0000secret\"}]}"})},
+		// app/ConnectedEnvironmentsCertificate, parent Microsoft.App/connectedEnvironments; create synchronous, delete synchronous.
+		{fullType: "Microsoft.App/connectedEnvironments/certificates", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.password"}},
+		// web/ServerFarm, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
+		{fullType: "Microsoft.Web/serverfarms", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync}},
+		// web/Site, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
+		{fullType: "Microsoft.Web/sites", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync}, actions: secretActions(map[string]string{"listbackups": "{\"nextLink\":\"example\",\"value\":[{\"id\":\"example\",\"kind\":\"example\",\"name\":\"key1\",\"properties\":{\"blobName\":\"example\",\"correlationId\":\"example\",\"databases\":[{\"connectionString\":\"\\u0000secret\",\"connectionStringName\":\"example\",\"databaseType\":\"LocalMySql\",\"name\":\"key1\"},{\"connectionString\":\"\\u0000secret\",\"connectionStringName\":\"example\",\"databaseType\":\"LocalMySql\",\"name\":\"key2\"}],\"log\":\"example\",\"name\":\"example\",\"status\":\"Created\",\"storageAccountUrl\":\"example\"},\"type\":\"example\"},{\"id\":\"example\",\"kind\":\"example\",\"name\":\"key2\",\"properties\":{\"blobName\":\"example\",\"correlationId\":\"example\",\"databases\":[{\"connectionString\":\"\\u0000secret\",\"connectionStringName\":\"example\",\"databaseType\":\"LocalMySql\",\"name\":\"key1\"},{\"connectionString\":\"\\u0000secret\",\"connectionStringName\":\"example\",\"databaseType\":\"LocalMySql\",\"name\":\"key2\"}],\"log\":\"example\",\"name\":\"example\",\"status\":\"Created\",\"storageAccountUrl\":\"example\"},\"type\":\"example\"}]}", "listsyncfunctiontriggerstatus": "{\"key\":\"\\u0000secret\",\"trigger_url\":\"example\"}"})},
+		// web/SitesSlot, parent Microsoft.Web/sites; create long-running, delete synchronous.
+		{fullType: "Microsoft.Web/sites/slots", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync}, actions: secretActions(map[string]string{"listbackups": "{\"nextLink\":\"example\",\"value\":[{\"id\":\"example\",\"kind\":\"example\",\"name\":\"key1\",\"properties\":{\"blobName\":\"example\",\"correlationId\":\"example\",\"databases\":[{\"connectionString\":\"\\u0000secret\",\"connectionStringName\":\"example\",\"databaseType\":\"LocalMySql\",\"name\":\"key1\"},{\"connectionString\":\"\\u0000secret\",\"connectionStringName\":\"example\",\"databaseType\":\"LocalMySql\",\"name\":\"key2\"}],\"log\":\"example\",\"name\":\"example\",\"status\":\"Created\",\"storageAccountUrl\":\"example\"},\"type\":\"example\"},{\"id\":\"example\",\"kind\":\"example\",\"name\":\"key2\",\"properties\":{\"blobName\":\"example\",\"correlationId\":\"example\",\"databases\":[{\"connectionString\":\"\\u0000secret\",\"connectionStringName\":\"example\",\"databaseType\":\"LocalMySql\",\"name\":\"key1\"},{\"connectionString\":\"\\u0000secret\",\"connectionStringName\":\"example\",\"databaseType\":\"LocalMySql\",\"name\":\"key2\"}],\"log\":\"example\",\"name\":\"example\",\"status\":\"Created\",\"storageAccountUrl\":\"example\"},\"type\":\"example\"}]}", "listsyncfunctiontriggerstatus": "{\"key\":\"\\u0000secret\",\"trigger_url\":\"example\"}"})},
+		// web/SitesHostNameBinding, parent Microsoft.Web/sites; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Web/sites/hostNameBindings", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// web/StaticSite, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Web/staticSites", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.repositoryToken"}, actions: secretActions(map[string]string{"showdatabaseconnections": "{\"nextLink\":\"example\",\"value\":[{\"id\":\"example\",\"kind\":\"example\",\"name\":\"key1\",\"properties\":{\"configurationFiles\":[{\"contents\":\"example\",\"fileName\":\"example\",\"type\":\"example\"},{\"contents\":\"example\",\"fileName\":\"example\",\"type\":\"example\"}],\"connectionIdentity\":\"example\",\"connectionString\":\"\\u0000secret\",\"region\":\"example\",\"resourceId\":\"example\"},\"type\":\"example\"},{\"id\":\"example\",\"kind\":\"example\",\"name\":\"key2\",\"properties\":{\"configurationFiles\":[{\"contents\":\"example\",\"fileName\":\"example\",\"type\":\"example\"},{\"contents\":\"example\",\"fileName\":\"example\",\"type\":\"example\"}],\"connectionIdentity\":\"example\",\"connectionString\":\"\\u0000secret\",\"region\":\"example\",\"resourceId\":\"example\"},\"type\":\"example\"}]}"})},
+		// web/SitesSlotsHostNameBinding, parent Microsoft.Web/sites/slots; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Web/sites/slots/hostNameBindings", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// web/KubeEnvironment, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Web/kubeEnvironments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// insights/ActionGroup, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Insights/actionGroups", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// insights/MetricAlert, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Insights/metricAlerts", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// insights/ActivityLogAlert, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Insights/activityLogAlerts", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// insights/AutoscaleSetting, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Insights/autoscalesettings", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// insights/ScheduledQueryRule, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Insights/scheduledQueryRules", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// insights/DataCollectionEndpoint, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Insights/dataCollectionEndpoints", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// insights/DataCollectionRule, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Insights/dataCollectionRules", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// insights/PrivateLinkScope, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running.
+		{fullType: "Microsoft.Insights/privateLinkScopes", lro: LROConfig{Write: LROSync, Delete: LROLocation}},
+		// insights/PrivateLinkScopesScopedResource, parent Microsoft.Insights/privateLinkScopes; create long-running, delete long-running.
+		{fullType: "Microsoft.Insights/privateLinkScopes/scopedResources", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// containerservice/ManagedClustersMaintenanceConfiguration, parent Microsoft.ContainerService/managedClusters; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ContainerService/managedClusters/maintenanceConfigurations", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// containerservice/ManagedClustersTrustedAccessRoleBinding, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
+		{fullType: "Microsoft.ContainerService/managedClusters/trustedAccessRoleBindings", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// containerservice/ManagedClustersManagedNamespace, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
+		{fullType: "Microsoft.ContainerService/managedClusters/managedNamespaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// containerservice/Snapshot, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ContainerService/snapshots", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/Service, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.ApiManagement/service", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"applynetworkconfigurationupdates": "{\"etag\":\"example\",\"id\":\"example\",\"identity\":{\"principalId\":\"example\",\"tenantId\":\"example\",\"type\":\"None\"},\"location\":\"example\",\"name\":\"example\",\"properties\":{\"additionalLocations\":[{\"gatewayRegionalUrl\":\"example\",\"location\":\"example\",\"natGatewayState\":\"Disabled\",\"outboundPublicIPAddresses\":[\"example\",\"example\"],\"platformVersion\":\"mtv1\",\"privateIPAddresses\":[\"example\",\"example\"],\"publicIPAddresses\":[\"example\",\"example\"],\"publicIpAddressId\":\"example\",\"sku\":{\"name\":\"Basic\"},\"virtualNetworkConfiguration\":{\"subnetResourceId\":\"example\",\"subnetname\":\"example\",\"vnetid\":\"example\"},\"zones\":[\"example\",\"example\"]},{\"gatewayRegionalUrl\":\"example\",\"location\":\"example\",\"natGatewayState\":\"Disabled\",\"outboundPublicIPAddresses\":[\"example\",\"example\"],\"platformVersion\":\"mtv1\",\"privateIPAddresses\":[\"example\",\"example\"],\"publicIPAddresses\":[\"example\",\"example\"],\"publicIpAddressId\":\"example\",\"sku\":{\"name\":\"Basic\"},\"virtualNetworkConfiguration\":{\"subnetResourceId\":\"example\",\"subnetname\":\"example\",\"vnetid\":\"example\"},\"zones\":[\"example\",\"example\"]}],\"apiVersionConstraint\":{\"minApiVersion\":\"example\"},\"certificates\":[{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"encodedCertificate\":\"example\",\"storeName\":\"CertificateAuthority\"},{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"encodedCertificate\":\"example\",\"storeName\":\"CertificateAuthority\"}],\"configurationApi\":{\"legacyApi\":\"Disabled\"},\"developerPortalStatus\":\"Disabled\",\"developerPortalUrl\":\"example\",\"gatewayRegionalUrl\":\"example\",\"gatewayUrl\":\"example\",\"hostnameConfigurations\":[{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"certificateSource\":\"BuiltIn\",\"certificateStatus\":\"Completed\",\"encodedCertificate\":\"example\",\"hostName\":\"example\",\"identityClientId\":\"example\",\"keyVaultId\":\"example\",\"type\":\"ConfigurationApi\"},{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"certificateSource\":\"BuiltIn\",\"certificateStatus\":\"Completed\",\"encodedCertificate\":\"example\",\"hostName\":\"example\",\"identityClientId\":\"example\",\"keyVaultId\":\"example\",\"type\":\"ConfigurationApi\"}],\"legacyPortalStatus\":\"Disabled\",\"managementApiUrl\":\"example\",\"natGatewayState\":\"Disabled\",\"notificationSenderEmail\":\"example\",\"outboundPublicIPAddresses\":[\"example\",\"example\"],\"platformVersion\":\"mtv1\",\"portalUrl\":\"example\",\"privateEndpointConnections\":[{\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"groupIds\":[\"example\",\"example\"],\"privateEndpoint\":{\"id\":\"example\"},\"privateLinkServiceConnectionState\":{\"actionsRequired\":\"example\",\"description\":\"example\",\"status\":\"Approved\"},\"provisioningState\":\"example\"},\"type\":\"example\"},{\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"groupIds\":[\"example\",\"example\"],\"privateEndpoint\":{\"id\":\"example\"},\"privateLinkServiceConnectionState\":{\"actionsRequired\":\"example\",\"description\":\"example\",\"status\":\"Approved\"},\"provisioningState\":\"example\"},\"type\":\"example\"}],\"privateIPAddresses\":[\"example\",\"example\"],\"provisioningState\":\"example\",\"publicIPAddresses\":[\"example\",\"example\"],\"publicIpAddressId\":\"example\",\"publicNetworkAccess\":\"Disabled\",\"publisherEmail\":\"example\",\"publisherName\":\"example\",\"scmUrl\":\"example\",\"targetProvisioningState\":\"example\",\"virtualNetworkConfiguration\":{\"subnetResourceId\":\"example\",\"subnetname\":\"example\",\"vnetid\":\"example\"},\"virtualNetworkType\":\"External\"},\"sku\":{\"name\":\"Basic\"},\"systemData\":{\"createdBy\":\"example\",\"createdByType\":\"Application\",\"lastModifiedBy\":\"example\",\"lastModifiedByType\":\"Application\"},\"type\":\"example\",\"zones\":[\"example\",\"example\"]}", "migratetostv2": "{\"etag\":\"example\",\"id\":\"example\",\"identity\":{\"principalId\":\"example\",\"tenantId\":\"example\",\"type\":\"None\"},\"location\":\"example\",\"name\":\"example\",\"properties\":{\"additionalLocations\":[{\"gatewayRegionalUrl\":\"example\",\"location\":\"example\",\"natGatewayState\":\"Disabled\",\"outboundPublicIPAddresses\":[\"example\",\"example\"],\"platformVersion\":\"mtv1\",\"privateIPAddresses\":[\"example\",\"example\"],\"publicIPAddresses\":[\"example\",\"example\"],\"publicIpAddressId\":\"example\",\"sku\":{\"name\":\"Basic\"},\"virtualNetworkConfiguration\":{\"subnetResourceId\":\"example\",\"subnetname\":\"example\",\"vnetid\":\"example\"},\"zones\":[\"example\",\"example\"]},{\"gatewayRegionalUrl\":\"example\",\"location\":\"example\",\"natGatewayState\":\"Disabled\",\"outboundPublicIPAddresses\":[\"example\",\"example\"],\"platformVersion\":\"mtv1\",\"privateIPAddresses\":[\"example\",\"example\"],\"publicIPAddresses\":[\"example\",\"example\"],\"publicIpAddressId\":\"example\",\"sku\":{\"name\":\"Basic\"},\"virtualNetworkConfiguration\":{\"subnetResourceId\":\"example\",\"subnetname\":\"example\",\"vnetid\":\"example\"},\"zones\":[\"example\",\"example\"]}],\"apiVersionConstraint\":{\"minApiVersion\":\"example\"},\"certificates\":[{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"encodedCertificate\":\"example\",\"storeName\":\"CertificateAuthority\"},{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"encodedCertificate\":\"example\",\"storeName\":\"CertificateAuthority\"}],\"configurationApi\":{\"legacyApi\":\"Disabled\"},\"developerPortalStatus\":\"Disabled\",\"developerPortalUrl\":\"example\",\"gatewayRegionalUrl\":\"example\",\"gatewayUrl\":\"example\",\"hostnameConfigurations\":[{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"certificateSource\":\"BuiltIn\",\"certificateStatus\":\"Completed\",\"encodedCertificate\":\"example\",\"hostName\":\"example\",\"identityClientId\":\"example\",\"keyVaultId\":\"example\",\"type\":\"ConfigurationApi\"},{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"certificateSource\":\"BuiltIn\",\"certificateStatus\":\"Completed\",\"encodedCertificate\":\"example\",\"hostName\":\"example\",\"identityClientId\":\"example\",\"keyVaultId\":\"example\",\"type\":\"ConfigurationApi\"}],\"legacyPortalStatus\":\"Disabled\",\"managementApiUrl\":\"example\",\"natGatewayState\":\"Disabled\",\"notificationSenderEmail\":\"example\",\"outboundPublicIPAddresses\":[\"example\",\"example\"],\"platformVersion\":\"mtv1\",\"portalUrl\":\"example\",\"privateEndpointConnections\":[{\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"groupIds\":[\"example\",\"example\"],\"privateEndpoint\":{\"id\":\"example\"},\"privateLinkServiceConnectionState\":{\"actionsRequired\":\"example\",\"description\":\"example\",\"status\":\"Approved\"},\"provisioningState\":\"example\"},\"type\":\"example\"},{\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"groupIds\":[\"example\",\"example\"],\"privateEndpoint\":{\"id\":\"example\"},\"privateLinkServiceConnectionState\":{\"actionsRequired\":\"example\",\"description\":\"example\",\"status\":\"Approved\"},\"provisioningState\":\"example\"},\"type\":\"example\"}],\"privateIPAddresses\":[\"example\",\"example\"],\"provisioningState\":\"example\",\"publicIPAddresses\":[\"example\",\"example\"],\"publicIpAddressId\":\"example\",\"publicNetworkAccess\":\"Disabled\",\"publisherEmail\":\"example\",\"publisherName\":\"example\",\"scmUrl\":\"example\",\"targetProvisioningState\":\"example\",\"virtualNetworkConfiguration\":{\"subnetResourceId\":\"example\",\"subnetname\":\"example\",\"vnetid\":\"example\"},\"virtualNetworkType\":\"External\"},\"sku\":{\"name\":\"Basic\"},\"systemData\":{\"createdBy\":\"example\",\"createdByType\":\"Application\",\"lastModifiedBy\":\"example\",\"lastModifiedByType\":\"Application\"},\"type\":\"example\",\"zones\":[\"example\",\"example\"]}"})},
+		// apimanagement/Api, parent Microsoft.ApiManagement/service; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.ApiManagement/service/apis", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// apimanagement/ApiVersionSet, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/apiVersionSets", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/Backend, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/backends", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/NamedValue, parent Microsoft.ApiManagement/service; create long-running (final state via location), delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/namedValues", lro: LROConfig{Write: LROLocation, Delete: LROSync}},
+		// apimanagement/Product, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/products", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/Subscription, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/subscriptions", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.primaryKey", "properties.secondaryKey"}, actions: secretActions(map[string]string{"listsecrets": "{\"primaryKey\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"})},
+		// apimanagement/PolicyFragment, parent Microsoft.ApiManagement/service; create long-running (final state via location), delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/policyFragments", lro: LROConfig{Write: LROLocation, Delete: LROSync}},
+		// apimanagement/Logger, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/loggers", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/Gateway, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/gateways", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/Tag, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/tags", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/Group, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/groups", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/User, parent Microsoft.ApiManagement/service; create synchronous, delete long-running (final state via location).
+		{fullType: "Microsoft.ApiManagement/service/users", lro: LROConfig{Write: LROSync, Delete: LROLocation}, writeOnly: []string{"properties.password"}},
+		// apimanagement/Cache, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/caches", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.connectionString"}},
+		// apimanagement/IdentityProvider, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/identityProviders", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.clientSecret"}, actions: secretActions(map[string]string{"listsecrets": "{\"clientSecret\":\"\\u0000secret\"}"})},
+		// apimanagement/AuthorizationServer, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/authorizationServers", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.clientSecret", "properties.resourceOwnerPassword"}, actions: secretActions(map[string]string{"listsecrets": "{\"clientSecret\":\"\\u0000secret\",\"resourceOwnerPassword\":\"\\u0000secret\",\"resourceOwnerUsername\":\"example\"}"})},
+		// apimanagement/ApiOperation, parent Microsoft.ApiManagement/service/apis; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/apis/operations", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/ApiPolicy, parent Microsoft.ApiManagement/service/apis; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/apis/policies", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/Policy, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/policies", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/ProductPolicy, parent Microsoft.ApiManagement/service/products; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/products/policies", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/Certificate, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/certificates", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.password"}},
+		// apimanagement/OpenIdConnectProvider, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/openidConnectProviders", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.clientSecret"}, actions: secretActions(map[string]string{"listsecrets": "{\"clientSecret\":\"\\u0000secret\"}"})},
+		// apimanagement/Diagnostic, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/diagnostics", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/ApiRelease, parent Microsoft.ApiManagement/service/apis; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/apis/releases", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/ApiSchema, parent Microsoft.ApiManagement/service/apis; create long-running (final state via location), delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/apis/schemas", lro: LROConfig{Write: LROLocation, Delete: LROSync}},
+		// apimanagement/ApiDiagnostic, parent Microsoft.ApiManagement/service/apis; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/apis/diagnostics", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/GatewayHostnameConfiguration, parent Microsoft.ApiManagement/service/gateways; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/gateways/hostnameConfigurations", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// apimanagement/GlobalSchema, parent Microsoft.ApiManagement/service; create long-running (final state via location), delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/schemas", lro: LROConfig{Write: LROLocation, Delete: LROSync}},
+		// signalrservice/SignalR, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running (final state via location).
+		{fullType: "Microsoft.SignalRService/signalR", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"})},
+		// signalrservice/SignalRCustomDomain, parent Microsoft.SignalRService/signalR; create long-running, delete long-running (final state via location).
+		{fullType: "Microsoft.SignalRService/signalR/customDomains", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// webpubsub/WebPubSub, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.SignalRService/webPubSub", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"})},
+		// webpubsub/WebPubSubHub, parent Microsoft.SignalRService/webPubSub; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.SignalRService/webPubSub/hubs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// webpubsub/WebPubSubCustomDomain, parent Microsoft.SignalRService/webPubSub; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.SignalRService/webPubSub/customDomains", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// cognitiveservices/Account, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.CognitiveServices/accounts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// cognitiveservices/AccountsDeployment, parent Microsoft.CognitiveServices/accounts; create long-running (final state via azure-async-operation), delete long-running.
+		{fullType: "Microsoft.CognitiveServices/accounts/deployments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// cognitiveservices/AccountsCommitmentPlan, parent Microsoft.CognitiveServices/accounts; create synchronous, delete long-running.
+		{fullType: "Microsoft.CognitiveServices/accounts/commitmentPlans", lro: LROConfig{Write: LROSync, Delete: LROLocation}},
+		// cognitiveservices/AccountsRaiBlocklist, parent Microsoft.CognitiveServices/accounts; create synchronous, delete long-running (final state via location).
+		{fullType: "Microsoft.CognitiveServices/accounts/raiBlocklists", lro: LROConfig{Write: LROSync, Delete: LROLocation}},
+		// cognitiveservices/AccountsProject, parent Microsoft.CognitiveServices/accounts; create long-running, delete long-running.
+		{fullType: "Microsoft.CognitiveServices/accounts/projects", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// cognitiveservices/AccountsEncryptionScope, parent Microsoft.CognitiveServices/accounts; create synchronous, delete long-running.
+		{fullType: "Microsoft.CognitiveServices/accounts/encryptionScopes", lro: LROConfig{Write: LROSync, Delete: LROLocation}},
+		// cognitiveservices/AccountsConnection, parent Microsoft.CognitiveServices/accounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.CognitiveServices/accounts/connections", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// search/SearchService, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
+		{fullType: "Microsoft.Search/searchServices", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync}},
+		// machinelearningservices/Workspace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.MachineLearningServices/workspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"appInsightsInstrumentationKey\":\"example\",\"containerRegistryCredentials\":{\"location\":\"example\",\"passwords\":[{\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"name\":\"key2\",\"value\":\"\\u0000secret\"}],\"username\":\"example\"},\"notebookAccessKeys\":{\"primaryAccessKey\":\"\\u0000secret\",\"secondaryAccessKey\":\"\\u0000secret\"},\"userStorageKey\":\"\\u0000secret\",\"userStorageResourceId\":\"example\"}", "listnotebookkeys": "{\"primaryAccessKey\":\"\\u0000secret\",\"secondaryAccessKey\":\"\\u0000secret\"}", "liststorageaccountkeys": "{\"userStorageKey\":\"\\u0000secret\"}"})},
+		// machinelearningservices/WorkspacesCompute, parent Microsoft.MachineLearningServices/workspaces; create long-running, delete long-running.
+		{fullType: "Microsoft.MachineLearningServices/workspaces/computes", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// machinelearningservices/WorkspacesConnection, parent Microsoft.MachineLearningServices/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.MachineLearningServices/workspaces/connections", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// machinelearningservices/WorkspacesDatastore, parent Microsoft.MachineLearningServices/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.MachineLearningServices/workspaces/datastores", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// machinelearningservices/WorkspacesOnlineEndpoint, parent Microsoft.MachineLearningServices/workspaces; create long-running (final state via original-uri), delete long-running (final state via location).
+		{fullType: "Microsoft.MachineLearningServices/workspaces/onlineEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryKey\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"})},
+		// machinelearningservices/Registry, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.MachineLearningServices/registries", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// machinelearningservices/WorkspacesCode, parent Microsoft.MachineLearningServices/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.MachineLearningServices/workspaces/codes", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// machinelearningservices/WorkspacesModel, parent Microsoft.MachineLearningServices/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.MachineLearningServices/workspaces/models", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// machinelearningservices/WorkspacesEnvironment, parent Microsoft.MachineLearningServices/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.MachineLearningServices/workspaces/environments", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// machinelearningservices/WorkspacesData, parent Microsoft.MachineLearningServices/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.MachineLearningServices/workspaces/data", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// machinelearningservices/WorkspacesComponent, parent Microsoft.MachineLearningServices/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.MachineLearningServices/workspaces/components", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// machinelearningservices/WorkspacesBatchEndpoint, parent Microsoft.MachineLearningServices/workspaces; create long-running (final state via original-uri), delete long-running (final state via location).
+		{fullType: "Microsoft.MachineLearningServices/workspaces/batchEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryKey\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"})},
+		// compute/DiskEncryptionSet, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/diskEncryptionSets", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/DiskAccess, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/diskAccesses", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/Disk, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/disks", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/Snapshot, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/snapshots", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/Image, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/images", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/AvailabilitySet, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Compute/availabilitySets", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// compute/ProximityPlacementGroup, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Compute/proximityPlacementGroups", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// compute/CapacityReservationGroup, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Compute/capacityReservationGroups", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// compute/CapacityReservationGroupsCapacityReservation, parent Microsoft.Compute/capacityReservationGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/capacityReservationGroups/capacityReservations", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/HostGroup, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Compute/hostGroups", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// compute/HostGroupsHost, parent Microsoft.Compute/hostGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/hostGroups/hosts", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/SshPublicKey, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Compute/sshPublicKeys", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// compute/Gallery, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/galleries", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/GalleriesImage, parent Microsoft.Compute/galleries; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/galleries/images", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/GalleriesApplication, parent Microsoft.Compute/galleries; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/galleries/applications", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/GalleriesImagesVersion, parent Microsoft.Compute/galleries/images; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/galleries/images/versions", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/GalleriesApplicationsVersion, parent Microsoft.Compute/galleries/applications; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/galleries/applications/versions", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/VirtualMachine, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/virtualMachines", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/VirtualMachinesExtension, parent Microsoft.Compute/virtualMachines; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/virtualMachines/extensions", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/VirtualMachineScaleSet, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/virtualMachineScaleSets", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/VirtualMachineScaleSetsExtension, parent Microsoft.Compute/virtualMachineScaleSets; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/virtualMachineScaleSets/extensions", lro: LROConfig{Write: LROLocation, Delete: LROLocation}},
+		// compute/RestorePointCollection, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/restorePointCollections", lro: LROConfig{Write: LROSync, Delete: LROLocation}},
 		// appconfiguration/ConfigurationStore, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.AppConfiguration/configurationStores", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"nextLink\":\"example\",\"value\":[{\"connectionString\":\"\\u0000secret\",\"id\":\"example\",\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"connectionString\":\"\\u0000secret\",\"id\":\"example\",\"name\":\"key2\",\"value\":\"\\u0000secret\"}]}"})},
+		// appconfiguration/ConfigurationStoresKeyValue, parent Microsoft.AppConfiguration/configurationStores; create synchronous, delete long-running.
+		{fullType: "Microsoft.AppConfiguration/configurationStores/keyValues", lro: LROConfig{Write: LROSync, Delete: LROLocation}},
+		// appconfiguration/ConfigurationStoresReplica, parent Microsoft.AppConfiguration/configurationStores; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.AppConfiguration/configurationStores/replicas", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation}},
 		// insights/Component, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
 		{fullType: "Microsoft.Insights/components", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// insights/Webtest, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Insights/webtests", lro: LROConfig{Write: LROSync, Delete: LROSync}},
 		// sql/Server, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.Sql/servers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.administratorLoginPassword"}},
 		// sql/ServersDatabase, parent Microsoft.Sql/servers; create long-running, delete long-running.
 		{fullType: "Microsoft.Sql/servers/databases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// sql/ServersFirewallRule, parent Microsoft.Sql/servers; create synchronous, delete synchronous.
 		{fullType: "Microsoft.Sql/servers/firewallRules", lro: LROConfig{Write: LROSync, Delete: LROSync}},
+		// sql/ServersElasticPool, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/elasticPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// sql/ServersFailoverGroup, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/failoverGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// sql/ServersVirtualNetworkRule, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/virtualNetworkRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// sql/ServersAdministrator, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/administrators", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// sql/ServersAzureADOnlyAuthentication, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/azureADOnlyAuthentications", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// sql/ServersConnectionPolicy, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/connectionPolicies", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true},
+		// sql/ServersSecurityAlertPolicy, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/securityAlertPolicies", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true, writeOnly: []string{"properties.storageAccountAccessKey"}},
+		// sql/ServersAdvancedThreatProtectionSetting, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/advancedThreatProtectionSettings", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true},
+		// sql/ServersDatabasesBackupShortTermRetentionPolicy, parent Microsoft.Sql/servers/databases; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/databases/backupShortTermRetentionPolicies", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true},
+		// sql/ServersDatabasesTransparentDataEncryption, parent Microsoft.Sql/servers/databases; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/databases/transparentDataEncryption", lro: LROConfig{Write: LROSync}, noDelete: true},
+		// sql/ServersDatabasesSecurityAlertPolicy, parent Microsoft.Sql/servers/databases; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/databases/securityAlertPolicies", lro: LROConfig{Write: LROSync}, noDelete: true, writeOnly: []string{"properties.storageAccountAccessKey"}},
+		// sql/ServersDatabasesAdvancedThreatProtectionSetting, parent Microsoft.Sql/servers/databases; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/databases/advancedThreatProtectionSettings", lro: LROConfig{Write: LROSync}, noDelete: true},
+		// sql/ServersDatabasesBackupLongTermRetentionPolicy, parent Microsoft.Sql/servers/databases; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/databases/backupLongTermRetentionPolicies", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true},
+		// sql/ServersKey, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/keys", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// sql/ServersDnsAlias, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/dnsAliases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// sql/ServersJobAgent, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/jobAgents", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// sql/ServersEncryptionProtector, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/encryptionProtector", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true},
 		// dbformysql/FlexibleServer, parent Microsoft.Resources/resourceGroups; create long-running (final state via original-uri), delete long-running.
 		{fullType: "Microsoft.DBforMySQL/flexibleServers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.administratorLoginPassword"}},
 		// dbformysql/FlexibleServersDatabase, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), delete long-running.
 		{fullType: "Microsoft.DBforMySQL/flexibleServers/databases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// dbformysql/FlexibleServersFirewallRule, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), delete long-running.
 		{fullType: "Microsoft.DBforMySQL/flexibleServers/firewallRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// dbformysql/FlexibleServersAdministrator, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), delete long-running.
+		{fullType: "Microsoft.DBforMySQL/flexibleServers/administrators", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// documentdb/DatabaseAccount, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.DocumentDB/databaseAccounts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listconnectionstrings": "{\"connectionStrings\":[{\"connectionString\":\"\\u0000secret\",\"description\":\"example\",\"keyKind\":\"Primary\",\"type\":\"Cassandra\"},{\"connectionString\":\"\\u0000secret\",\"description\":\"example\",\"keyKind\":\"Primary\",\"type\":\"Cassandra\"}]}", "listkeys": "{\"primaryMasterKey\":\"\\u0000secret\",\"primaryReadonlyMasterKey\":\"\\u0000secret\",\"secondaryMasterKey\":\"\\u0000secret\",\"secondaryReadonlyMasterKey\":\"\\u0000secret\"}", "readonlykeys": "{\"primaryReadonlyMasterKey\":\"\\u0000secret\",\"secondaryReadonlyMasterKey\":\"\\u0000secret\"}"})},
 		// documentdb/SqlDatabase, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
 		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 		// documentdb/SqlDatabaseContainer, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases; create long-running, delete long-running.
 		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/SqlDatabaseContainerStoredProcedure, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/storedProcedures", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/SqlDatabaseContainerTrigger, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/triggers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/SqlDatabaseContainerUserDefinedFunction, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/userDefinedFunctions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/SqlRoleDefinition, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlRoleDefinitions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/SqlRoleAssignment, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/MongodbDatabase, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/MongodbDatabaseCollection, parent Microsoft.DocumentDB/databaseAccounts/mongodbDatabases; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/CassandraKeyspace, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/CassandraKeyspaceTable, parent Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces/tables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/GremlinDatabase, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/gremlinDatabases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/GremlinDatabaseGraph, parent Microsoft.DocumentDB/databaseAccounts/gremlinDatabases; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/gremlinDatabases/graphs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/DatabaseAccountsTable, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/tables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/MongodbRoleDefinition, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
+		// documentdb/MongodbUserDefinition, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbUserDefinitions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.password"}},
+		// documentdb/CassandraCluster, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/cassandraClusters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.initialCassandraAdminPassword"}},
+		// documentdb/CassandraClustersDataCenter, parent Microsoft.DocumentDB/cassandraClusters; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/cassandraClusters/dataCenters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}},
 	}
 }
 
@@ -153,6 +617,45 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Network/networkInterfaces", []string{"2025-05-01"}},
 	{"Microsoft.Network/routeTables", []string{"2025-05-01"}},
 	{"Microsoft.Network/routeTables/routes", []string{"2025-05-01"}},
+	{"Microsoft.Network/loadBalancers", []string{"2025-05-01"}},
+	{"Microsoft.Network/loadBalancers/inboundNatRules", []string{"2025-05-01"}},
+	{"Microsoft.Network/ApplicationGatewayWebApplicationFirewallPolicies", []string{"2025-05-01"}},
+	{"Microsoft.Network/azureFirewalls", []string{"2025-05-01"}},
+	{"Microsoft.Network/firewallPolicies", []string{"2025-05-01"}},
+	{"Microsoft.Network/firewallPolicies/ruleCollectionGroups", []string{"2025-05-01"}},
+	{"Microsoft.Network/privateLinkServices", []string{"2025-05-01"}},
+	{"Microsoft.Network/bastionHosts", []string{"2025-05-01"}},
+	{"Microsoft.Network/networkWatchers", []string{"2025-05-01"}},
+	{"Microsoft.Network/networkWatchers/flowLogs", []string{"2025-05-01"}},
+	{"Microsoft.Network/ipGroups", []string{"2025-05-01"}},
+	{"Microsoft.Network/ddosProtectionPlans", []string{"2025-05-01"}},
+	{"Microsoft.Network/localNetworkGateways", []string{"2025-05-01"}},
+	{"Microsoft.Network/routeFilters", []string{"2025-05-01"}},
+	{"Microsoft.Network/routeFilters/routeFilterRules", []string{"2025-05-01"}},
+	{"Microsoft.Network/serviceEndpointPolicies", []string{"2025-05-01"}},
+	{"Microsoft.Network/serviceEndpointPolicies/serviceEndpointPolicyDefinitions", []string{"2025-05-01"}},
+	{"Microsoft.Network/virtualNetworkGateways", []string{"2025-05-01"}},
+	{"Microsoft.Network/connections", []string{"2025-05-01"}},
+	{"Microsoft.Network/virtualWans", []string{"2025-05-01"}},
+	{"Microsoft.Network/virtualHubs", []string{"2025-05-01"}},
+	{"Microsoft.Network/vpnGateways", []string{"2025-05-01"}},
+	{"Microsoft.Network/vpnSites", []string{"2025-05-01"}},
+	{"Microsoft.Network/IpAllocations", []string{"2025-05-01"}},
+	{"Microsoft.Network/customIpPrefixes", []string{"2025-05-01"}},
+	{"Microsoft.Network/networkProfiles", []string{"2025-05-01"}},
+	{"Microsoft.Network/expressRouteCircuits", []string{"2025-05-01"}},
+	{"Microsoft.Network/expressRouteCircuits/authorizations", []string{"2025-05-01"}},
+	{"Microsoft.Network/expressRouteCircuits/peerings", []string{"2025-05-01"}},
+	{"Microsoft.Network/virtualNetworkGateways/natRules", []string{"2025-05-01"}},
+	{"Microsoft.Network/networkManagers", []string{"2025-05-01"}},
+	{"Microsoft.Network/virtualRouters", []string{"2025-05-01"}},
+	{"Microsoft.Network/virtualRouters/peerings", []string{"2025-05-01"}},
+	{"Microsoft.Network/virtualHubs/hubRouteTables", []string{"2025-05-01"}},
+	{"Microsoft.Network/virtualHubs/hubVirtualNetworkConnections", []string{"2025-05-01"}},
+	{"Microsoft.Network/virtualHubs/bgpConnections", []string{"2025-05-01"}},
+	{"Microsoft.Network/vpnGateways/vpnConnections", []string{"2025-05-01"}},
+	{"Microsoft.Network/vpnServerConfigurations", []string{"2025-05-01"}},
+	{"Microsoft.Network/networkSecurityPerimeters", []string{"2025-05-01"}},
 	{"Microsoft.Network/privateDnsZones", []string{"2024-06-01"}},
 	{"Microsoft.Network/privateDnsZones/virtualNetworkLinks", []string{"2024-06-01"}},
 	{"Microsoft.Network/privateDnsZones/A", []string{"2024-06-01"}},
@@ -173,18 +676,61 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Network/dnsZones/SRV", []string{"2018-05-01"}},
 	{"Microsoft.Network/dnsZones/TXT", []string{"2018-05-01"}},
 	{"Microsoft.KeyVault/vaults", []string{"2024-11-01"}},
+	{"Microsoft.KeyVault/managedHSMs", []string{"2024-11-01"}},
 	{"Microsoft.Network/privateEndpoints", []string{"2025-05-01"}},
 	{"Microsoft.Network/privateEndpoints/privateDnsZoneGroups", []string{"2025-05-01"}},
+	{"Microsoft.Network/dnsResolvers", []string{"2025-05-01"}},
+	{"Microsoft.Network/dnsResolvers/inboundEndpoints", []string{"2025-05-01"}},
+	{"Microsoft.Network/dnsResolvers/outboundEndpoints", []string{"2025-05-01"}},
+	{"Microsoft.Network/dnsForwardingRulesets", []string{"2025-05-01"}},
+	{"Microsoft.Network/dnsForwardingRulesets/forwardingRules", []string{"2025-05-01"}},
+	{"Microsoft.Network/dnsForwardingRulesets/virtualNetworkLinks", []string{"2025-05-01"}},
+	{"Microsoft.Network/dnsResolverDomainLists", []string{"2025-05-01"}},
+	{"Microsoft.Network/dnsResolverPolicies", []string{"2025-05-01"}},
+	{"Microsoft.Network/dnsResolverPolicies/dnsSecurityRules", []string{"2025-05-01"}},
+	{"Microsoft.Network/dnsResolverPolicies/virtualNetworkLinks", []string{"2025-05-01"}},
 	{"Microsoft.ServiceBus/namespaces", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/queues", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/topics", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/topics/subscriptions", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/topics/subscriptions/rules", []string{"2021-11-01"}},
+	{"Microsoft.ServiceBus/namespaces/AuthorizationRules", []string{"2021-11-01"}},
+	{"Microsoft.ServiceBus/namespaces/queues/authorizationRules", []string{"2021-11-01"}},
+	{"Microsoft.ServiceBus/namespaces/topics/authorizationRules", []string{"2021-11-01"}},
 	{"Microsoft.EventHub/namespaces", []string{"2024-01-01"}},
 	{"Microsoft.EventHub/namespaces/eventhubs", []string{"2024-01-01"}},
 	{"Microsoft.EventHub/namespaces/eventhubs/consumergroups", []string{"2024-01-01"}},
+	{"Microsoft.EventHub/namespaces/authorizationRules", []string{"2024-01-01"}},
+	{"Microsoft.EventHub/namespaces/eventhubs/authorizationRules", []string{"2024-01-01"}},
+	{"Microsoft.EventHub/namespaces/schemagroups", []string{"2024-01-01"}},
+	{"Microsoft.EventHub/namespaces/applicationGroups", []string{"2024-01-01"}},
+	{"Microsoft.EventHub/clusters", []string{"2024-01-01"}},
 	{"Microsoft.OperationalInsights/workspaces", []string{"2025-07-01"}},
+	{"Microsoft.OperationalInsights/workspaces/tables", []string{"2025-07-01"}},
+	{"Microsoft.OperationalInsights/workspaces/dataExports", []string{"2025-07-01"}},
+	{"Microsoft.OperationalInsights/workspaces/savedSearches", []string{"2025-07-01"}},
+	{"Microsoft.OperationalInsights/workspaces/linkedServices", []string{"2025-07-01"}},
+	{"Microsoft.OperationalInsights/workspaces/dataSources", []string{"2025-07-01"}},
+	{"Microsoft.OperationalInsights/clusters", []string{"2025-07-01"}},
+	{"Microsoft.OperationalInsights/queryPacks", []string{"2025-07-01"}},
+	{"Microsoft.OperationalInsights/queryPacks/queries", []string{"2025-07-01"}},
+	{"Microsoft.EventGrid/topics", []string{"2022-06-15"}},
+	{"Microsoft.EventGrid/domains", []string{"2022-06-15"}},
+	{"Microsoft.EventGrid/domains/topics", []string{"2022-06-15"}},
+	{"Microsoft.EventGrid/systemTopics", []string{"2022-06-15"}},
+	{"Microsoft.EventGrid/topics/eventSubscriptions", []string{"2022-06-15"}},
+	{"Microsoft.EventGrid/domains/eventSubscriptions", []string{"2022-06-15"}},
+	{"Microsoft.EventGrid/domains/topics/eventSubscriptions", []string{"2022-06-15"}},
+	{"Microsoft.EventGrid/systemTopics/eventSubscriptions", []string{"2022-06-15"}},
+	{"Microsoft.EventGrid/partnerRegistrations", []string{"2022-06-15"}},
+	{"Microsoft.EventGrid/partnerNamespaces", []string{"2022-06-15"}},
+	{"Microsoft.EventGrid/partnerNamespaces/channels", []string{"2022-06-15"}},
 	{"Microsoft.ContainerRegistry/registries", []string{"2019-06-01-preview", "2025-11-01"}},
+	{"Microsoft.ContainerRegistry/registries/replications", []string{"2025-11-01"}},
+	{"Microsoft.ContainerRegistry/registries/webhooks", []string{"2025-11-01"}},
+	{"Microsoft.ContainerRegistry/registries/scopeMaps", []string{"2025-11-01"}},
+	{"Microsoft.ContainerRegistry/registries/tokens", []string{"2025-11-01"}},
+	{"Microsoft.ContainerRegistry/registries/cacheRules", []string{"2025-11-01"}},
 	{"Microsoft.Storage/storageAccounts/blobServices", []string{"2025-06-01"}},
 	{"Microsoft.Storage/storageAccounts/queueServices", []string{"2025-06-01"}},
 	{"Microsoft.Storage/storageAccounts/queueServices/queues", []string{"2025-06-01"}},
@@ -193,17 +739,167 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Storage/storageAccounts/fileServices", []string{"2025-06-01"}},
 	{"Microsoft.Storage/storageAccounts/fileServices/shares", []string{"2025-06-01"}},
 	{"Microsoft.Storage/storageAccounts/managementPolicies", []string{"2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/localUsers", []string{"2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/inventoryPolicies", []string{"2025-06-01"}},
 	{"Microsoft.Cache/redis/firewallRules", []string{"2024-11-01"}},
+	{"Microsoft.Cache/redis/patchSchedules", []string{"2024-11-01"}},
 	{"Microsoft.ContainerService/managedClusters/agentPools", []string{"2025-10-01"}},
+	{"Microsoft.App/managedEnvironments", []string{"2025-01-01"}},
+	{"Microsoft.App/managedEnvironments/storages", []string{"2025-01-01"}},
+	{"Microsoft.App/managedEnvironments/daprComponents", []string{"2025-01-01"}},
+	{"Microsoft.App/managedEnvironments/certificates", []string{"2025-01-01"}},
+	{"Microsoft.App/managedEnvironments/javaComponents", []string{"2025-01-01"}},
+	{"Microsoft.App/containerApps", []string{"2025-01-01"}},
+	{"Microsoft.App/containerApps/authConfigs", []string{"2025-01-01"}},
+	{"Microsoft.App/jobs", []string{"2025-01-01"}},
+	{"Microsoft.App/sessionPools", []string{"2025-01-01"}},
+	{"Microsoft.App/connectedEnvironments", []string{"2025-01-01"}},
+	{"Microsoft.App/managedEnvironments/managedCertificates", []string{"2025-01-01"}},
+	{"Microsoft.App/containerApps/sourcecontrols", []string{"2025-01-01"}},
+	{"Microsoft.App/connectedEnvironments/storages", []string{"2025-01-01"}},
+	{"Microsoft.App/connectedEnvironments/daprComponents", []string{"2025-01-01"}},
+	{"Microsoft.App/connectedEnvironments/certificates", []string{"2025-01-01"}},
+	{"Microsoft.Web/serverfarms", []string{"2024-11-01"}},
+	{"Microsoft.Web/sites", []string{"2024-11-01"}},
+	{"Microsoft.Web/sites/slots", []string{"2024-11-01"}},
+	{"Microsoft.Web/sites/hostNameBindings", []string{"2024-11-01"}},
+	{"Microsoft.Web/staticSites", []string{"2024-11-01"}},
+	{"Microsoft.Web/sites/slots/hostNameBindings", []string{"2024-11-01"}},
+	{"Microsoft.Web/kubeEnvironments", []string{"2024-11-01"}},
+	{"Microsoft.Insights/actionGroups", []string{"2021-10-01", "2024-10-01-preview"}},
+	{"Microsoft.Insights/metricAlerts", []string{"2026-01-01"}},
+	{"Microsoft.Insights/activityLogAlerts", []string{"2023-01-01-preview"}},
+	{"Microsoft.Insights/autoscalesettings", []string{"2022-10-01"}},
+	{"Microsoft.Insights/scheduledQueryRules", []string{"2025-01-01-preview"}},
+	{"Microsoft.Insights/dataCollectionEndpoints", []string{"2021-10-01", "2024-03-11"}},
+	{"Microsoft.Insights/dataCollectionRules", []string{"2024-03-11"}},
+	{"Microsoft.Insights/privateLinkScopes", []string{"2023-06-01-preview"}},
+	{"Microsoft.Insights/privateLinkScopes/scopedResources", []string{"2023-06-01-preview"}},
+	{"Microsoft.ContainerService/managedClusters/maintenanceConfigurations", []string{"2025-10-01"}},
+	{"Microsoft.ContainerService/managedClusters/trustedAccessRoleBindings", []string{"2025-10-01"}},
+	{"Microsoft.ContainerService/managedClusters/managedNamespaces", []string{"2025-10-01"}},
+	{"Microsoft.ContainerService/snapshots", []string{"2025-10-01"}},
+	{"Microsoft.ApiManagement/service", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/apis", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/apiVersionSets", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/backends", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/namedValues", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/products", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/subscriptions", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/policyFragments", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/loggers", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/gateways", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/tags", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/groups", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/users", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/caches", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/identityProviders", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/authorizationServers", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/apis/operations", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/apis/policies", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/policies", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/products/policies", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/certificates", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/openidConnectProviders", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/diagnostics", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/apis/releases", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/apis/schemas", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/apis/diagnostics", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/gateways/hostnameConfigurations", []string{"2024-05-01"}},
+	{"Microsoft.ApiManagement/service/schemas", []string{"2024-05-01"}},
+	{"Microsoft.SignalRService/signalR", []string{"2023-02-01"}},
+	{"Microsoft.SignalRService/signalR/customDomains", []string{"2023-02-01"}},
+	{"Microsoft.SignalRService/webPubSub", []string{"2024-03-01"}},
+	{"Microsoft.SignalRService/webPubSub/hubs", []string{"2024-03-01"}},
+	{"Microsoft.SignalRService/webPubSub/customDomains", []string{"2024-03-01"}},
+	{"Microsoft.CognitiveServices/accounts", []string{"2025-06-01"}},
+	{"Microsoft.CognitiveServices/accounts/deployments", []string{"2025-06-01"}},
+	{"Microsoft.CognitiveServices/accounts/commitmentPlans", []string{"2025-06-01"}},
+	{"Microsoft.CognitiveServices/accounts/raiBlocklists", []string{"2025-06-01"}},
+	{"Microsoft.CognitiveServices/accounts/projects", []string{"2025-06-01"}},
+	{"Microsoft.CognitiveServices/accounts/encryptionScopes", []string{"2025-06-01"}},
+	{"Microsoft.CognitiveServices/accounts/connections", []string{"2025-06-01"}},
+	{"Microsoft.Search/searchServices", []string{"2023-11-01"}},
+	{"Microsoft.MachineLearningServices/workspaces", []string{"2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/computes", []string{"2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/connections", []string{"2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/datastores", []string{"2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/onlineEndpoints", []string{"2024-04-01"}},
+	{"Microsoft.MachineLearningServices/registries", []string{"2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/codes", []string{"2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/models", []string{"2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/environments", []string{"2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/data", []string{"2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/components", []string{"2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/batchEndpoints", []string{"2024-04-01"}},
+	{"Microsoft.Compute/diskEncryptionSets", []string{"2025-01-02"}},
+	{"Microsoft.Compute/diskAccesses", []string{"2025-01-02"}},
+	{"Microsoft.Compute/disks", []string{"2025-01-02"}},
+	{"Microsoft.Compute/snapshots", []string{"2025-01-02"}},
+	{"Microsoft.Compute/images", []string{"2024-11-01"}},
+	{"Microsoft.Compute/availabilitySets", []string{"2024-11-01"}},
+	{"Microsoft.Compute/proximityPlacementGroups", []string{"2024-11-01"}},
+	{"Microsoft.Compute/capacityReservationGroups", []string{"2024-11-01"}},
+	{"Microsoft.Compute/capacityReservationGroups/capacityReservations", []string{"2024-11-01"}},
+	{"Microsoft.Compute/hostGroups", []string{"2024-11-01"}},
+	{"Microsoft.Compute/hostGroups/hosts", []string{"2024-11-01"}},
+	{"Microsoft.Compute/sshPublicKeys", []string{"2024-11-01"}},
+	{"Microsoft.Compute/galleries", []string{"2024-03-03"}},
+	{"Microsoft.Compute/galleries/images", []string{"2024-03-03"}},
+	{"Microsoft.Compute/galleries/applications", []string{"2024-03-03"}},
+	{"Microsoft.Compute/galleries/images/versions", []string{"2024-03-03"}},
+	{"Microsoft.Compute/galleries/applications/versions", []string{"2024-03-03"}},
+	{"Microsoft.Compute/virtualMachines", []string{"2024-11-01"}},
+	{"Microsoft.Compute/virtualMachines/extensions", []string{"2024-11-01"}},
+	{"Microsoft.Compute/virtualMachineScaleSets", []string{"2024-11-01"}},
+	{"Microsoft.Compute/virtualMachineScaleSets/extensions", []string{"2024-11-01"}},
+	{"Microsoft.Compute/restorePointCollections", []string{"2024-11-01"}},
 	{"Microsoft.AppConfiguration/configurationStores", []string{"2024-05-01"}},
+	{"Microsoft.AppConfiguration/configurationStores/keyValues", []string{"2024-05-01"}},
+	{"Microsoft.AppConfiguration/configurationStores/replicas", []string{"2024-05-01"}},
 	{"Microsoft.Insights/components", []string{"2020-02-02"}},
+	{"Microsoft.Insights/webtests", []string{"2015-05-01"}},
 	{"Microsoft.Sql/servers", []string{"2021-02-01-preview"}},
 	{"Microsoft.Sql/servers/databases", []string{"2014-04-01", "2021-05-01-preview"}},
 	{"Microsoft.Sql/servers/firewallRules", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/elasticPools", []string{"2014-04-01", "2021-08-01-preview"}},
+	{"Microsoft.Sql/servers/failoverGroups", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/virtualNetworkRules", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/administrators", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/azureADOnlyAuthentications", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/connectionPolicies", []string{"2021-05-01-preview"}},
+	{"Microsoft.Sql/servers/securityAlertPolicies", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/advancedThreatProtectionSettings", []string{"2021-11-01-preview"}},
+	{"Microsoft.Sql/servers/databases/backupShortTermRetentionPolicies", []string{"2021-02-01-preview"}},
+	{"Microsoft.Sql/servers/databases/transparentDataEncryption", []string{"2021-02-01-preview"}},
+	{"Microsoft.Sql/servers/databases/securityAlertPolicies", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/databases/advancedThreatProtectionSettings", []string{"2021-11-01-preview"}},
+	{"Microsoft.Sql/servers/databases/backupLongTermRetentionPolicies", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/keys", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/dnsAliases", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/jobAgents", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/encryptionProtector", []string{"2020-11-01-preview"}},
 	{"Microsoft.DBforMySQL/flexibleServers", []string{"2024-12-30"}},
 	{"Microsoft.DBforMySQL/flexibleServers/databases", []string{"2024-12-30"}},
 	{"Microsoft.DBforMySQL/flexibleServers/firewallRules", []string{"2024-12-30"}},
+	{"Microsoft.DBforMySQL/flexibleServers/administrators", []string{"2024-12-30"}},
 	{"Microsoft.DocumentDB/databaseAccounts", []string{"2025-10-15"}},
 	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases", []string{"2025-10-15"}},
 	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/storedProcedures", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/triggers", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/userDefinedFunctions", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlRoleDefinitions", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/mongodbDatabases", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces/tables", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/gremlinDatabases", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/gremlinDatabases/graphs", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/tables", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/mongodbUserDefinitions", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/cassandraClusters", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/cassandraClusters/dataCenters", []string{"2025-10-15"}},
 }

@@ -31,7 +31,17 @@ type armShape struct {
 	// secrets: write-only values of the resource's own body, by JSON name, held in the
 	// spec as Secret references ({name, key}).
 	secrets []string
+	// identities: ARM's userAssignedIdentities maps (keyed by the identity's ARM ID, empty
+	// objects as values), by JSON name, held in the spec as lists of references
+	// ([{reference: {armId} | {name}}]), a by-name one a UserAssignedIdentity by default.
+	identities []string
 }
+
+// The group and kind of a user-assigned identity named without them.
+const (
+	identityGroup = "managedidentity.aztenant.io"
+	identityKind  = "UserAssignedIdentity"
+)
 
 // specBody is a generated spec as an ARM body: its JSON without the fields aztenant adds
 // (owner, azureName, operatorSpec; location and tags the adapter sets itself), nested as
@@ -111,9 +121,26 @@ func eachShaped(m map[string]any, s *armShape, fn func(map[string]any, *armShape
 }
 
 // wrapIDRefs moves each string-ID reference of a spec to ARM's name, as the reference
-// objects ({"reference": ...}) that withReferences puts IDs in.
+// objects ({"reference": ...}) that withReferences puts IDs in, and names the kind of
+// user-assigned identities named without one.
 func wrapIDRefs(m map[string]any, s *armShape) {
 	eachShaped(m, s, func(m map[string]any, s *armShape) {
+		for _, f := range s.identities {
+			list, _ := m[f].([]any)
+			for _, e := range list {
+				em, _ := e.(map[string]any)
+				ref, _ := em["reference"].(map[string]any)
+				if ref == nil || ref["name"] == nil {
+					continue
+				}
+				if ref["kind"] == nil {
+					ref["kind"] = identityKind
+					if ref["group"] == nil {
+						ref["group"] = identityGroup
+					}
+				}
+			}
+		}
 		for spec, arm := range s.idRefs {
 			switch v := m[spec].(type) {
 			case map[string]any:
@@ -133,9 +160,24 @@ func wrapIDRefs(m map[string]any, s *armShape) {
 }
 
 // unwrapIDRefs turns the {"id": ...} objects withReferences left at string-ID fields into
-// the strings ARM expects.
+// the strings ARM expects, and lists of user-assigned identities into ARM's map.
 func unwrapIDRefs(m map[string]any, s *armShape) {
 	eachShaped(m, s, func(m map[string]any, s *armShape) {
+		for _, f := range s.identities {
+			list, ok := m[f].([]any)
+			if !ok {
+				continue
+			}
+			ids := make(map[string]any, len(list))
+			for _, e := range list {
+				if em, ok := e.(map[string]any); ok {
+					if id, _ := em["id"].(string); id != "" {
+						ids[id] = map[string]any{}
+					}
+				}
+			}
+			m[f] = ids
+		}
 		for _, arm := range s.idRefs {
 			switch v := m[arm].(type) {
 			case map[string]any:

@@ -1,12 +1,15 @@
 package kinds_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/aztenant/aztenant/reconcilers"
@@ -27,12 +30,17 @@ func TestReconcileIsTracedAndCounted(t *testing.T) {
 	s.Create(t, rg)
 	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 
+	// The reconcile's span ends after the status write that made the group Ready.
 	spans := map[string]sdktrace.ReadOnlySpan{}
-	for _, sp := range rec.Ended() {
-		spans[sp.Name()] = sp
-	}
-	root, ok := spans["Reconcile ResourceGroup"]
-	if !ok {
+	var root sdktrace.ReadOnlySpan
+	_ = wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		for _, sp := range rec.Ended() {
+			spans[sp.Name()] = sp
+		}
+		root = spans["Reconcile ResourceGroup"]
+		return root != nil, nil
+	})
+	if root == nil {
 		t.Fatalf("no reconcile span among %v", keys(spans))
 	}
 	for _, child := range []string{"Resolve identity", "ARM GET", "ARM PUT"} {

@@ -5,6 +5,8 @@ package kinds
 import (
 	"context"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
@@ -34,6 +36,10 @@ func (ConfigurationStore) Hooks() reconcilers.Hooks {
 		Location: func(obj azurev1alpha1.Resource) string {
 			return armLocation(obj.(*appconfigurationv1alpha1.ConfigurationStore).Spec.Location)
 		},
+		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
+		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
+			return resolveReferences(ctx, c, obj.GetNamespace(), appconfigurationv1alpha1.GroupVersion.Group, &obj.(*appconfigurationv1alpha1.ConfigurationStore).Spec, configurationStoreShape)
+		},
 		// No fixed secret exports: spec.operatorSpec.secretExpressions read secret.<name>.
 		SecretDestinations: func(azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination { return nil },
 		// The string values Azure answers to listKeys, by dotted path (listed keys by their name).
@@ -43,10 +49,11 @@ func (ConfigurationStore) Hooks() reconcilers.Hooks {
 	}
 }
 
-// Desired is the spec as ARM's PUT body.
-func (ConfigurationStore) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
+// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
+// only those by ARM ID work).
+func (ConfigurationStore) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*appconfigurationv1alpha1.ConfigurationStore)
-	body, err := specBody(&x.Spec, configurationStoreShape)
+	body, err := specBodyWith(&x.Spec, configurationStoreShape, appconfigurationv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -67,4 +74,4 @@ func (ConfigurationStore) Observe(obj azurev1alpha1.Resource, actual map[string]
 }
 
 // configurationStoreShape says which spec fields ARM nests under properties.
-var configurationStoreShape = &armShape{props: []string{"createMode", "dataPlaneProxy", "disableLocalAuth", "enablePurgeProtection", "encryption", "publicNetworkAccess", "softDeleteRetentionInDays"}}
+var configurationStoreShape = &armShape{props: []string{"createMode", "dataPlaneProxy", "disableLocalAuth", "enablePurgeProtection", "encryption", "publicNetworkAccess", "softDeleteRetentionInDays"}, fields: map[string]*armShape{"identity": &armShape{identities: []string{"userAssignedIdentities"}}}}

@@ -66,4 +66,4 @@ func (EventhubNamespace) Observe(obj azurev1alpha1.Resource, actual map[string]a
 }
 
 // eventhubNamespaceShape says which spec fields ARM nests under properties.
-var eventhubNamespaceShape = &armShape{props: []string{"alternateName", "clusterArmId", "disableLocalAuth", "encryption", "isAutoInflateEnabled", "kafkaEnabled", "maximumThroughputUnits", "minimumTlsVersion", "privateEndpointConnections", "publicNetworkAccess", "zoneRedundant"}, idRefs: map[string]string{"clusterArmReference": "clusterArmId"}}
+var eventhubNamespaceShape = &armShape{props: []string{"alternateName", "clusterArmId", "disableLocalAuth", "encryption", "isAutoInflateEnabled", "kafkaEnabled", "maximumThroughputUnits", "minimumTlsVersion", "privateEndpointConnections", "publicNetworkAccess", "zoneRedundant"}, idRefs: map[string]string{"clusterArmReference": "clusterArmId"}, fields: map[string]*armShape{"identity": &armShape{identities: []string{"userAssignedIdentities"}}}}

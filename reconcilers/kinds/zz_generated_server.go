@@ -72,4 +72,4 @@ func (Server) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
 }
 
 // serverShape says which spec fields ARM nests under properties.
-var serverShape = &armShape{props: []string{"administratorLogin", "administratorLoginPassword", "administrators", "federatedClientId", "keyId", "minimalTlsVersion", "primaryUserAssignedIdentityId", "publicNetworkAccess", "restrictOutboundNetworkAccess", "version"}, secrets: []string{"administratorLoginPassword"}, idRefs: map[string]string{"primaryUserAssignedIdentityReference": "primaryUserAssignedIdentityId"}}
+var serverShape = &armShape{props: []string{"administratorLogin", "administratorLoginPassword", "administrators", "federatedClientId", "keyId", "minimalTlsVersion", "primaryUserAssignedIdentityId", "publicNetworkAccess", "restrictOutboundNetworkAccess", "version"}, secrets: []string{"administratorLoginPassword"}, idRefs: map[string]string{"primaryUserAssignedIdentityReference": "primaryUserAssignedIdentityId"}, fields: map[string]*armShape{"identity": &armShape{identities: []string{"userAssignedIdentities"}}}}

@@ -66,4 +66,4 @@ func (ServicebusNamespace) Observe(obj azurev1alpha1.Resource, actual map[string
 }
 
 // servicebusNamespaceShape says which spec fields ARM nests under properties.
-var servicebusNamespaceShape = &armShape{props: []string{"alternateName", "disableLocalAuth", "encryption", "privateEndpointConnections", "zoneRedundant"}}
+var servicebusNamespaceShape = &armShape{props: []string{"alternateName", "disableLocalAuth", "encryption", "privateEndpointConnections", "zoneRedundant"}, fields: map[string]*armShape{"identity": &armShape{identities: []string{"userAssignedIdentities"}}}}

@@ -104,6 +104,10 @@ type ConfigurationStoreStatus struct {
 	// +optional
 	Endpoint string `json:"endpoint,omitempty"`
 
+	// The managed identity information, if configured.
+	// +optional
+	Identity *ConfigurationStoreResourceIdentityStatus `json:"identity,omitempty"`
+
 	// The list of private endpoint connections that are set up for this resource.
 	// +optional
 	PrivateEndpointConnections []ConfigurationStorePrivateEndpointConnectionReferenceStatus `json:"privateEndpointConnections,omitempty"`
@@ -184,6 +188,11 @@ type ConfigurationStoreResourceIdentity struct {
 	// +optional
 	// +kubebuilder:validation:Enum=None;SystemAssigned;"SystemAssigned, UserAssigned";UserAssigned
 	Type string `json:"type,omitempty"`
+
+	// The user-assigned identities the resource runs as: each by ARM ID (armId) or by an object
+	// of this namespace (name), a UserAssignedIdentity unless group and kind say otherwise.
+	// +optional
+	UserAssignedIdentities []azurev1alpha1.UserAssignedIdentityDetails `json:"userAssignedIdentities,omitempty"`
 }
 
 // ConfigurationStoreDataPlaneProxyProperties: The data plane proxy settings for a
@@ -220,6 +229,45 @@ type ConfigurationStoreEncryptionProperties struct {
 	// Key vault properties.
 	// +optional
 	KeyVaultProperties *ConfigurationStoreKeyVaultProperties `json:"keyVaultProperties,omitempty"`
+}
+
+// ConfigurationStoreUserIdentityStatus: A resource identity that is managed by the user of
+// the service.
+type ConfigurationStoreUserIdentityStatus struct {
+	// The client ID of the user-assigned identity.
+	// +optional
+	ClientID string `json:"clientId,omitempty"`
+
+	// The principal ID of the user-assigned identity.
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+}
+
+// ConfigurationStoreResourceIdentityStatus: An identity that can be associated with a
+// resource.
+type ConfigurationStoreResourceIdentityStatus struct {
+	// The principal id of the identity. This property will only be provided for a
+	// system-assigned identity.
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+
+	// The tenant id associated with the resource's identity. This property will only be provided
+	// for a system-assigned identity.
+	// +optional
+	TenantID string `json:"tenantId,omitempty"`
+
+	// The type of managed identity used. The type 'SystemAssigned, UserAssigned' includes both
+	// an implicitly created identity and a set of user-assigned identities. The type 'None' will
+	// remove any identities.
+	// +optional
+	// +kubebuilder:validation:Enum=None;SystemAssigned;"SystemAssigned, UserAssigned";UserAssigned
+	Type string `json:"type,omitempty"`
+
+	// The list of user-assigned identities associated with the resource. The user-assigned
+	// identity dictionary keys will be ARM resource ids in the form:
+	// '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}'.
+	// +optional
+	UserAssignedIdentities map[string]ConfigurationStoreUserIdentityStatus `json:"userAssignedIdentities,omitempty"`
 }
 
 // ConfigurationStorePrivateLinkServiceConnectionStateStatus: The state of a private link

@@ -28,3 +28,37 @@ type ResourceReference struct {
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name,omitempty"`
 }
+
+// UserAssignedIdentityDetails is one user-assigned identity a resource runs as: an entry of
+// ARM's identity.userAssignedIdentities, a map keyed by the identity's ARM ID with empty
+// objects as values, held as a list of references as ASO spells it
+// (userAssignedIdentities: [{reference: {armId}}]).
+type UserAssignedIdentityDetails struct {
+	// Reference names the identity.
+	Reference UserAssignedIdentityReference `json:"reference"`
+}
+
+// UserAssignedIdentityReference names a user-assigned identity by ARM ID, or by name: an
+// object of this namespace, a UserAssignedIdentity (managedidentity.aztenant.io) unless
+// group and kind say otherwise, whose ARM ID the operator puts in its place.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.armId) != has(self.name)",message="set exactly one of armId and name"
+type UserAssignedIdentityReference struct {
+	// ARMID of a user-assigned identity aztenant does not manage.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^(?i)/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.ManagedIdentity/userAssignedIdentities/[^/]+$`
+	// +kubebuilder:validation:MaxLength=1024
+	ARMID string `json:"armId,omitempty"`
+	// Group of the object; managedidentity.aztenant.io by default.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Group string `json:"group,omitempty"`
+	// Kind of the object; UserAssignedIdentity by default.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind,omitempty"`
+	// Name of the object in this namespace.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name,omitempty"`
+}

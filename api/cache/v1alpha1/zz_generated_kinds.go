@@ -8,5 +8,6 @@ import "k8s.io/apimachinery/pkg/runtime"
 func addGeneratedKinds(s *runtime.Scheme) {
 	s.AddKnownTypes(GroupVersion,
 		&RedisFirewallRule{}, &RedisFirewallRuleList{},
+		&RedisPatchSchedule{}, &RedisPatchScheduleList{},
 	)
 }

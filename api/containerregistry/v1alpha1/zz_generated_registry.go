@@ -123,6 +123,10 @@ type RegistryStatus struct {
 	// +optional
 	DataEndpointHostNames []string `json:"dataEndpointHostNames,omitempty"`
 
+	// The identity of the container registry.
+	// +optional
+	Identity *RegistryIdentityPropertiesStatus `json:"identity,omitempty"`
+
 	// The URL that can be used to log into the container registry.
 	// +optional
 	LoginServer string `json:"loginServer,omitempty"`
@@ -212,6 +216,11 @@ type RegistryIdentityProperties struct {
 	// +optional
 	// +kubebuilder:validation:Enum=None;SystemAssigned;"SystemAssigned, UserAssigned";UserAssigned
 	Type string `json:"type,omitempty"`
+
+	// The user-assigned identities the resource runs as: each by ARM ID (armId) or by an object
+	// of this namespace (name), a UserAssignedIdentity unless group and kind say otherwise.
+	// +optional
+	UserAssignedIdentities []azurev1alpha1.UserAssignedIdentityDetails `json:"userAssignedIdentities,omitempty"`
 }
 
 // RegistryKeyVaultProperties: RegistryKeyVaultProperties is part of the resource.
@@ -330,6 +339,41 @@ type RegistryPolicies struct {
 	// The content trust policy for a container registry.
 	// +optional
 	TrustPolicy *RegistryTrustPolicy `json:"trustPolicy,omitempty"`
+}
+
+// RegistryUserIdentityPropertiesStatus: RegistryUserIdentityPropertiesStatus is part of the
+// resource.
+type RegistryUserIdentityPropertiesStatus struct {
+	// The client id of user assigned identity.
+	// +optional
+	ClientID string `json:"clientId,omitempty"`
+
+	// The principal id of user assigned identity.
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+}
+
+// RegistryIdentityPropertiesStatus: Managed identity for the resource.
+type RegistryIdentityPropertiesStatus struct {
+	// The principal ID of resource identity.
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+
+	// The tenant ID of resource.
+	// +optional
+	TenantID string `json:"tenantId,omitempty"`
+
+	// The identity type.
+	// +optional
+	// +kubebuilder:validation:Enum=None;SystemAssigned;"SystemAssigned, UserAssigned";UserAssigned
+	Type string `json:"type,omitempty"`
+
+	// The list of user identities associated with the resource. The user identity dictionary key
+	// references will be ARM resource ids in the form:
+	// '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/
+	// providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}'.
+	// +optional
+	UserAssignedIdentities map[string]RegistryUserIdentityPropertiesStatus `json:"userAssignedIdentities,omitempty"`
 }
 
 // RegistryStatusStatus: The status of an Azure resource at the time the operation was

@@ -8,5 +8,9 @@ import "k8s.io/apimachinery/pkg/runtime"
 func addGeneratedKinds(s *runtime.Scheme) {
 	s.AddKnownTypes(GroupVersion,
 		&ManagedClustersAgentPool{}, &ManagedClustersAgentPoolList{},
+		&ManagedClustersMaintenanceConfiguration{}, &ManagedClustersMaintenanceConfigurationList{},
+		&ManagedClustersTrustedAccessRoleBinding{}, &ManagedClustersTrustedAccessRoleBindingList{},
+		&ManagedClustersManagedNamespace{}, &ManagedClustersManagedNamespaceList{},
+		&Snapshot{}, &SnapshotList{},
 	)
 }

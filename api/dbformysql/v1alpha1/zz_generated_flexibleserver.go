@@ -146,6 +146,10 @@ type FlexibleServerStatus struct {
 	// +optional
 	FullyQualifiedDomainName string `json:"fullyQualifiedDomainName,omitempty"`
 
+	// The cmk identity for the server.
+	// +optional
+	Identity *FlexibleServerMySQLServerIdentityStatus `json:"identity,omitempty"`
+
 	// PrivateEndpointConnections related properties of a server.
 	// +optional
 	PrivateEndpointConnections []FlexibleServerResourceID `json:"privateEndpointConnections,omitempty"`
@@ -231,6 +235,11 @@ type FlexibleServerMySQLServerIdentity struct {
 	// +optional
 	// +kubebuilder:validation:Enum=UserAssigned
 	Type string `json:"type,omitempty"`
+
+	// The user-assigned identities the resource runs as: each by ARM ID (armId) or by an object
+	// of this namespace (name), a UserAssignedIdentity unless group and kind say otherwise.
+	// +optional
+	UserAssignedIdentities []azurev1alpha1.UserAssignedIdentityDetails `json:"userAssignedIdentities,omitempty"`
 }
 
 // FlexibleServerMySQLServerSKU: Billing information related properties of a server.
@@ -399,4 +408,36 @@ type FlexibleServerStorage struct {
 	// Max storage size allowed for a server.
 	// +optional
 	StorageSizeGB *int32 `json:"storageSizeGB,omitempty"`
+}
+
+// FlexibleServerUserAssignedIdentityStatus: Metadata of user assigned identity.
+type FlexibleServerUserAssignedIdentityStatus struct {
+	// Client Id of user assigned identity
+	// +optional
+	ClientID string `json:"clientId,omitempty"`
+
+	// Principal Id of user assigned identity
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+}
+
+// FlexibleServerMySQLServerIdentityStatus: Properties to configure Identity for Bring your
+// Own Keys
+type FlexibleServerMySQLServerIdentityStatus struct {
+	// ObjectId from the KeyVault
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+
+	// TenantId from the KeyVault
+	// +optional
+	TenantID string `json:"tenantId,omitempty"`
+
+	// Type of managed service identity.
+	// +optional
+	// +kubebuilder:validation:Enum=UserAssigned
+	Type string `json:"type,omitempty"`
+
+	// Metadata of user assigned identity.
+	// +optional
+	UserAssignedIdentities map[string]FlexibleServerUserAssignedIdentityStatus `json:"userAssignedIdentities,omitempty"`
 }

@@ -232,6 +232,10 @@ type DatabaseAccountStatus struct {
 	// +optional
 	FailoverPolicies []DatabaseAccountFailoverPolicyStatus `json:"failoverPolicies,omitempty"`
 
+	// Identity for the resource.
+	// +optional
+	Identity *DatabaseAccountManagedServiceIdentityStatus `json:"identity,omitempty"`
+
 	// A unique identifier assigned to the database account
 	// +optional
 	InstanceID string `json:"instanceId,omitempty"`
@@ -336,6 +340,11 @@ type DatabaseAccountManagedServiceIdentity struct {
 	// +optional
 	// +kubebuilder:validation:Enum=None;SystemAssigned;"SystemAssigned,UserAssigned";UserAssigned
 	Type string `json:"type,omitempty"`
+
+	// The user-assigned identities the resource runs as: each by ARM ID (armId) or by an object
+	// of this namespace (name), a UserAssignedIdentity unless group and kind say otherwise.
+	// +optional
+	UserAssignedIdentities []azurev1alpha1.UserAssignedIdentityDetails `json:"userAssignedIdentities,omitempty"`
 }
 
 // DatabaseAccountLocation: A region in which the Azure Cosmos DB database account is
@@ -517,6 +526,45 @@ type DatabaseAccountVirtualNetworkRule struct {
 	// By ARM ID (armId) or by an aztenant object of this namespace (kind, name).
 	// +optional
 	Reference *azurev1alpha1.ResourceReference `json:"reference,omitempty"`
+}
+
+// DatabaseAccountComponents1Jq1T4ISchemasManagedserviceidentityPropertiesUserassignedidentitiesAdditionalpropertiesStatus:
+// DatabaseAccountComponents1Jq1T4ISchemasManagedserviceidentityPropertiesUserassignedidentitiesAdditionalpropertiesStatus
+// is part of the resource.
+type DatabaseAccountComponents1Jq1T4ISchemasManagedserviceidentityPropertiesUserassignedidentitiesAdditionalpropertiesStatus struct {
+	// The client id of user assigned identity.
+	// +optional
+	ClientID string `json:"clientId,omitempty"`
+
+	// The principal id of user assigned identity.
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+}
+
+// DatabaseAccountManagedServiceIdentityStatus: Identity for the resource.
+type DatabaseAccountManagedServiceIdentityStatus struct {
+	// The principal id of the system assigned identity. This property will only be provided for
+	// a system assigned identity.
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+
+	// The tenant id of the system assigned identity. This property will only be provided for a
+	// system assigned identity.
+	// +optional
+	TenantID string `json:"tenantId,omitempty"`
+
+	// The type of identity used for the resource. The type 'SystemAssigned,UserAssigned'
+	// includes both an implicitly created identity and a set of user assigned identities. The
+	// type 'None' will remove any identities from the service.
+	// +optional
+	// +kubebuilder:validation:Enum=None;SystemAssigned;"SystemAssigned,UserAssigned";UserAssigned
+	Type string `json:"type,omitempty"`
+
+	// The list of user identities associated with resource. The user identity dictionary key
+	// references will be ARM resource ids in the form:
+	// '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}'.
+	// +optional
+	UserAssignedIdentities map[string]DatabaseAccountComponents1Jq1T4ISchemasManagedserviceidentityPropertiesUserassignedidentitiesAdditionalpropertiesStatus `json:"userAssignedIdentities,omitempty"`
 }
 
 // DatabaseAccountFailoverPolicyStatus: The failover policy for a given region of a database

@@ -117,6 +117,10 @@ type NamespaceStatus struct {
 	// +optional
 	CreatedAt string `json:"createdAt,omitempty"`
 
+	// Properties of BYOK Identity description
+	// +optional
+	Identity *NamespaceIdentityStatus `json:"identity,omitempty"`
+
 	// Identifier for Azure Insights metrics.
 	// +optional
 	MetricID string `json:"metricId,omitempty"`
@@ -205,6 +209,11 @@ type NamespaceIdentity struct {
 	// +optional
 	// +kubebuilder:validation:Enum=None;SystemAssigned;"SystemAssigned, UserAssigned";UserAssigned
 	Type string `json:"type,omitempty"`
+
+	// The user-assigned identities the resource runs as: each by ARM ID (armId) or by an object
+	// of this namespace (name), a UserAssignedIdentity unless group and kind say otherwise.
+	// +optional
+	UserAssignedIdentities []azurev1alpha1.UserAssignedIdentityDetails `json:"userAssignedIdentities,omitempty"`
 }
 
 // NamespaceSKU: SKU parameters supplied to the create namespace operation
@@ -264,4 +273,35 @@ type NamespaceEncryption struct {
 	// Enable Infrastructure Encryption (Double Encryption)
 	// +optional
 	RequireInfrastructureEncryption *bool `json:"requireInfrastructureEncryption,omitempty"`
+}
+
+// NamespaceUserAssignedIdentityStatus: Recognized Dictionary value.
+type NamespaceUserAssignedIdentityStatus struct {
+	// Client Id of user assigned identity
+	// +optional
+	ClientID string `json:"clientId,omitempty"`
+
+	// Principal Id of user assigned identity
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+}
+
+// NamespaceIdentityStatus: Properties to configure Identity for Bring your Own Keys
+type NamespaceIdentityStatus struct {
+	// ObjectId from the KeyVault
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+
+	// TenantId from the KeyVault
+	// +optional
+	TenantID string `json:"tenantId,omitempty"`
+
+	// Type of managed service identity.
+	// +optional
+	// +kubebuilder:validation:Enum=None;SystemAssigned;"SystemAssigned, UserAssigned";UserAssigned
+	Type string `json:"type,omitempty"`
+
+	// Properties for User Assigned Identities
+	// +optional
+	UserAssignedIdentities map[string]NamespaceUserAssignedIdentityStatus `json:"userAssignedIdentities,omitempty"`
 }

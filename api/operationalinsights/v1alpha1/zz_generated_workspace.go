@@ -110,6 +110,10 @@ type WorkspaceStatus struct {
 	// +optional
 	CustomerID string `json:"customerId,omitempty"`
 
+	// The identity of the resource.
+	// +optional
+	Identity *WorkspaceIdentityStatus `json:"identity,omitempty"`
+
 	// Workspace modification date.
 	// +optional
 	ModifiedDate string `json:"modifiedDate,omitempty"`
@@ -182,6 +186,11 @@ type WorkspaceIdentity struct {
 	// Type of managed service identity.
 	// +kubebuilder:validation:Enum=None;SystemAssigned;UserAssigned
 	Type string `json:"type"`
+
+	// The user-assigned identities the resource runs as: each by ARM ID (armId) or by an object
+	// of this namespace (name), a UserAssignedIdentity unless group and kind say otherwise.
+	// +optional
+	UserAssignedIdentities []azurev1alpha1.UserAssignedIdentityDetails `json:"userAssignedIdentities,omitempty"`
 }
 
 // WorkspaceWorkspaceFeatures: Workspace features.
@@ -238,6 +247,39 @@ type WorkspaceWorkspaceCapping struct {
 	// The workspace daily quota for ingestion.
 	// +optional
 	DailyQuotaGb *apiextensionsv1.JSON `json:"dailyQuotaGb,omitempty"`
+}
+
+// WorkspaceUserIdentityPropertiesStatus: User assigned identity properties.
+type WorkspaceUserIdentityPropertiesStatus struct {
+	// The client id of user assigned identity.
+	// +optional
+	ClientID string `json:"clientId,omitempty"`
+
+	// The principal id of user assigned identity.
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+}
+
+// WorkspaceIdentityStatus: Identity for the resource.
+type WorkspaceIdentityStatus struct {
+	// The principal ID of resource identity.
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+
+	// The tenant ID of resource.
+	// +optional
+	TenantID string `json:"tenantId,omitempty"`
+
+	// Type of managed service identity.
+	// +optional
+	// +kubebuilder:validation:Enum=None;SystemAssigned;UserAssigned
+	Type string `json:"type,omitempty"`
+
+	// The list of user identities associated with the resource. The user identity dictionary key
+	// references will be ARM resource ids in the form:
+	// '/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ManagedIdentity/userAssignedIdentities/{identityName}'.
+	// +optional
+	UserAssignedIdentities map[string]WorkspaceUserIdentityPropertiesStatus `json:"userAssignedIdentities,omitempty"`
 }
 
 // WorkspacePrivateLinkScopedResourceStatus: The private link scope resource reference.

@@ -110,6 +110,10 @@ type ServerStatus struct {
 	// +optional
 	FullyQualifiedDomainName string `json:"fullyQualifiedDomainName,omitempty"`
 
+	// The Azure Active Directory identity of the server.
+	// +optional
+	Identity *ServerResourceIdentityStatus `json:"identity,omitempty"`
+
 	// Kind of sql server. This is metadata used for the Azure portal experience.
 	// +optional
 	Kind string `json:"kind,omitempty"`
@@ -191,6 +195,11 @@ type ServerResourceIdentity struct {
 	// +optional
 	// +kubebuilder:validation:Enum=None;SystemAssigned;"SystemAssigned,UserAssigned";UserAssigned
 	Type string `json:"type,omitempty"`
+
+	// The user-assigned identities the resource runs as: each by ARM ID (armId) or by an object
+	// of this namespace (name), a UserAssignedIdentity unless group and kind say otherwise.
+	// +optional
+	UserAssignedIdentities []azurev1alpha1.UserAssignedIdentityDetails `json:"userAssignedIdentities,omitempty"`
 }
 
 // ServerServerExternalAdministrator: Properties of a active directory administrator.
@@ -220,6 +229,39 @@ type ServerServerExternalAdministrator struct {
 	// Tenant ID of the administrator.
 	// +optional
 	TenantID string `json:"tenantId,omitempty"`
+}
+
+// ServerUserIdentityStatus: Azure Active Directory identity configuration for a resource.
+type ServerUserIdentityStatus struct {
+	// The Azure Active Directory client id.
+	// +optional
+	ClientID string `json:"clientId,omitempty"`
+
+	// The Azure Active Directory principal id.
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+}
+
+// ServerResourceIdentityStatus: Azure Active Directory identity configuration for a
+// resource.
+type ServerResourceIdentityStatus struct {
+	// The Azure Active Directory principal id.
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+
+	// The Azure Active Directory tenant id.
+	// +optional
+	TenantID string `json:"tenantId,omitempty"`
+
+	// The identity type. Set this to 'SystemAssigned' in order to automatically create and
+	// assign an Azure Active Directory principal for the resource.
+	// +optional
+	// +kubebuilder:validation:Enum=None;SystemAssigned;"SystemAssigned,UserAssigned";UserAssigned
+	Type string `json:"type,omitempty"`
+
+	// The resource ids of the user assigned identities to use
+	// +optional
+	UserAssignedIdentities map[string]ServerUserIdentityStatus `json:"userAssignedIdentities,omitempty"`
 }
 
 // ServerPrivateEndpointPropertyStatus: ServerPrivateEndpointPropertyStatus is part of the

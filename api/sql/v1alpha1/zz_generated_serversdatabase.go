@@ -236,6 +236,10 @@ type ServersDatabaseStatus struct {
 	// +optional
 	FailoverGroupID string `json:"failoverGroupId,omitempty"`
 
+	// The Azure Active Directory identity of the database.
+	// +optional
+	Identity *ServersDatabaseDatabaseIdentityStatus `json:"identity,omitempty"`
+
 	// Infra encryption is enabled for this database.
 	// +optional
 	IsInfraEncryptionEnabled *bool `json:"isInfraEncryptionEnabled,omitempty"`
@@ -336,6 +340,11 @@ type ServersDatabaseDatabaseIdentity struct {
 	// +optional
 	// +kubebuilder:validation:Enum=None;UserAssigned
 	Type string `json:"type,omitempty"`
+
+	// The user-assigned identities the resource runs as: each by ARM ID (armId) or by an object
+	// of this namespace (name), a UserAssignedIdentity unless group and kind say otherwise.
+	// +optional
+	UserAssignedIdentities []azurev1alpha1.UserAssignedIdentityDetails `json:"userAssignedIdentities,omitempty"`
 }
 
 // ServersDatabaseSKU: An ARM Resource SKU.
@@ -359,6 +368,35 @@ type ServersDatabaseSKU struct {
 	// The tier or edition of the particular SKU, e.g. Basic, Premium.
 	// +optional
 	Tier string `json:"tier,omitempty"`
+}
+
+// ServersDatabaseDatabaseUserIdentityStatus: Azure Active Directory identity configuration
+// for a resource.
+type ServersDatabaseDatabaseUserIdentityStatus struct {
+	// The Azure Active Directory client id.
+	// +optional
+	ClientID string `json:"clientId,omitempty"`
+
+	// The Azure Active Directory principal id.
+	// +optional
+	PrincipalID string `json:"principalId,omitempty"`
+}
+
+// ServersDatabaseDatabaseIdentityStatus: Azure Active Directory identity configuration for a
+// resource.
+type ServersDatabaseDatabaseIdentityStatus struct {
+	// The Azure Active Directory tenant id.
+	// +optional
+	TenantID string `json:"tenantId,omitempty"`
+
+	// The identity type
+	// +optional
+	// +kubebuilder:validation:Enum=None;UserAssigned
+	Type string `json:"type,omitempty"`
+
+	// The resource ids of the user assigned identities to use
+	// +optional
+	UserAssignedIdentities map[string]ServersDatabaseDatabaseUserIdentityStatus `json:"userAssignedIdentities,omitempty"`
 }
 
 // ServersDatabaseSKUStatus: An ARM Resource SKU.

@@ -15,5 +15,7 @@ func addGeneratedKinds(s *runtime.Scheme) {
 		&StorageAccountsFileService{}, &StorageAccountsFileServiceList{},
 		&StorageAccountsFileServicesShare{}, &StorageAccountsFileServicesShareList{},
 		&StorageAccountsManagementPolicy{}, &StorageAccountsManagementPolicyList{},
+		&StorageAccountsLocalUser{}, &StorageAccountsLocalUserList{},
+		&StorageAccountsInventoryPolicy{}, &StorageAccountsInventoryPolicyList{},
 	)
 }

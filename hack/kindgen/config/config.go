@@ -57,6 +57,9 @@ type FieldOverride struct {
 	// Secret and Reference set or clear the reader's flags.
 	Secret    *bool `json:"secret,omitempty"`
 	Reference *bool `json:"reference,omitempty"`
+	// OpenEnum drops the enum's values from the schema: Azure's enum is extensible and the
+	// SDK's list is out of date (VM sizes).
+	OpenEnum bool `json:"openEnum,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
 }

@@ -21,7 +21,11 @@ func apiFile(k *Kind) string {
 	fmt.Fprintf(&b, "// %sGroupKind is the group and kind of %s.\nvar %sGroupKind = schema.GroupKind{Group: GroupVersion.Group, Kind: %q}\n\n", n, n, n, n)
 
 	// Spec.
-	fmt.Fprintf(&b, "// %sSpec is the desired state of a %s: the writable fields of %s's create body,\n// with ARM's properties flattened into it as ASO does.\n", n, n, k.Create.Request.Name)
+	body := k.Resource
+	if k.Create.Request != nil && k.Create.Request.Name != "" {
+		body = k.Create.Request.Name
+	}
+	fmt.Fprintf(&b, "// %sSpec is the desired state of a %s: the writable fields of %s's create body,\n// with ARM's properties flattened into it as ASO does.\n", n, n, body)
 	fmt.Fprintf(&b, "type %sSpec struct {\n", n)
 	if k.FixedName == "" { // a singleton's name is fixed by Azure (managementPolicies/default)
 		b.WriteString("\t// AzureName is the resource's name in Azure. It defaults to metadata.name and cannot\n\t// change.\n\t// +optional\n\t// +kubebuilder:validation:MinLength=1\n\t// +kubebuilder:validation:MaxLength=260\n\tAzureName string `json:\"azureName,omitempty\"`\n\n")

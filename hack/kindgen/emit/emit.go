@@ -233,9 +233,22 @@ func (k *Kind) build(all []*model.Kind) error {
 			return fmt.Errorf("%s/%s: property %s clashes with the spec's own field", k.Group.Name, k.Kind.Kind, f.JSON)
 		}
 	}
-	k.stat, _ = k.types.fieldsOf(readOnlyPart(k.Kind, k.Types[k.Resource]), statusMode, true)
+	stat, _ := k.types.fieldsOf(readOnlyPart(k.Kind, k.Types[k.Resource]), statusMode, true)
+	for _, f := range stat {
+		if commonStatus[f.JSON] {
+			// The common status has it (a query pack query's own "id" would hide the ARM
+			// ID the operator records, as JSON takes the outer field): left out.
+			k.types.notes = append(k.types.notes, fmt.Sprintf("status.%s: taken by the common status, left out", f.JSON))
+			continue
+		}
+		k.stat = append(k.stat, f)
+	}
 	return nil
 }
+
+// commonStatus are the JSON names of azurev1alpha1.ResourceStatus, inlined in every status.
+var commonStatus = map[string]bool{"conditions": true, "observedGeneration": true, "id": true, "provisioningState": true,
+	"resumeToken": true, "adopted": true, "writeOnlyHash": true, "managedTags": true}
 
 // readOnlyPart is the resource type cut to its read-only fields, its properties'
 // included: what the status reports (the spec holds the rest).
@@ -244,6 +257,10 @@ func readOnlyPart(k *model.Kind, res *model.Type) *model.Type {
 	for _, f := range res.Fields {
 		switch {
 		case f.ReadOnly:
+			out.Fields = append(out.Fields, f)
+		case f.JSON == "identity" && f.Type.Kind == model.KindNamed && k.Types[f.Type.Name] != nil:
+			// Azure fills in the identities' principal and client IDs, which role
+			// assignments and federated credentials need.
 			out.Fields = append(out.Fields, f)
 		case f.JSON == "properties" && f.Type.Kind == model.KindNamed && k.Types[f.Type.Name] != nil:
 			pt := k.Types[f.Type.Name]

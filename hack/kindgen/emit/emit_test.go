@@ -117,3 +117,43 @@ func TestGenerateRefusesExisting(t *testing.T) {
 		t.Errorf("an existing kind: %v", err)
 	}
 }
+
+// ARM's identity.userAssignedIdentities, a map keyed by the identities' ARM IDs with empty
+// objects as values, is a list of references in the spec (as ASO spells it), which the
+// adapter sends as the map; the status reports the map Azure answers (principal and client
+// IDs).
+func TestGenerateUserAssignedIdentities(t *testing.T) {
+	files := generate(t)
+	api := string(files["api/containerregistry/v1alpha1/zz_generated_registry.go"])
+	for _, want := range []string{
+		"UserAssignedIdentities []azurev1alpha1.UserAssignedIdentityDetails `json:\"userAssignedIdentities,omitempty\"`",
+		"Identity *RegistryIdentityPropertiesStatus `json:\"identity,omitempty\"`",
+		"UserAssignedIdentities map[string]RegistryUserIdentityPropertiesStatus `json:\"userAssignedIdentities,omitempty\"`",
+	} {
+		if !strings.Contains(api, want) {
+			t.Errorf("the registry's types lack %q", want)
+		}
+	}
+	adapter := string(files["reconcilers/kinds/zz_generated_containerregistryregistry.go"])
+	if !strings.Contains(adapter, `"identity": &armShape{identities: []string{"userAssignedIdentities"}}`) || !strings.Contains(adapter, "Resolve: func(") {
+		t.Errorf("the registry's adapter does not resolve its identities and send them as ARM's map:\n%s", adapter)
+	}
+	sample := string(files["examples/generated/containerregistry/registry.yaml"])
+	if !strings.Contains(sample, "userAssignedIdentities:\n    - reference:\n        name: "+emit.SampleIdentity) {
+		t.Errorf("the registry's sample does not run as the namespace's identity:\n%s", sample)
+	}
+}
+
+// A config override opens an enum the SDK lists out of date (VM sizes): the field keeps its
+// doc and loses its Enum marker, so the API server admits sizes newer than the SDK.
+func TestGenerateOpenEnum(t *testing.T) {
+	files := generate(t)
+	vm := string(files["api/compute/v1alpha1/zz_generated_virtualmachine.go"])
+	i := strings.Index(vm, "VMSize string `json:\"vmSize,omitempty\"`")
+	if i < 0 {
+		t.Fatal("the virtual machine has no hardwareProfile.vmSize")
+	}
+	if field := vm[strings.LastIndex(vm[:i], "\n\n"):i]; strings.Contains(field, "Enum=") {
+		t.Errorf("vmSize is still a closed enum:\n%s", field)
+	}
+}

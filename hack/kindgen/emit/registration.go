@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"github.com/gobuffalo/flect"
 	"strings"
 
 	"github.com/aztenant/aztenant/hack/kindgen/model"
@@ -179,18 +180,9 @@ func rbacFile(order []string, groups map[string][]*Kind) string {
 	return b.String()
 }
 
-// plural is the resource name controller-gen gives a kind (lower case, flect's plural for
-// the endings the wave has).
-func plural(kind string) string {
-	s := strings.ToLower(kind)
-	switch {
-	case strings.HasSuffix(s, "s"), strings.HasSuffix(s, "x"), strings.HasSuffix(s, "sh"), strings.HasSuffix(s, "ch"):
-		return s + "es"
-	case strings.HasSuffix(s, "y") && !strings.ContainsAny(s[len(s)-2:len(s)-1], "aeiou"):
-		return s[:len(s)-1] + "ies"
-	}
-	return s + "s"
-}
+// plural is the resource name controller-gen gives a kind: flect's plural,
+// lower case ("WorkspacesData" is "workspacesdata").
+func plural(kind string) string { return strings.ToLower(flect.Pluralize(kind)) }
 
 func userRolesFile(order []string, groups map[string][]*Kind) []byte {
 	var b strings.Builder

@@ -23,6 +23,8 @@ type goField struct {
 	Doc              string
 	Markers          []string
 	Required         bool
+	// identities: ARM's userAssignedIdentities map, held as a list of references.
+	identities bool
 }
 
 // shape is where ARM nests what the spec flattens: Props are the JSON names that live
@@ -37,10 +39,13 @@ type shape struct {
 	// IDRefs are the string ARM IDs the spec holds as references: spec JSON name
 	// (privateLinkServiceReference) -> ARM's (privateLinkServiceId).
 	IDRefs map[string]string
+	// Identities are ARM's userAssignedIdentities maps (keyed by the identity's ARM ID,
+	// empty objects as values), by JSON name, held in the spec as lists of references.
+	Identities []string
 }
 
 func (s *shape) empty() bool {
-	return s == nil || (len(s.Props) == 0 && len(s.Fields) == 0 && len(s.IDRefs) == 0 && len(s.Secrets) == 0)
+	return s == nil || (len(s.Props) == 0 && len(s.Fields) == 0 && len(s.IDRefs) == 0 && len(s.Secrets) == 0 && len(s.Identities) == 0)
 }
 
 type mode int
@@ -61,8 +66,9 @@ type types struct {
 	notes   []string
 	// needID: the kind has a <Kind>ResourceID type (an embedded resource kept as its ID);
 	// hasRefs: a <Kind>Reference (a reference the operator resolves); hasIDRefs: a string
-	// ARM ID held as a reference (resolved too).
-	needID, hasRefs, hasIDRefs bool
+	// ARM ID held as a reference (resolved too); hasIdentities: user-assigned identities
+	// held as references (resolved too).
+	needID, hasRefs, hasIDRefs, hasIdentities bool
 	// writeOnly are the PUT body paths of the spec's write-only values
 	// (properties.administratorLoginPassword): never compared, their Secrets watched.
 	writeOnly []string
@@ -112,6 +118,9 @@ func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 		gf.JSON = name
 		seen[name] = true
 		out = append(out, gf)
+		if gf.identities {
+			sh.Identities = append(sh.Identities, name)
+		}
 		if inProps {
 			// ARM's name: references are put back in place before the body is nested.
 			sh.Props = append(sh.Props, armName)
@@ -208,6 +217,14 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 		markers []string
 		ok      bool
 	)
+	if m == specMode && isIdentityMap(f) {
+		// ARM's userAssignedIdentities: a map keyed by the identity's ARM ID whose values
+		// (clientId, principalId) Azure fills in. A list of references, as ASO holds it; the
+		// adapter sends the map and compares against it.
+		g.hasIdentities = true
+		return goField{Name: goName(f), Type: "[]azurev1alpha1.UserAssignedIdentityDetails", identities: true,
+			Doc: "The user-assigned identities the resource runs as: each by ARM ID (armId) or by an object of this namespace (name), a UserAssignedIdentity unless group and kind say otherwise."}, nil, true
+	}
 	if m == specMode && f.Reference != nil && g.idShaped(f.Type) {
 		// An ARM ID of another resource: by ARM ID or by the aztenant object that has one.
 		g.hasRefs = true
@@ -248,6 +265,15 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 		return gf, nil, true
 	} else if typ, sub, markers, ok = g.typeOf(f.Type, m); !ok {
 		return goField{}, nil, false
+	}
+	if f.OpenEnum != nil {
+		var kept []string
+		for _, x := range markers {
+			if !strings.Contains(x, "validation:Enum=") && !strings.Contains(x, "validation:items:Enum=") {
+				kept = append(kept, x)
+			}
+		}
+		markers = kept
 	}
 	gf := goField{Name: goName(f), Doc: f.Doc, Markers: markers}
 	if m == specMode && f.Required {
@@ -291,7 +317,15 @@ func (g *types) addSecret(out *[]goField, sh *shape, f *model.Field, inProps boo
 }
 
 // resolves says whether the kind's spec holds references the operator resolves.
-func (g *types) resolves() bool { return g.hasRefs || g.hasIDRefs || len(g.writeOnly) > 0 }
+func (g *types) resolves() bool {
+	return g.hasRefs || g.hasIDRefs || g.hasIdentities || len(g.writeOnly) > 0
+}
+
+// isIdentityMap says whether a field is ARM's identity.userAssignedIdentities: a map of
+// objects, keyed by the identities' ARM IDs.
+func isIdentityMap(f *model.Field) bool {
+	return f.JSON == "userAssignedIdentities" && f.Type.Kind == model.KindMap && f.Type.Elem.Kind == model.KindNamed && f.Rename == ""
+}
 
 // isStringID reports whether a reference field is an ARM ID string, or a list of them.
 func isStringID(r model.TypeRef) bool {
@@ -378,6 +412,10 @@ func (g *types) typeOf(r model.TypeRef, m mode) (string, *shape, []string, bool)
 		}
 		var vals []string
 		for _, v := range t.Enum.Values {
+			if base != "string" {
+				vals = append(vals, v.Value) // a number, unquoted: the schema's type is integer
+				continue
+			}
 			vals = append(vals, markerValue(v.Value))
 		}
 		if len(vals) == 0 {
@@ -556,8 +594,21 @@ func (sh *shape) literal() string {
 		}
 		b.WriteString("}")
 	}
+	if len(sh.Identities) > 0 {
+		if len(sh.Props) > 0 || len(sh.Secrets) > 0 || len(sh.IDRefs) > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("identities: []string{")
+		for i, p := range sh.Identities {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(p))
+		}
+		b.WriteString("}")
+	}
 	if len(sh.Fields) > 0 {
-		if len(sh.Props) > 0 || len(sh.IDRefs) > 0 || len(sh.Secrets) > 0 {
+		if len(sh.Props) > 0 || len(sh.IDRefs) > 0 || len(sh.Secrets) > 0 || len(sh.Identities) > 0 {
 			b.WriteString(", ")
 		}
 		keys := make([]string, 0, len(sh.Fields))

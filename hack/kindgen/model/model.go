@@ -249,6 +249,9 @@ type Field struct {
 	Skip *Flag `json:"skip,omitempty"`
 	// Rename is the name the config gives the field in the API type ("" keeps JSON).
 	Rename string `json:"rename,omitempty"`
+	// OpenEnum is set when the config drops an enum's values (Azure's list grows faster
+	// than the SDK's).
+	OpenEnum *Flag `json:"openEnum,omitempty"`
 }
 
 // Flag is a fact about a field and where it comes from.

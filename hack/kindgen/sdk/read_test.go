@@ -394,7 +394,14 @@ func TestEveryKind(t *testing.T) {
 	}
 	// ASO's names follow its rule (VirtualNetworksSubnet) except where ASO renamed a
 	// kind; a config name outside both is a typo.
-	renamed := regexp.MustCompile(`^((Private)?DnsZones[A-Z]+Record|FederatedIdentityCredential|NamespacesEventhubsConsumerGroup|SqlDatabase|SqlDatabaseContainer)$`)
+	renamed := regexp.MustCompile(`^((Private)?DnsZones[A-Z]+Record|FederatedIdentityCredential|NamespacesEventhubsConsumerGroup|SqlDatabase|SqlDatabaseContainer|` +
+		`SqlDatabaseContainer(StoredProcedure|Trigger|UserDefinedFunction)|SqlRole(Assignment|Definition)|MongodbDatabase(Collection)?|Mongodb(Role|User)Definition|ServersDnsAlias|` +
+		`CassandraKeyspace(Table)?|GremlinDatabase(Graph)?|DnsForwardingRuleSets(ForwardingRule|VirtualNetworkLink)|WebApplicationFirewallPolicy|` +
+		`ServerFarm|AutoscaleSetting|` +
+		// API Management's children, which ASO names without their service's prefix.
+		`Api|ApiVersionSet|Backend|NamedValue|Product|Subscription|PolicyFragment|Logger|Gateway|Tag|Group|User|Cache|IdentityProvider|AuthorizationServer|` +
+		`ApiOperation|ApiPolicy|Policy|ProductPolicy|Certificate|OpenIdConnectProvider|Diagnostic|ApiRelease|ApiSchema|ApiDiagnostic|` +
+		`GatewayHostnameConfiguration|GlobalSchema)$`)
 	for _, ck := range file.Kinds {
 		k, err := sdk.Read(pkgs[file.Modules[ck.Module]], file, ck)
 		if err != nil {

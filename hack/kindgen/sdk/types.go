@@ -35,6 +35,7 @@ type fieldOverride struct {
 	secret    *bool
 	reference *bool
 	rename    string
+	openEnum  bool
 	because   string
 	used      bool
 }
@@ -243,6 +244,9 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 	mf.Secret = secretOf(owner, f, mf)
 	if hasOverride {
 		mf.Rename = o.rename
+		if o.openEnum {
+			mf.OpenEnum = &model.Flag{Source: "config", Reason: o.because}
+		}
 		if o.reference != nil {
 			mf.Reference = nil
 			if *o.reference {
