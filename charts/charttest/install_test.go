@@ -16,7 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -128,9 +127,13 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 			t.Fatalf("the operator creating a CRD of group example.com: want the chart's guard to refuse, got %v", err)
 		}
 		mustCreate(t, c, foreign.DeepCopy())
-		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"taken":"yes"}}}`))
-		if err := asSA.Patch(ctx, foreign.DeepCopy(), patch); !apierrors.IsForbidden(err) {
-			t.Errorf("the operator patching CRD widgets.example.com: want forbidden, got %v", err)
+		taken := &apiextensionsv1.CustomResourceDefinition{}
+		if err := c.Get(ctx, client.ObjectKey{Name: foreign.Name}, taken); err != nil {
+			t.Fatal(err)
+		}
+		taken.Labels = map[string]string{"taken": "yes"}
+		if err := asSA.Update(ctx, taken); !apierrors.IsForbidden(err) {
+			t.Errorf("the operator updating CRD widgets.example.com: want forbidden, got %v", err)
 		}
 		if err := asSA.Delete(ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "tenants.tenancy.aztenant.io"}}); !apierrors.IsForbidden(err) {
 			t.Errorf("the operator deleting a CRD: want forbidden, got %v", err)
@@ -213,9 +216,9 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 			{authorizationv1.ResourceAttributes{Namespace: namespace, Verb: "create", Resource: "events"}, true},
 			{authorizationv1.ResourceAttributes{Namespace: "team-a", Verb: "delete", Resource: "secrets"}, false},
 			{authorizationv1.ResourceAttributes{Verb: "create", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}, true},
-			{authorizationv1.ResourceAttributes{Verb: "patch", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "tenants.tenancy.aztenant.io"}, true},
-			{authorizationv1.ResourceAttributes{Verb: "patch", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "widgets.example.com"}, false},
-			{authorizationv1.ResourceAttributes{Verb: "update", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "tenants.tenancy.aztenant.io"}, false},
+			{authorizationv1.ResourceAttributes{Verb: "update", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "tenants.tenancy.aztenant.io"}, true},
+			{authorizationv1.ResourceAttributes{Verb: "update", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "widgets.example.com"}, false},
+			{authorizationv1.ResourceAttributes{Verb: "patch", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "tenants.tenancy.aztenant.io"}, false},
 			{authorizationv1.ResourceAttributes{Verb: "delete", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Name: "tenants.tenancy.aztenant.io"}, false},
 		} {
 			sar, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
@@ -284,7 +287,7 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 		t.Errorf("the operator after the upgrade: %+v, want the 4 selected CRDs unchanged", res)
 	}
 	if got := crdPatchNames(t, getManifest(t, kube)); strings.Join(got, ",") != "identities.identity.aztenant.io,plans.plan.aztenant.io,resourcegroups.resources.aztenant.io,tenants.tenancy.aztenant.io" {
-		t.Errorf("the upgraded operator may patch %q", got)
+		t.Errorf("the upgraded operator may update %q", got)
 	}
 	checkCRDs(t, c, firstCRDs)
 

@@ -154,7 +154,7 @@ func TestTemplateDefaults(t *testing.T) {
 	if ports["metrics"] != 8080 || ports["health"] != 8081 {
 		t.Errorf("ports %v", ports)
 	}
-	for probe, path := range map[*corev1.Probe]string{c.LivenessProbe: "/healthz", c.ReadinessProbe: "/readyz"} {
+	for probe, path := range map[*corev1.Probe]string{c.StartupProbe: "/healthz", c.LivenessProbe: "/healthz", c.ReadinessProbe: "/readyz"} {
 		if probe == nil || probe.HTTPGet == nil || probe.HTTPGet.Path != path || probe.HTTPGet.Port.String() != "health" {
 			t.Errorf("probe for %s: %+v", path, probe)
 		}
@@ -196,10 +196,10 @@ func TestTemplateDefaults(t *testing.T) {
 			want[i].ResourceNames = []string{"aztenant-provisioner"}
 		}
 	}
-	// Then the CRD writes: create, and patch by name of every selected CRD.
+	// Then the CRD writes: create, and update by name of every selected CRD.
 	crdRules := []rbacv1.PolicyRule{
 		{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"create"}},
-		{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"patch"}, ResourceNames: indexNames(t)},
+		{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"update"}, ResourceNames: indexNames(t)},
 	}
 	if !equality.Semantic.DeepEqual(role.Rules, append(want, crdRules...)) {
 		t.Errorf("ClusterRole rules differ from files/role.yaml and the CRD rules:\n%+v", role.Rules)
@@ -210,8 +210,8 @@ func TestTemplateDefaults(t *testing.T) {
 		t.Errorf("ClusterRole cannot watch CustomResourceDefinitions: %+v", role.Rules)
 	}
 	for _, r := range role.Rules {
-		if slices.Contains(r.Resources, "customresourcedefinitions") && (slices.Contains(r.Verbs, "delete") || slices.Contains(r.Verbs, "update") || slices.Contains(r.Verbs, "*")) {
-			t.Errorf("ClusterRole may delete or update CRDs: %+v", r)
+		if slices.Contains(r.Resources, "customresourcedefinitions") && (slices.Contains(r.Verbs, "delete") || slices.Contains(r.Verbs, "patch") || slices.Contains(r.Verbs, "*")) {
+			t.Errorf("ClusterRole may delete or patch CRDs: %+v", r)
 		}
 	}
 	var crb rbacv1.ClusterRoleBinding
@@ -260,7 +260,7 @@ func grants(rules []rbacv1.PolicyRule, group, resource string, verbs ...string) 
 	return false
 }
 
-// crds.pattern selects, in the chart (the operator's patch rights, the user
+// crds.pattern selects, in the chart (the operator's update rights, the user
 // roles) and in the operator (the same pattern as --crd-pattern, read by
 // crdinstall), the same CRDs.
 func TestTemplateCRDSelection(t *testing.T) {
@@ -296,7 +296,7 @@ func TestTemplateCRDSelection(t *testing.T) {
 			slices.Sort(got)
 			slices.Sort(tc.want)
 			if !slices.Equal(got, tc.want) {
-				t.Errorf("CRDs the operator may patch\n got %q\nwant %q", got, tc.want)
+				t.Errorf("CRDs the operator may update\n got %q\nwant %q", got, tc.want)
 			}
 			pattern, err := crdinstall.ParsePattern(flagValue(t, args(t, m.deployment(t)), "crd-pattern"))
 			if err != nil {
@@ -316,7 +316,7 @@ func TestTemplateCRDSelection(t *testing.T) {
 	t.Run("install false: no CRD writes, the operator applies none", func(t *testing.T) {
 		m := render(t, map[string]any{"crds": map[string]any{"install": false}})
 		if names := crdPatchNames(t, m); names != nil {
-			t.Errorf("the operator may patch CRDs: %v", names)
+			t.Errorf("the operator may update CRDs: %v", names)
 		}
 		if grants(m.clusterRole(t).Rules, "apiextensions.k8s.io", "customresourcedefinitions", "create") {
 			t.Error("the operator may create CRDs")

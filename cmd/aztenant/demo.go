@@ -285,7 +285,10 @@ func (d *demo) startOperator(ctx context.Context) error {
 		return err
 	}
 	plain := &http.Client{Timeout: 2 * time.Second}
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	// A first start applies some 300 CRDs, which the API server establishes
+	// one by one: up to a couple of minutes on a busy 2-core machine.
+	fmt.Fprintln(d.out, "    it applies its CRDs first (a first start: up to a minute or two)")
+	for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
 		resp, err := plain.Get("http://127.0.0.1:" + strconv.Itoa(probe) + "/readyz")
 		if err == nil {
 			resp.Body.Close()
@@ -294,7 +297,7 @@ func (d *demo) startOperator(ctx context.Context) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("operator not ready after 60s")
+			return fmt.Errorf("operator not ready after 4m")
 		}
 	}
 	// The operator applied its CRDs before it became ready, as in a cluster.

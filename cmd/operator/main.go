@@ -152,7 +152,7 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 	switch o.crdManagement {
 	case "auto":
 		// Before the manager: Setup reads which kinds are installed.
-		if _, err := operator.InstallCRDs(ctx, direct, kinds, 2*time.Minute); err != nil {
+		if _, err := operator.InstallCRDs(ctx, direct, kinds, 5*time.Minute); err != nil {
 			return fmt.Errorf("install CRDs (--crd-management=auto): %w", err)
 		}
 	case "none":

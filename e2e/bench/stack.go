@@ -206,6 +206,8 @@ func (s *Stack) startOperator(ctx context.Context) error {
 		"--azure-authority-host=" + s.Emulator.URL + "/", "--azure-arm-endpoint=" + s.Emulator.URL,
 		"--azure-arm-audience=https://management.core.windows.net/",
 		"--azure-ca-bundle=" + filepath.Join(s.opts.Dir, "emulator-ca.pem"),
+		// The stack installed the CRDs (api.CRDs) before the operator starts.
+		"--crd-management=none",
 	}
 	s.Operator = &Process{Name: "operator", Path: filepath.Join(s.bin, "operator"), Log: filepath.Join(s.opts.Dir, "operator.log"),
 		Args: append(args, s.opts.OperatorArgs...), Env: []string{"KUBECONFIG=" + s.CP.OperatorKubeconfigPath}}

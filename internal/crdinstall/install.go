@@ -10,17 +10,18 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// RBAC: the chart grants create, and patch of the selected CRDs by name
+// RBAC: the chart grants create, and update of the selected CRDs by name
 // (charts/aztenant/templates/clusterrole.yaml), never delete.
 
 const (
@@ -32,6 +33,16 @@ const (
 	VersionAnnotation = "aztenant.io/operator-version"
 	// FieldManager owns the fields the operator applies.
 	FieldManager = "aztenant-operator"
+)
+
+// outcome is what Install did with one CRD.
+type outcome int
+
+const (
+	created outcome = iota + 1
+	updated
+	unchanged
+	newerThere
 )
 
 // Installer applies CRDs.
@@ -103,7 +114,12 @@ func (in Installer) Install(ctx context.Context, crds []*apiextensionsv1.CustomR
 		recorded[c.Name] = c.Annotations
 	}
 	log := ctrl.LoggerFrom(ctx).WithName("crds")
-	for _, crd := range crds {
+	outcomes := make([]outcome, len(crds))
+	// A few at a time: a first install writes hundreds, each costly for
+	// the API server (schemas, OpenAPI), which has the say on the pace.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for i, crd := range crds {
 		digest, err := Digest(crd)
 		if err != nil {
 			return res, fmt.Errorf("CRD %s: %w", crd.Name, err)
@@ -111,46 +127,88 @@ func (in Installer) Install(ctx context.Context, crds []*apiextensionsv1.CustomR
 		ann, found := recorded[crd.Name]
 		switch {
 		case found && ann[DigestAnnotation] == digest:
-			res.Unchanged = append(res.Unchanged, crd.Name)
+			outcomes[i] = unchanged
 			continue
 		case found && newer(ann[VersionAnnotation], ours):
 			log.Info("CRD left as a newer operator applied it", "crd", crd.Name, "its", ann[VersionAnnotation], "ours", ours)
-			res.Newer = append(res.Newer, crd.Name)
+			outcomes[i] = newerThere
 			continue
 		}
-		if err := in.apply(ctx, crd, digest, ours); err != nil {
-			return res, err
+		g.Go(func() error {
+			was, err := in.write(gctx, crd, digest, ours, found)
+			outcomes[i] = was
+			return err
+		})
+	}
+	err := g.Wait()
+	for i, o := range outcomes {
+		switch o {
+		case created:
+			res.Created = append(res.Created, crds[i].Name)
+		case updated:
+			res.Updated = append(res.Updated, crds[i].Name)
+		case unchanged:
+			res.Unchanged = append(res.Unchanged, crds[i].Name)
+		case newerThere:
+			res.Newer = append(res.Newer, crds[i].Name)
 		}
-		if found {
-			res.Updated = append(res.Updated, crd.Name)
-		} else {
-			res.Created = append(res.Created, crd.Name)
-		}
+	}
+	if err != nil {
+		return res, err
 	}
 	log.Info("CRDs applied", "created", len(res.Created), "updated", len(res.Updated), "unchanged", len(res.Unchanged), "newer", len(res.Newer))
 	return res, nil
 }
 
-func (in Installer) apply(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, digest, ours string) error {
-	obj := crd.DeepCopy()
-	obj.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
-	obj.Annotations = withoutRecorded(obj.Annotations)
-	obj.Annotations[DigestAnnotation] = digest
+// write creates crd, or updates the API server's copy to it (its spec, and
+// its labels and annotations beside others'), and says which it did.
+// Create and update, not server-side apply: merging the managed fields of a
+// schema of thousands of fields costs the API server several times more,
+// and nobody else owns these fields.
+func (in Installer) write(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition, digest, ours string, found bool) (outcome, error) {
+	want := crd.DeepCopy()
+	want.Status = apiextensionsv1.CustomResourceDefinitionStatus{}
+	want.ResourceVersion = ""
+	want.Annotations = withoutRecorded(want.Annotations)
+	want.Annotations[DigestAnnotation] = digest
 	if ours != "" {
-		obj.Annotations[VersionAnnotation] = ours
+		want.Annotations[VersionAnnotation] = ours
 	}
-	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if !found {
+		err := in.Client.Create(ctx, want.DeepCopy(), client.FieldOwner(FieldManager))
+		if err == nil {
+			return created, nil
+		}
+		if !apierrors.IsAlreadyExists(err) { // another replica, just now: update it
+			return 0, fmt.Errorf("create CRD %s: %w", crd.Name, err)
+		}
+	}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := &apiextensionsv1.CustomResourceDefinition{}
+		if err := in.Client.Get(ctx, client.ObjectKey{Name: crd.Name}, cur); err != nil {
+			return err
+		}
+		cur.Spec = want.Spec
+		cur.Labels = merged(cur.Labels, want.Labels)
+		cur.Annotations = merged(cur.Annotations, want.Annotations)
+		return in.Client.Update(ctx, cur, client.FieldOwner(FieldManager))
+	})
 	if err != nil {
-		return fmt.Errorf("CRD %s: %w", crd.Name, err)
+		return 0, fmt.Errorf("update CRD %s: %w", crd.Name, err)
 	}
-	u := &unstructured.Unstructured{Object: raw}
-	u.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
-	unstructured.RemoveNestedField(u.Object, "status")
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	if err := in.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		return fmt.Errorf("apply CRD %s: %w", crd.Name, err)
+	return updated, nil
+}
+
+// merged is have with want's keys set.
+func merged(have, want map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range have {
+		out[k] = v
 	}
-	return nil
+	for k, v := range want {
+		out[k] = v
+	}
+	return out
 }
 
 // newer reports whether theirs is a version above ours; a version that

@@ -178,7 +178,7 @@ func get(t *testing.T, c client.Client, name string) *apiextensionsv1.CustomReso
 
 func managedBy(crd apiextensionsv1.CustomResourceDefinition, manager string) bool {
 	for _, m := range crd.ManagedFields {
-		if m.Manager == manager && m.Operation == "Apply" {
+		if m.Manager == manager {
 			return true
 		}
 	}

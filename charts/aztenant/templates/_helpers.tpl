@@ -86,7 +86,7 @@ is case-insensitive and anchored.
 {{/*
 crds.pattern applied to files/crds.yaml (the index of the CRDs the operator
 embeds and applies), as JSON: "names", the CRD names selected (the identity,
-tenancy and plan groups always are), which the operator may patch; "omit",
+tenancy and plan groups always are), which the operator may update; "omit",
 the kinds (group/Kind) left out, for NOTES.txt; "resources", the selected
 CRDs' resources (plural names) by group, which the user roles grant. The
 operator applies the same selection from its --crd-pattern

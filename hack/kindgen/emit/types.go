@@ -477,19 +477,25 @@ func goName(f *model.Field) string {
 }
 
 // wrap formats a doc as comment lines, keeping lines from reading as markers.
+// clip cuts a description longer than n at a sentence: the CRD carries
+// every description.
+func clip(doc string, n int) string {
+	if len(doc) <= n {
+		return doc
+	}
+	cut := strings.LastIndex(doc[:n], ". ")
+	if cut < n/3 {
+		cut = n - 3
+	}
+	return doc[:cut+1]
+}
+
 func wrap(indent, doc string) string {
 	doc = strings.Join(strings.Fields(doc), " ")
 	if doc == "" {
 		return ""
 	}
-	if len(doc) > 600 {
-		// The CRD carries every description; very long ones are cut at a sentence.
-		cut := strings.LastIndex(doc[:600], ". ")
-		if cut < 200 {
-			cut = 597
-		}
-		doc = doc[:cut+1]
-	}
+	doc = clip(doc, 600)
 	var b strings.Builder
 	line := ""
 	flush := func() {
