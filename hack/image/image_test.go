@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/crane"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -132,6 +133,22 @@ func TestImage(t *testing.T) {
 		if desc.Digest != a.Digest {
 			t.Errorf("registry has %s, want %s", desc.Digest, a.Digest)
 		}
+
+		// crane push of the tarball: crane.Load reads it as crane push does;
+		// the manifest is docker's (another digest), the contents the same.
+		fromTar, err := crane.Load(a.Tarball)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tarRef := ref.Context().Tag("from-tarball")
+		if err := remote.Write(tarRef, fromTar, remote.WithContext(ctx)); err != nil {
+			t.Fatal(err)
+		}
+		pulled, err := remote.Image(tarRef, remote.WithContext(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSameContent(t, pulled, a)
 	})
 }
 
