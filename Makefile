@@ -90,3 +90,18 @@ demo-down: ## Stop what `make demo` left running.
 clean: ## Remove built binaries (keeps the tool builds) and demo state.
 	rm -rf .aztenant
 	find $(BIN) -maxdepth 1 -type f \( -name aztenant -o -name operator -o -name azure-emulator \) -delete 2>/dev/null || true
+
+# Release artifacts, built by hack/image (its own Go module) with no container
+# daemon and no network beyond the Go module proxy. RELEASE_VERSION empty: HEAD's
+# tag, else a pseudo-version of the commit.
+IMAGE_REPO ?= ghcr.io/aztenant/aztenant-operator
+IMAGE_ARCH ?= $(shell go env GOARCH)
+RELEASE_VERSION ?=
+
+.PHONY: image
+image: ## The operator's OCI image, reproducible: dist/image/oci (layout, crane push) and dist/image/aztenant-operator.tar (docker load, kind load image-archive).
+	go -C hack/image run . image -root $(CURDIR) -out $(CURDIR)/dist/image -repository $(IMAGE_REPO) -arch $(IMAGE_ARCH) -version "$(RELEASE_VERSION)"
+
+.PHONY: dist
+dist: ## The CLI for linux and darwin on amd64 and arm64: dist/aztenant_<version>_<os>_<arch>.tar.gz and dist/SHA256SUMS.
+	go -C hack/image run . dist -root $(CURDIR) -out $(CURDIR)/dist -version "$(RELEASE_VERSION)"

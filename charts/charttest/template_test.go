@@ -115,7 +115,7 @@ func TestTemplateDefaults(t *testing.T) {
 	}
 	pod := d.Spec.Template.Spec
 	c := pod.Containers[0]
-	if c.Image != "ghcr.io/aztenant/operator:v0.1.0" || c.ImagePullPolicy != corev1.PullIfNotPresent {
+	if c.Image != "ghcr.io/aztenant/aztenant-operator:v0.1.0" || c.ImagePullPolicy != corev1.PullIfNotPresent {
 		t.Errorf("image %q pull policy %q", c.Image, c.ImagePullPolicy)
 	}
 	if pod.ServiceAccountName != fullname {
@@ -496,7 +496,7 @@ func TestTemplateValues(t *testing.T) {
 	t.Run("image digest", func(t *testing.T) {
 		digest := "sha256:" + strings.Repeat("ab", 32)
 		d := render(t, map[string]any{"image": map[string]any{"digest": digest}}).deployment(t)
-		if got := d.Spec.Template.Spec.Containers[0].Image; got != "ghcr.io/aztenant/operator@"+digest {
+		if got := d.Spec.Template.Spec.Containers[0].Image; got != "ghcr.io/aztenant/aztenant-operator@"+digest {
 			t.Errorf("image %q", got)
 		}
 	})

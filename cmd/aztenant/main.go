@@ -16,6 +16,7 @@ func main() {
 		Short:         "Multi-tenant Azure resources from Kubernetes, each namespace with its own identity",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildVersion(),
 	}
 	root.AddCommand(newDemoCommand(), newWhoamiCommand(), newPolicyCommand(), newOnboardCommand(), newPlanCommand(), newImportCommand(), newConvertCommand(), newBenchCommand())
 	if err := root.Execute(); err != nil {

@@ -82,6 +82,7 @@ func main() {
 		os.Exit(2)
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zopts)))
+	ctrl.Log.WithName("setup").Info("starting aztenant operator", "version", buildVersion())
 
 	if err := run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)

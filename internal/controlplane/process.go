@@ -42,7 +42,7 @@ func (p *process) start() error {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	} else {
 		// A test binary killed by a timeout or a signal takes its servers with it.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		cmd.SysProcAttr = dieWithParent()
 	}
 	if err := cmd.Start(); err != nil {
 		log.Close()
