@@ -49,12 +49,14 @@ lint: ## gofmt, go vet and staticcheck.
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
 	go -C hack/kindgen vet ./...
+	go -C hack/image vet ./...
 	$(BIN)/staticcheck ./...
 
 .PHONY: test
 test: tools build ## Unit and integration tests on a real kube-apiserver + etcd (race detector on).
 	go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) $(PKGS)
 	go -C hack/kindgen test ./...
+	go -C hack/image test ./...
 
 .PHONY: test-under-load
 test-under-load: tools build ## make test 3 times (RUNS) while 2 busy processes (BUSY) hold the CPUs; prints each run's time.
@@ -88,7 +90,7 @@ demo-down: ## Stop what `make demo` left running.
 
 .PHONY: clean
 clean: ## Remove built binaries (keeps the tool builds) and demo state.
-	rm -rf .aztenant
+	rm -rf .aztenant dist
 	find $(BIN) -maxdepth 1 -type f \( -name aztenant -o -name operator -o -name azure-emulator \) -delete 2>/dev/null || true
 
 # Release artifacts, built by hack/image (its own Go module) with no container
