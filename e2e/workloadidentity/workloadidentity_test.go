@@ -29,8 +29,8 @@ import (
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // runs numbers the test's namespaces: each run (-count) gets a fresh one, as
@@ -83,12 +83,12 @@ func TestAppWorkloadIdentity(t *testing.T) {
 	startWebhook(t, s.Env, bin, stacktest.TenantID, s.Cloud.AuthorityHost, ns)
 	// The API server calls the webhook once it has read the configuration.
 	start := time.Now()
-	poll(t, "a dry-run pod is mutated", func() (bool, error) {
+	testenv.Eventually(t, within, "a dry-run pod is mutated", func() (bool, string) {
 		p := appPod(ns, "probe", appAccount)
 		if err := s.Client.Create(ctx, p, client.DryRunAll); err != nil {
-			return false, err
+			return false, err.Error()
 		}
-		return envOf(p.Spec.Containers[0])["AZURE_CLIENT_ID"] != "", nil
+		return envOf(p.Spec.Containers[0])["AZURE_CLIENT_ID"] != "", "not mutated"
 	})
 	t.Logf("webhook configuration -> first mutation: %v", time.Since(start).Round(10*time.Millisecond))
 
@@ -286,18 +286,4 @@ func jwtClaims(t *testing.T, token string) map[string]any {
 		t.Fatal(err)
 	}
 	return claims
-}
-
-// poll calls cond every 100ms until it is true, failing the test after
-// within with its last error.
-func poll(t *testing.T, what string, cond func() (bool, error)) {
-	t.Helper()
-	var last error
-	if wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, within, true, func(context.Context) (bool, error) {
-		ok, err := cond()
-		last = err
-		return ok, nil
-	}) != nil {
-		t.Fatalf("%s: not within %v (last error: %v)", what, within, last)
-	}
 }
