@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -335,8 +334,6 @@ func condString(c *metav1.Condition) string {
 	}
 	return string(c.Status) + " " + c.Reason + ": " + c.Message
 }
-
-func mapsEqual(a, b map[string]string) bool { return maps.Equal(a, b) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 

@@ -1,6 +1,7 @@
 package onboarding_test
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -320,7 +321,7 @@ func TestPlatformWithoutUserAccessAdministrator(t *testing.T) {
 		"/ResourceGroups": "Ready", "nu-a/ManagedIdentity": "Ready", "nu-a/FederatedCredential": "Ready",
 		"nu-a/RoleAssignments": "Failed", "nu-a/ServiceAccount": "Pending", "nu-a/Identity": "Pending",
 	}
-	if got := stepStates(tn); !mapsEqual(got, want) {
+	if got := stepStates(tn); !maps.Equal(got, want) {
 		t.Errorf("steps %v, want %v", got, want)
 	}
 	if s := findStep(tn, "nu-a", "RoleAssignments"); s.Reason != onboarding.ReasonAzureForbidden {
