@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,8 +18,10 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/aztenant/aztenant/internal/controlplane"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/aztenant/aztenant/internal/controlplane"
+	"github.com/aztenant/aztenant/internal/testenv"
 )
 
 // Every example applies as a user would, on the demo environment (binaries
@@ -102,11 +105,10 @@ func TestExamples(t *testing.T) {
 	if n := count(); n != 5 {
 		t.Fatalf("node count after the out-of-band change = %v, want 5", n)
 	}
-	for deadline := time.Now().Add(60 * time.Second); count() != 1; time.Sleep(500 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("node count not reverted to 1 within 60s")
-		}
-	}
+	testenv.Eventually(t, time.Minute, "node count reverted to 1", func() (bool, string) {
+		n := count()
+		return n == 1, fmt.Sprint(n)
+	})
 
 	// Every command the examples' READMEs show runs on the demo with the
 	// outcome its text promises.

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -274,7 +275,7 @@ func (c *Controller) event(id *identityv1alpha1.Identity, typ, reason, note stri
 // patchStatus writes the status only when it changed, so a resync of a healthy
 // Identity costs no write.
 func (c *Controller) patchStatus(ctx context.Context, before, after *identityv1alpha1.Identity) error {
-	if equalStatus(before.Status, after.Status) {
+	if equality.Semantic.DeepEqual(before.Status, after.Status) {
 		return nil
 	}
 	err := c.Client.Status().Patch(ctx, after, client.MergeFrom(before))
@@ -282,21 +283,4 @@ func (c *Controller) patchStatus(ctx context.Context, before, after *identityv1a
 		return nil
 	}
 	return err
-}
-
-func equalStatus(a, b identityv1alpha1.IdentityStatus) bool {
-	return a.ObservedGeneration == b.ObservedGeneration && a.ClientID == b.ClientID && a.TenantID == b.TenantID &&
-		a.PrincipalID == b.PrincipalID && a.LastExchangeTime.Equal(b.LastExchangeTime) && conditionsEqual(a.Conditions, b.Conditions)
-}
-
-func conditionsEqual(a, b []metav1.Condition) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -2,6 +2,7 @@ package identity_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -22,6 +24,7 @@ import (
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/testenv"
 )
 
 // startController runs the Identity controller in a manager until the test
@@ -69,17 +72,18 @@ func startControllerWith(t *testing.T, w *world, inUse identity.InUseFunc, names
 	return creds
 }
 
-// eventually polls get until ok holds, failing with the last seen state.
+// eventually waits until ok holds for what get returns, and returns that.
 func eventually[T any](t testing.TB, what string, get func() (T, error), ok func(T) bool) T {
 	t.Helper()
 	var last T
-	var err error
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if last, err = get(); err == nil && ok(last) {
-			return last
+	testenv.Eventually(t, 30*time.Second, what, func() (bool, string) {
+		v, err := get()
+		if err != nil {
+			return false, err.Error()
 		}
-	}
-	t.Fatalf("%s: not reached in 30s; last state %+v, error %v", what, last, err)
+		last = v
+		return ok(v), fmt.Sprintf("%+v", v)
+	})
 	return last
 }
 
@@ -167,10 +171,12 @@ func TestIdentityWithForeignClientIDIsRejected(t *testing.T) {
 		return n
 	}
 	start := refusals()
-	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if n := refusals() - start; n > 12 {
-			t.Fatalf("%d refused exchanges in under 3 s: the controller is retrying in a loop", n)
-		}
+	// For 3 s the refusals must stay few: a loop would pass 12 well before.
+	looping := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 3*time.Second, true, func(context.Context) (bool, error) {
+		return refusals()-start > 12, nil
+	})
+	if looping == nil {
+		t.Fatalf("%d refused exchanges in under 3 s: the controller is retrying in a loop", refusals()-start)
 	}
 	if again, err := getIdentity(t, c, "ctl-thief", "default")(); err != nil || again.ResourceVersion != id.ResourceVersion {
 		t.Errorf("the rejected Identity was rewritten (resourceVersion %s -> %s, %v)", id.ResourceVersion, again.ResourceVersion, err)

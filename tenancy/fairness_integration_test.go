@@ -79,7 +79,7 @@ func TestSmallTenantServedEarlyOnAPIServer(t *testing.T) {
 	})
 
 	// Let the backlog start draining, then the small tenant arrives.
-	eventually(t, "backlog to be in progress", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "backlog to be in progress", func() (bool, string) {
 		done, _, _ := r.snapshot("")
 		return done >= 20, fmt.Sprintf("%d big reconciles", done)
 	})
@@ -87,7 +87,7 @@ func TestSmallTenantServedEarlyOnAPIServer(t *testing.T) {
 	bigAtCreate, _, _ := r.snapshot("")
 
 	key := "fair-small/only"
-	eventually(t, "small tenant's object to be reconciled", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "small tenant's object to be reconciled", func() (bool, string) {
 		_, _, ok := r.snapshot(key)
 		return ok, "not yet"
 	})

@@ -4,25 +4,13 @@ import (
 	"context"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/aztenant/aztenant/reconcilers/guard"
 )
 
 // Target is what a reconciler is about to touch in Azure.
-type Target struct {
-	// ARMID is the resource's full ID; it decides where the request goes, so
-	// it must agree with SubscriptionID and ResourceGroup.
-	ARMID string
-	// SubscriptionID and ResourceGroup are where the reconciler believes the
-	// resource lives (from the Identity's scope and the owner). Empty means
-	// "whatever the ARM ID says".
-	SubscriptionID, ResourceGroup string
-	// Location is the ARM location the resource is created in; empty for
-	// resources without one (role assignments, child resources).
-	Location string
-	// GroupKind of the Kubernetes object; empty means the object's own GVK.
-	GroupKind schema.GroupKind
-}
+type Target = guard.Target
 
 // Guard checks a request against the Tenant of the object's namespace before
 // any ARM call. Safe for concurrent use.

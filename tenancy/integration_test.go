@@ -56,21 +56,6 @@ func startManager(t *testing.T, setup func(ctrl.Manager, *Directory) error) (*te
 	return env, dir
 }
 
-func eventually(t *testing.T, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	var last string
-	for time.Now().Before(deadline) {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		last = state
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s; last state: %s", what, last)
-}
-
 func create(t *testing.T, c client.Client, objs ...client.Object) {
 	t.Helper()
 	for _, o := range objs {
@@ -92,7 +77,7 @@ func tenantState(c client.Client, name string) (namespaces []string, ready *meta
 
 func expectTenant(t *testing.T, c client.Client, name string, wantNS []string, wantStatus metav1.ConditionStatus, wantReason, wantMsg string) {
 	t.Helper()
-	eventually(t, "tenant "+name+" status", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "tenant "+name+" status", func() (bool, string) {
 		ns, ready, observed, err := tenantState(c, name)
 		if err != nil {
 			return false, err.Error()
@@ -136,7 +121,7 @@ func TestTenantControllerOnAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		expectTenant(t, c, "ctl-a", []string{"ctl-a1", "ctl-a2", "ctl-x"}, metav1.ConditionTrue, ReasonSelected, "3 namespace")
-		eventually(t, "directory to see the label", func() (bool, string) {
+		testenv.Eventually(t, time.Minute, "directory to see the label", func() (bool, string) {
 			tn, err := dir.TenantFor(ctx, "ctl-x")
 			return err == nil && tn.Name == "ctl-a", errString(err)
 		})
@@ -151,7 +136,7 @@ func TestTenantControllerOnAPIServer(t *testing.T) {
 		create(t, c, tenant("ctl-b", func(s *tenancyv1alpha1.TenantSpec) { s.Namespaces = []string{"ctl-a2"} }))
 		expectTenant(t, c, "ctl-b", []string{"ctl-a2"}, metav1.ConditionFalse, ReasonNamespaceConflict, `namespace "ctl-a2" is also selected by Tenant "ctl-a"`)
 		expectTenant(t, c, "ctl-a", []string{"ctl-a1", "ctl-a2", "ctl-x", "ctl-zz-not-yet"}, metav1.ConditionFalse, ReasonNamespaceConflict, `Tenant "ctl-b"`)
-		eventually(t, "directory conflict", func() (bool, string) {
+		testenv.Eventually(t, time.Minute, "directory conflict", func() (bool, string) {
 			_, err := dir.TenantFor(ctx, "ctl-a2")
 			var conflict *ConflictError
 			return errors.As(err, &conflict), errString(err)
@@ -173,7 +158,7 @@ func TestTenantControllerOnAPIServer(t *testing.T) {
 		}
 		expect := func(name string, ok func(*metav1.Condition) bool) {
 			t.Helper()
-			eventually(t, name+" "+ConditionResourceGroupsExclusive, func() (bool, string) {
+			testenv.Eventually(t, time.Minute, name+" "+ConditionResourceGroupsExclusive, func() (bool, string) {
 				cond, err := exclusive(name)
 				if err != nil {
 					return false, err.Error()
@@ -207,7 +192,7 @@ func TestTenantControllerOnAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		expectTenant(t, c, "ctl-a", []string{"ctl-a2", "ctl-x", "ctl-zz-not-yet"}, metav1.ConditionTrue, ReasonSelected, "3 namespace")
-		eventually(t, "directory to drop ctl-a1", func() (bool, string) {
+		testenv.Eventually(t, time.Minute, "directory to drop ctl-a1", func() (bool, string) {
 			served, err := dir.Serves(ctx, "ctl-a1")
 			return err == nil && !served, errString(err)
 		})

@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -288,17 +289,15 @@ func (d *demo) startOperator(ctx context.Context) error {
 	// A first start applies some 300 CRDs, which the API server establishes
 	// one by one: up to a couple of minutes on a busy 2-core machine.
 	fmt.Fprintln(d.out, "    it applies its CRDs first (a first start: up to a minute or two)")
-	for deadline := time.Now().Add(4 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 4*time.Minute, true, func(context.Context) (bool, error) {
 		resp, err := plain.Get("http://127.0.0.1:" + strconv.Itoa(probe) + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
+		if err != nil {
+			return false, nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("operator not ready after 4m")
-		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	}); err != nil {
+		return fmt.Errorf("operator not ready after 4m: %w", err)
 	}
 	// The operator applied its CRDs before it became ready, as in a cluster.
 	crds := &metav1.PartialObjectMetadataList{}
@@ -424,21 +423,22 @@ func (d *demo) showDenials(ctx context.Context) error {
 func (d *demo) waitReason(ctx context.Context, ns, obj, reason string) error {
 	jp := `jsonpath={.status.conditions[?(@.type=="Ready")].reason}{"\t"}{.status.conditions[?(@.type=="Ready")].message}`
 	var last string
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+	err := wait.PollUntilContextTimeout(ctx, 300*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
 		out, err := d.kubectlQuiet(nil, "get", obj, "-n", ns, "-o", jp)
 		if err != nil {
-			return err
+			return false, err
 		}
 		last = out
 		if r, msg, ok := strings.Cut(out, "\t"); ok && r == reason {
 			d.indent(r + ": " + msg)
-			return nil
+			return true, nil
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+		return false, nil
+	})
+	if wait.Interrupted(err) && ctx.Err() == nil {
+		return fmt.Errorf("%s/%s: Ready reason did not become %s within 60s (last: %q)", ns, obj, reason, last)
 	}
-	return fmt.Errorf("%s/%s: Ready reason did not become %s within 60s (last: %q)", ns, obj, reason, last)
+	return err
 }
 
 func (d *demo) showAudit(ctx context.Context) error {
@@ -507,21 +507,25 @@ func (d *demo) showDrift(ctx context.Context) error {
 	}
 	fmt.Fprintln(d.out, "    node count in Azure now: 5")
 	start := time.Now()
-	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
 		var body struct {
 			Properties struct {
 				AgentPoolProfiles []struct{ Count int } `json:"agentPoolProfiles"`
 			} `json:"properties"`
 		}
 		if err := d.getJSON(ctx, d.emuURL+"/_emulator/resources"+id, &body); err != nil {
-			return err
+			return false, err
 		}
-		if p := body.Properties.AgentPoolProfiles; len(p) > 0 && p[0].Count == 1 {
-			fmt.Fprintf(d.out, "    reverted after %s: node count in Azure is 1 again\n", time.Since(start).Round(time.Second))
-			return nil
-		}
+		p := body.Properties.AgentPoolProfiles
+		return len(p) > 0 && p[0].Count == 1, nil
+	})
+	if wait.Interrupted(err) && ctx.Err() == nil {
+		return fmt.Errorf("drift was not reverted within 90s")
 	}
-	return fmt.Errorf("drift was not reverted within 90s")
+	if err == nil {
+		fmt.Fprintf(d.out, "    reverted after %s: node count in Azure is 1 again\n", time.Since(start).Round(time.Second))
+	}
+	return err
 }
 
 // showPlan has team-a's developer ask what a change would do before applying it.
@@ -576,15 +580,16 @@ spec:
 }
 
 func (d *demo) waitCondition(ctx context.Context, obj client.Object, ns, name string, conds func(client.Object) []metav1.Condition, status metav1.ConditionStatus) error {
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
 		if err := d.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj); err != nil {
-			continue
+			return false, nil
 		}
-		if c := meta.FindStatusCondition(conds(obj), "Ready"); c != nil && c.Status == status {
-			return nil
-		}
+		c := meta.FindStatusCondition(conds(obj), "Ready")
+		return c != nil && c.Status == status, nil
+	}); err != nil {
+		return fmt.Errorf("%s/%s: Ready did not become %s within 60s: %w", ns, name, status, err)
 	}
-	return fmt.Errorf("%s/%s: Ready did not become %s within 60s", ns, name, status)
+	return nil
 }
 
 // kubectl runs the real kubectl as cluster admin, its output indented into the demo's.
@@ -645,29 +650,32 @@ func (d *demo) getJSON(ctx context.Context, url string, v any) error {
 
 func (d *demo) waitHTTP(ctx context.Context, url string) error {
 	var last error
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := d.http.Do(req)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return nil
+				return true, nil
 			}
 			err = fmt.Errorf("%s", resp.Status)
 		}
 		last = err
+		return false, nil
+	})
+	if err != nil && last != nil {
+		return last
 	}
-	return last
+	return err
 }
 
 func waitFile(ctx context.Context, path string) error {
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		st, err := os.Stat(path)
+		return err == nil && st.Size() > 0, nil
+	})
+	if wait.Interrupted(err) && ctx.Err() == nil {
+		return fmt.Errorf("%s not written within 30s", path)
 	}
-	return fmt.Errorf("%s not written within 30s", path)
+	return err
 }

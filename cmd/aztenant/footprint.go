@@ -368,7 +368,7 @@ func (f *footprint) install(ctx context.Context, ext apiextensionsclient.Interfa
 	for _, c := range crds {
 		want[c.Name] = true
 	}
-	err := poll(ctx, f.cfg.timeout, 50*time.Millisecond, "CRDs Established", func() error {
+	err := bench.WaitUntil(ctx, 50*time.Millisecond, f.cfg.timeout, "CRDs Established", func() error {
 		l, err := ext.ApiextensionsV1().CustomResourceDefinitions().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return err
@@ -389,7 +389,7 @@ func (f *footprint) install(ctx context.Context, ext apiextensionsclient.Interfa
 		return 0, err
 	}
 	f.logf("footprint: %d CRDs Established after %s", len(crds), took.Round(time.Millisecond))
-	return took, poll(ctx, f.cfg.timeout, 100*time.Millisecond, "CRDs in discovery", func() error {
+	return took, bench.WaitUntil(ctx, 100*time.Millisecond, f.cfg.timeout, "CRDs in discovery", func() error {
 		for _, c := range crds {
 			for _, v := range c.Spec.Versions {
 				if !v.Served {
@@ -568,7 +568,7 @@ func (f *footprint) startOperator(ctx context.Context, label string, minControll
 		}
 		return body, err
 	}
-	if err := poll(ctx, f.cfg.timeout, 20*time.Millisecond, "operator readiness", func() error {
+	if err := bench.WaitUntil(ctx, 20*time.Millisecond, f.cfg.timeout, "operator readiness", func() error {
 		if err := op.Exited(); err != nil {
 			return err
 		}
@@ -581,7 +581,7 @@ func (f *footprint) startOperator(ctx context.Context, label string, minControll
 	// Every controller records its worker count (a metric) when it starts and
 	// logs "Starting workers" once its caches synced.
 	var controllers int
-	if err := poll(ctx, f.cfg.timeout, 50*time.Millisecond, "operator controllers started", func() error {
+	if err := bench.WaitUntil(ctx, 50*time.Millisecond, f.cfg.timeout, "operator controllers started", func() error {
 		if err := op.Exited(); err != nil {
 			return err
 		}
@@ -639,25 +639,4 @@ func countLines(file, substr string) (int, error) {
 		}
 	}
 	return n, sc.Err()
-}
-
-func poll(ctx context.Context, timeout, every time.Duration, what string, check func() error) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return nil
-		}
-		if errors.Is(err, bench.ErrExited) {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: not done after %s: %w", what, timeout, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(every):
-		}
-	}
 }

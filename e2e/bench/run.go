@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
@@ -170,7 +171,7 @@ func inSet(nss []string) func(string) bool {
 
 // waitIdentities waits until the namespaces' Identities exchanged a token.
 func (r *runner) waitIdentities(ctx context.Context, nss []string, timeout time.Duration) error {
-	return r.s.waitUntil(ctx, timeout, "Identities Ready", func() error {
+	return WaitUntil(ctx, 100*time.Millisecond, timeout, "Identities Ready", func() error {
 		var l identityv1alpha1.IdentityList
 		if err := r.tr.Reader().List(ctx, &l); err != nil {
 			return err
@@ -444,14 +445,11 @@ func (r *runner) fairness(ctx context.Context) error {
 	if err := r.s.Client.Create(ctx, small); err != nil {
 		return err
 	}
-	for {
-		if err := r.tr.Reader().Get(ctx, client.ObjectKeyFromObject(small), small); err == nil && IsReady(small) {
-			break
-		}
-		if time.Since(start) > 2*time.Minute {
-			return errors.New("the small tenant's resource group was not Ready within 2 minutes")
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := r.tr.Reader().Get(ctx, client.ObjectKeyFromObject(small), small)
+		return err == nil && IsReady(small), nil
+	}); err != nil {
+		return fmt.Errorf("the small tenant's resource group was not Ready within 2 minutes: %w", err)
 	}
 	latency := time.Since(start)
 	big, err := r.tr.Count(ctx, inSet([]string{"big"}))
@@ -490,23 +488,24 @@ func (r *runner) idle(ctx context.Context) error {
 	}
 	ready := time.Since(start)
 	// Settled: no ARM call for 5 s.
-	settleStart := time.Now()
 	var last uint64
 	quiet := time.Time{}
-	for {
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
 		c, err := r.s.Emulator.Counters(ctx)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if c.ARM != last {
 			last, quiet = c.ARM, time.Now()
-		} else if time.Since(quiet) >= 5*time.Second {
-			break
+			return false, nil
 		}
-		if time.Since(settleStart) > 5*time.Minute {
-			return errors.New("ARM calls did not stop within 5 minutes of everything Ready")
-		}
-		time.Sleep(500 * time.Millisecond)
+		return time.Since(quiet) >= 5*time.Second, nil
+	})
+	if wait.Interrupted(err) && ctx.Err() == nil {
+		return errors.New("ARM calls did not stop within 5 minutes of everything Ready")
+	}
+	if err != nil {
+		return err
 	}
 	before, err := r.snap(ctx)
 	if err != nil {

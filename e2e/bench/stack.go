@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -166,7 +167,7 @@ func (s *Stack) startEmulator(ctx context.Context) error {
 		return err
 	}
 	var ca []byte
-	if err := s.waitUntil(ctx, 30*time.Second, "the emulator's CA file", func() error {
+	if err := WaitUntil(ctx, 100*time.Millisecond, 30*time.Second, "the emulator's CA file", func() error {
 		if err := s.EmuProc.Exited(); err != nil {
 			return err
 		}
@@ -181,7 +182,7 @@ func (s *Stack) startEmulator(ctx context.Context) error {
 	if s.Emulator, err = newEmulatorClient("https://127.0.0.1:"+strconv.Itoa(port), ca, cfg.StateFile); err != nil {
 		return err
 	}
-	return s.waitUntil(ctx, 30*time.Second, "emulator health", func() error {
+	return WaitUntil(ctx, 100*time.Millisecond, 30*time.Second, "emulator health", func() error {
 		if err := s.EmuProc.Exited(); err != nil {
 			return err
 		}
@@ -221,7 +222,7 @@ func (s *Stack) StartOperator(ctx context.Context) error {
 		return err
 	}
 	plain := &http.Client{Timeout: 2 * time.Second}
-	return s.waitUntil(ctx, 60*time.Second, "operator readiness", func() error {
+	return WaitUntil(ctx, 100*time.Millisecond, 60*time.Second, "operator readiness", func() error {
 		if err := s.Operator.Exited(); err != nil {
 			return err
 		}
@@ -253,25 +254,21 @@ func (s *Stack) Stop() {
 	}
 }
 
-func (s *Stack) waitUntil(ctx context.Context, timeout time.Duration, what string, check func() error) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return nil
+// WaitUntil calls check every interval until it returns nil, returns ErrExited (a process
+// it depends on is gone, so waiting longer is pointless), ctx ends or timeout passes.
+func WaitUntil(ctx context.Context, interval, timeout time.Duration, what string, check func() error) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(context.Context) (bool, error) {
+		last = check()
+		if errors.Is(last, ErrExited) {
+			return false, last
 		}
-		if errors.Is(err, ErrExited) {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: not ready after %s: %w", what, timeout, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+		return last == nil, nil
+	})
+	if wait.Interrupted(err) && ctx.Err() == nil {
+		return fmt.Errorf("%s: not ready after %s: %w", what, timeout, last)
 	}
+	return err
 }
 
 // Onboard gives each namespace what a platform team gives a tenant: an app

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -103,22 +104,16 @@ func (t *Tracker) Count(ctx context.Context, keep func(ns string) bool) (Counts,
 func (t *Tracker) WaitReady(ctx context.Context, want int, keep func(string) bool, interval, timeout time.Duration) (time.Duration, error) {
 	start := time.Now()
 	var last Counts
-	for {
+	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(ctx context.Context) (bool, error) {
 		n, err := t.Count(ctx, keep)
-		if err != nil {
-			return 0, err
-		}
 		last = n
-		if n.Ready >= want {
-			return time.Since(start), nil
-		}
-		if time.Since(start) > timeout {
-			return 0, fmt.Errorf("only %d of %d Ready after %s", last.Ready, want, timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return 0, ctx.Err()
-		case <-time.After(interval):
-		}
+		return err == nil && n.Ready >= want, err
+	})
+	switch {
+	case wait.Interrupted(err) && ctx.Err() == nil:
+		return 0, fmt.Errorf("only %d of %d Ready after %s", last.Ready, want, timeout)
+	case err != nil:
+		return 0, err
 	}
+	return time.Since(start), nil
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 )
 
 // caller is the authenticated principal of an ARM request, from its bearer token.
@@ -62,16 +65,22 @@ func (e *Emulator) authenticate(r *http.Request) (*caller, *apiError) {
 		}
 		return c, nil
 	}
-	p, err := parseJWT(tok)
-	if err != nil || p.header.Kid != e.kid || p.verify(&e.signKey.PublicKey) != nil {
+	var claims struct {
+		jwt.Claims
+		OID   string `json:"oid"`
+		AppID string `json:"appid"`
+		TID   string `json:"tid"`
+	}
+	p, err := jwt.ParseSigned(tok, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil || p.Headers[0].KeyID != e.kid || p.Claims(&e.signKey.PublicKey, &claims) != nil {
 		return nil, armErr(http.StatusUnauthorized, "InvalidAuthenticationToken", "The access token is invalid.")
 	}
-	exp, _ := claimInt(p.claims, "exp")
-	c := &caller{oid: claimString(p.claims, "oid"), appid: claimString(p.claims, "appid"), tid: claimString(p.claims, "tid"), exp: time.Unix(exp, 0)}
+	c := &caller{oid: claims.OID, appid: claims.AppID, tid: claims.TID, exp: claims.Expiry.Time()}
 	if now.After(c.exp) {
 		return nil, expiredToken(c.exp, now)
 	}
-	aud := strings.TrimSuffix(claimString(p.claims, "aud"), "/")
+	// The emulator issues tokens for one resource, so aud is a single value.
+	aud := strings.TrimSuffix(strings.Join(claims.Audience, ","), "/")
 	okAud := false
 	for _, a := range e.armAudiences {
 		if strings.EqualFold(a, aud) {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	"github.com/go-jose/go-jose/v4"
 
 	"github.com/aztenant/aztenant/internal/pki"
 )
@@ -33,6 +34,7 @@ type Emulator struct {
 	ca           *pki.CA
 	signKey      *rsa.PrivateKey
 	kid          string
+	signer       jose.Signer
 	jwks         []byte
 	armAudiences []string
 	tokenTTL     time.Duration
@@ -147,9 +149,14 @@ func (e *Emulator) initKeys(st *stateFile) error {
 	if err != nil {
 		return err
 	}
-	e.kid = keyID(&e.signKey.PublicKey)
-	e.jwks, _ = json.Marshal(jwkSet{Keys: []jwk{rsaJWK(&e.signKey.PublicKey, e.kid)}})
-	return nil
+	if e.kid, err = keyID(&e.signKey.PublicKey); err != nil {
+		return err
+	}
+	if e.signer, err = newTokenSigner(e.signKey, e.kid); err != nil {
+		return err
+	}
+	e.jwks, err = publicJWKS(&e.signKey.PublicKey, e.kid)
+	return err
 }
 
 // Start listens and serves until ctx ends or Close is called. It returns once the listener

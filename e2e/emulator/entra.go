@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/go-jose/go-jose/v4/jwt"
 )
 
 const (
@@ -178,7 +180,7 @@ func (e *Emulator) exchange(ctx context.Context, base, tenant string, form formV
 		}
 		claims, err := e.verifyAssertion(ctx, form.Get("client_assertion"))
 		if claims != nil {
-			entry.Subject = claimString(claims, "sub")
+			entry.Subject = claims.Subject
 		}
 		if err != nil {
 			return "", err
@@ -203,54 +205,58 @@ func (e *Emulator) exchange(ctx context.Context, base, tenant string, form formV
 
 // verifyAssertion checks a client assertion's issuer trust, signature and validity window.
 // It returns the claims even on some failures so the audit log can name the subject.
-func (e *Emulator) verifyAssertion(ctx context.Context, assertion string) (map[string]any, *entraError) {
-	p, err := parseJWT(assertion)
-	if err != nil {
+func (e *Emulator) verifyAssertion(ctx context.Context, assertion string) (*jwt.Claims, *entraError) {
+	tok, err := jwt.ParseSigned(assertion, assertionAlgorithms)
+	var c jwt.Claims
+	if err != nil || tok.UnsafeClaimsWithoutVerification(&c) != nil {
 		return nil, entraErr("invalid_client", 50027, "JWT token is invalid or malformed.")
 	}
-	iss := claimString(p.claims, "iss")
-	ik := e.trustedIssuer(iss)
+	h := tok.Headers[0] // a compact JWS has exactly one signature
+	ik := e.trustedIssuer(c.Issuer)
 	if ik == nil {
-		return p.claims, entraErr("invalid_client", 700211, "No matching federated identity record found for presented assertion issuer '%s'. Please check your federated identity credential Subject, Audience and Issuer against the presented assertion.", iss)
+		return &c, entraErr("invalid_client", 700211, "No matching federated identity record found for presented assertion issuer '%s'. Please check your federated identity credential Subject, Audience and Issuer against the presented assertion.", c.Issuer)
 	}
-	keys, kerr := ik.candidates(ctx, p.header.Kid)
+	keys, kerr := ik.candidates(ctx, h.KeyID)
 	if kerr != nil {
-		return p.claims, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The signing keys of issuer '%s' could not be obtained: %v", iss, kerr)
+		return &c, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The signing keys of issuer '%s' could not be obtained: %v", c.Issuer, kerr)
 	}
 	verified := false
 	for _, k := range keys {
-		if p.verify(k) == nil {
+		if tok.Claims(k) == nil {
 			verified = true
 			break
 		}
 	}
 	if !verified {
-		return p.claims, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The signature of the assertion (alg %s, kid '%s') does not verify with any key of issuer '%s'.", p.header.Alg, p.header.Kid, iss)
+		return &c, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The signature of the assertion (alg %s, kid '%s') does not verify with any key of issuer '%s'.", h.Algorithm, h.KeyID, c.Issuer)
+	}
+	if c.Expiry == nil {
+		return &c, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The assertion has no 'exp' claim.")
 	}
 	now := e.faults.entraNow()
-	exp, hasExp := claimInt(p.claims, "exp")
-	nbf, hasNbf := claimInt(p.claims, "nbf")
-	if !hasExp {
-		return p.claims, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The assertion has no 'exp' claim.")
+	exp, nbf := c.Expiry.Time(), c.NotBefore
+	if nbf == nil {
+		nbf = c.IssuedAt
 	}
-	if !hasNbf {
-		nbf, _ = claimInt(p.claims, "iat")
+	if now.After(exp.Add(assertionLeeway)) || (nbf != nil && now.Add(assertionLeeway).Before(nbf.Time())) {
+		from := time.Unix(0, 0)
+		if nbf != nil {
+			from = nbf.Time()
+		}
+		return &c, entraErr("invalid_client", 700024, "Client assertion is not within its valid time range. Current time: %s, assertion valid from %s, expiry time of assertion %s. Review the documentation at https://learn.microsoft.com/entra/identity-platform/certificate-credentials .",
+			now.UTC().Format(time.RFC3339), from.UTC().Format(time.RFC3339), exp.UTC().Format(time.RFC3339))
 	}
-	if now.After(time.Unix(exp, 0).Add(assertionLeeway)) || (nbf != 0 && now.Add(assertionLeeway).Before(time.Unix(nbf, 0))) {
-		return p.claims, entraErr("invalid_client", 700024, "Client assertion is not within its valid time range. Current time: %s, assertion valid from %s, expiry time of assertion %s. Review the documentation at https://learn.microsoft.com/entra/identity-platform/certificate-credentials .",
-			now.UTC().Format(time.RFC3339), time.Unix(nbf, 0).UTC().Format(time.RFC3339), time.Unix(exp, 0).UTC().Format(time.RFC3339))
+	if c.Subject == "" {
+		return &c, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The assertion has no 'sub' claim.")
 	}
-	if claimString(p.claims, "sub") == "" {
-		return p.claims, entraErr("invalid_client", 50027, "JWT token is invalid or malformed. The assertion has no 'sub' claim.")
-	}
-	return p.claims, nil
+	return &c, nil
 }
 
 // matchFederatedCredential accepts the assertion when one credential matches issuer and
 // subject exactly (case-sensitive) and one of its audiences is in the assertion's aud.
 // Otherwise the error names the parts of the closest credential that differ.
-func matchFederatedCredential(fics []FederatedCredential, claims map[string]any) *entraError {
-	iss, sub, auds := claimString(claims, "iss"), claimString(claims, "sub"), claimAudiences(claims)
+func matchFederatedCredential(fics []FederatedCredential, c *jwt.Claims) *entraError {
+	iss, sub, auds := c.Issuer, c.Subject, c.Audience
 	for _, f := range fics {
 		if f.Issuer == iss && f.Subject == sub && intersects(f.Audiences, auds) {
 			return nil
@@ -311,5 +317,5 @@ func (e *Emulator) issueToken(d *directoryEntry, base, resource string) (string,
 		}
 		e.mu.RUnlock()
 	}
-	return signRS256(e.signKey, e.kid, c)
+	return jwt.Signed(e.signer).Claims(c).Serialize()
 }

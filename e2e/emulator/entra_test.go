@@ -2,16 +2,14 @@ package emulator_test
 
 import (
 	"context"
-	"crypto"
-	"crypto/rsa"
-	"crypto/sha256"
 	"encoding/json"
-	"math/big"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/aztenant/aztenant/e2e/emulator"
 )
@@ -126,14 +124,13 @@ func TestIssuedTokenNamesThePrincipal(t *testing.T) {
 	if time.Until(tok.ExpiresOn) < 50*time.Minute {
 		t.Errorf("token expires in %s, want about an hour", time.Until(tok.ExpiresOn))
 	}
-	header, claims, signed, sig := splitJWT(t, tok.Token)
-	if header["alg"] != "RS256" {
-		t.Errorf("alg %v, want RS256", header["alg"])
+	parsed, err := jwt.ParseSigned(tok.Token, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil {
+		t.Fatalf("access token: %v", err)
 	}
-	// Verify with the key the emulator publishes, as a resource server would.
-	key := publishedKey(t, f, header["kid"].(string))
-	d := sha256.Sum256([]byte(signed))
-	if err := rsa.VerifyPKCS1v15(key, crypto.SHA256, d[:], sig); err != nil {
+	// Verify with the key set the emulator publishes, as a resource server would.
+	var claims map[string]any
+	if err := parsed.Claims(publishedKeys(t, f), &claims); err != nil {
 		t.Fatalf("signature: %v", err)
 	}
 	oid, err := f.emu.PrincipalID(appClientID)
@@ -153,50 +150,18 @@ func TestIssuedTokenNamesThePrincipal(t *testing.T) {
 	}
 }
 
-func splitJWT(t *testing.T, tok string) (header, claims map[string]any, signed string, sig []byte) {
-	t.Helper()
-	parts := strings.Split(tok, ".")
-	if len(parts) != 3 {
-		t.Fatalf("not a JWT: %d parts", len(parts))
-	}
-	for i, out := range []*map[string]any{&header, &claims} {
-		b, err := b64.DecodeString(parts[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sig, err := b64.DecodeString(parts[2])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return header, claims, parts[0] + "." + parts[1], sig
-}
-
-func publishedKey(t *testing.T, f *fixture, kid string) *rsa.PublicKey {
+func publishedKeys(t *testing.T, f *fixture) *jose.JSONWebKeySet {
 	t.Helper()
 	resp, err := f.emu.HTTPClient().Get(f.emu.URL() + "/" + tenantID + "/discovery/v2.0/keys")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var set struct {
-		Keys []struct{ Kid, N, E string }
-	}
+	var set jose.JSONWebKeySet
 	if err := json.NewDecoder(resp.Body).Decode(&set); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range set.Keys {
-		if k.Kid == kid {
-			n, _ := b64.DecodeString(k.N)
-			e, _ := b64.DecodeString(k.E)
-			return &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(new(big.Int).SetBytes(e).Int64())}
-		}
-	}
-	t.Fatalf("kid %s not published", kid)
-	return nil
+	return &set
 }
 
 func TestClientSecret(t *testing.T) {

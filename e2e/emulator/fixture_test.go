@@ -7,13 +7,10 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"math/big"
 	"strings"
 	"sync"
 	"testing"
@@ -24,11 +21,11 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/aztenant/aztenant/e2e/emulator"
 )
-
-var b64 = base64.RawURLEncoding
 
 const (
 	tokenExchangeAudience = "api://AzureADTokenExchange"
@@ -88,19 +85,14 @@ func (s *testSigner) jwks() json.RawMessage {
 
 // jwksOf renders public keys as a JSON Web Key Set.
 func jwksOf(keys map[string]crypto.PublicKey) json.RawMessage {
-	var out []map[string]string
+	var set jose.JSONWebKeySet
 	for kid, k := range keys {
-		switch k := k.(type) {
-		case *ecdsa.PublicKey:
-			raw, _ := k.Bytes() // uncompressed point: 0x04 || X || Y
-			out = append(out, map[string]string{"kty": "EC", "kid": kid, "use": "sig", "alg": "ES256", "crv": "P-256",
-				"x": b64.EncodeToString(raw[1:33]), "y": b64.EncodeToString(raw[33:])})
-		case *rsa.PublicKey:
-			out = append(out, map[string]string{"kty": "RSA", "kid": kid, "use": "sig", "alg": "RS256",
-				"n": b64.EncodeToString(k.N.Bytes()), "e": b64.EncodeToString(big.NewInt(int64(k.E)).Bytes())})
-		}
+		set.Keys = append(set.Keys, jose.JSONWebKey{Key: k, KeyID: kid, Use: "sig"})
 	}
-	b, _ := json.Marshal(map[string]any{"keys": out})
+	b, err := json.Marshal(set)
+	if err != nil {
+		panic(err)
+	}
 	return b
 }
 
@@ -111,30 +103,24 @@ func assertion(iss, sub string, aud []string, ttl time.Duration) map[string]any 
 }
 
 func signES256(key *ecdsa.PrivateKey, kid string, claims map[string]any) string {
-	hb, _ := json.Marshal(map[string]string{"alg": "ES256", "kid": kid, "typ": "JWT"})
-	cb, _ := json.Marshal(claims)
-	input := b64.EncodeToString(hb) + "." + b64.EncodeToString(cb)
-	d := sha256.Sum256([]byte(input))
-	r, sig, err := ecdsa.Sign(rand.Reader, key, d[:])
-	if err != nil {
-		panic(err)
-	}
-	out := make([]byte, 64)
-	r.FillBytes(out[:32])
-	sig.FillBytes(out[32:])
-	return input + "." + b64.EncodeToString(out)
+	return signJWT(jose.ES256, key, kid, claims)
 }
 
 func signRS256Test(key *rsa.PrivateKey, kid string, claims map[string]any) string {
-	hb, _ := json.Marshal(map[string]string{"alg": "RS256", "kid": kid, "typ": "JWT"})
-	cb, _ := json.Marshal(claims)
-	input := b64.EncodeToString(hb) + "." + b64.EncodeToString(cb)
-	d := sha256.Sum256([]byte(input))
-	sig, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, d[:])
+	return signJWT(jose.RS256, key, kid, claims)
+}
+
+func signJWT(alg jose.SignatureAlgorithm, key crypto.Signer, kid string, claims map[string]any) string {
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: jose.JSONWebKey{Key: key, KeyID: kid}},
+		(&jose.SignerOptions{}).WithType("JWT"))
 	if err != nil {
 		panic(err)
 	}
-	return input + "." + b64.EncodeToString(sig)
+	tok, err := jwt.Signed(sig).Claims(claims).Serialize()
+	if err != nil {
+		panic(err)
+	}
+	return tok
 }
 
 type fixture struct {

@@ -30,8 +30,7 @@ type issuerKeys struct {
 	client *http.Client
 
 	mu      sync.Mutex
-	keys    map[string]crypto.PublicKey // by kid
-	anon    []crypto.PublicKey          // keys without a kid
+	keys    map[string][]crypto.PublicKey // by kid, "" for keys without one
 	fetched time.Time
 	misses  map[string]time.Time // unknown kid -> last fetch it caused
 }
@@ -65,30 +64,11 @@ func newIssuerKeys(cfg TrustedIssuer) (*issuerKeys, error) {
 }
 
 func (ik *issuerKeys) load(doc []byte) error {
-	var set jwkSet
-	if err := json.Unmarshal(doc, &set); err != nil {
-		return fmt.Errorf("JWKS: %w", err)
+	keys, err := signatureKeys(doc)
+	if err != nil {
+		return err
 	}
-	keys := map[string]crypto.PublicKey{}
-	var anon []crypto.PublicKey
-	for _, k := range set.Keys {
-		if k.Use != "" && k.Use != "sig" {
-			continue
-		}
-		pub, err := k.publicKey()
-		if err != nil {
-			continue // a key type we cannot use must not hide the others
-		}
-		if k.Kid == "" {
-			anon = append(anon, pub)
-		} else {
-			keys[k.Kid] = pub
-		}
-	}
-	if len(keys)+len(anon) == 0 {
-		return errors.New("JWKS holds no usable signing key")
-	}
-	ik.keys, ik.anon = keys, anon
+	ik.keys = keys
 	return nil
 }
 
@@ -100,13 +80,13 @@ func (ik *issuerKeys) candidates(ctx context.Context, kid string) ([]crypto.Publ
 	known := func() []crypto.PublicKey {
 		if kid != "" {
 			if k, ok := ik.keys[kid]; ok {
-				return []crypto.PublicKey{k}
+				return k
 			}
-			return ik.anon
+			return ik.keys[""]
 		}
-		out := append([]crypto.PublicKey(nil), ik.anon...)
+		var out []crypto.PublicKey
 		for _, k := range ik.keys {
-			out = append(out, k)
+			out = append(out, k...)
 		}
 		return out
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"net/http"
@@ -13,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/aztenant/aztenant/e2e/emulator"
 )
@@ -155,4 +159,44 @@ func TestTrustedIssuerKeysServedAsJWKSet(t *testing.T) {
 	if err != nil {
 		t.Fatalf("exchange with keys served as application/jwk-set+json: %v", err)
 	}
+}
+
+// A JWKS may hold keys the emulator cannot verify with (a symmetric key, a curve it does
+// not know): they are skipped, the others still verify, and a symmetric key is never an
+// HMAC secret for an assertion.
+func TestTrustedIssuerKeySetWithUnusableKeys(t *testing.T) {
+	signer := testKeys()
+	var set map[string][]json.RawMessage
+	if err := json.Unmarshal(signer.jwks(), &set); err != nil {
+		t.Fatal(err)
+	}
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	set["keys"] = append([]json.RawMessage{
+		json.RawMessage(`{"kty":"oct","kid":"hmac-1","k":"` + base64.RawURLEncoding.EncodeToString(secret) + `"}`),
+		json.RawMessage(`{"kty":"OKP","kid":"x-1","crv":"X448","x":"AAAA"}`),
+	}, set["keys"]...)
+	jwks, err := json.Marshal(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, func(c *emulator.Config) { c.TrustedIssuers[0].JWKS = jwks })
+	if err := getToken(ctxT(t), f.workloadCred(t, appClientID, workloadClaims)); err != nil {
+		t.Fatalf("exchange with an EC key next to unusable ones: %v", err)
+	}
+	hmac := f.workloadCredSigned(t, appClientID, func() string {
+		sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: jose.JSONWebKey{Key: secret, KeyID: "hmac-1"}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := jwt.Signed(sig).Claims(workloadClaims()).Serialize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	})
+	err = getToken(ctxT(t), hmac)
+	if err == nil {
+		t.Fatal("an HS256 assertion keyed with a JWKS entry was accepted")
+	}
+	mustContain(t, err.Error(), "AADSTS50027")
 }

@@ -11,6 +11,7 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/bench"
 	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/testenv"
 )
 
 // Entra ID is down (every Entra endpoint answers 503) for 20 s, or the
@@ -46,7 +47,7 @@ func TestEntraOutage(t *testing.T) {
 		}
 		return reported[ns] != ""
 	}
-	eventually(t, outage, "the Identity of entra-a reports the outage", func() (bool, string) { return report("entra-a"), "" })
+	testenv.Eventually(t, outage, "the Identity of entra-a reports the outage", func() (bool, string) { return report("entra-a"), "" })
 	t.Logf("Identity of entra-a reported the outage after %s", time.Since(start).Round(100*time.Millisecond))
 	during := bench.ResourceGroup("entra-a", "entra-a-during", nil)
 	create(t, s, during)
@@ -101,7 +102,7 @@ func TestEntraOutage(t *testing.T) {
 	}
 	// Identities are retried every 10-15 s while Entra is unavailable.
 	for _, ns := range []string{"entra-a", "entra-b"} {
-		eventually(t, 2*time.Minute, "Identity of "+ns+" Ready again", func() (bool, string) {
+		testenv.Eventually(t, 2*time.Minute, "Identity of "+ns+" Ready again", func() (bool, string) {
 			c := identityReady(t, ns, "default")
 			return c != nil && c.Status == metav1.ConditionTrue, ""
 		})

@@ -10,6 +10,7 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/bench"
 	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/testenv"
 )
 
 // The operator's cached ServiceAccount token (10 minutes, refreshed by the
@@ -63,18 +64,18 @@ func TestExpiredServiceAccountTokenIsReplaced(t *testing.T) {
 		}
 		return refused, issued
 	}
-	eventually(t, 30*time.Second, "an exchange with the old ServiceAccount token", func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, "an exchange with the old ServiceAccount token", func() (bool, string) {
 		refused, _ := entra()
 		return refused > 0, ""
 	})
-	eventually(t, time.Minute, "an exchange with a fresh ServiceAccount token after the refusal", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "an exchange with a fresh ServiceAccount token after the refusal", func() (bool, string) {
 		refused, issued := entra()
 		return issued > 0, fmt.Sprintf("%d refused as expired, none issued since", refused)
 	})
 	second := bench.ResourceGroup(ns, ns+"-second", nil)
 	create(t, s, second)
 	waitAllReady(t, 90*time.Second, []azurev1alpha1.Resource{first, second})
-	eventually(t, 30*time.Second, "Identity Ready", func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, "Identity Ready", func() (bool, string) {
 		c := identityReady(t, ns, "default")
 		return c != nil && c.Status == metav1.ConditionTrue, fmt.Sprint(c)
 	})

@@ -18,6 +18,7 @@ import (
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/bench"
+	"github.com/aztenant/aztenant/internal/testenv"
 )
 
 const crashNS = "crash"
@@ -131,7 +132,7 @@ func TestKillOperatorDuringCreateUpdateDelete(t *testing.T) {
 		liveObjs = append(liveObjs, u.objects()...)
 	}
 	waitAllReady(t, 3*time.Minute, liveObjs)
-	eventually(t, 2*time.Minute, "deleted objects gone from the API server", func() (bool, string) {
+	testenv.Eventually(t, 2*time.Minute, "deleted objects gone from the API server", func() (bool, string) {
 		var left []string
 		for _, u := range deleted {
 			for _, o := range u.objects() {

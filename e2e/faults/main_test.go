@@ -19,6 +19,7 @@ import (
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/bench"
 	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/testenv"
 )
 
 // One stack for the package: starting the control plane costs more than
@@ -85,32 +86,13 @@ func getStack(t *testing.T) *bench.Stack {
 // full reports whether the long variants run (FAULTS_FULL=1).
 func full() bool { return os.Getenv("FAULTS_FULL") == "1" }
 
-// eventually polls cond every 200ms until it holds or timeout passes; cond
-// returns a description of the current state for the failure message.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	var last string
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		last = state
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s; last: %s", what, timeout, last)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
 func onboard(t *testing.T, s *bench.Stack, nss ...string) {
 	t.Helper()
 	if err := s.Onboard(t.Context(), nss...); err != nil {
 		t.Fatal(err)
 	}
 	for _, ns := range nss {
-		eventually(t, time.Minute, "Identity of "+ns+" Ready", func() (bool, string) {
+		testenv.Eventually(t, time.Minute, "Identity of "+ns+" Ready", func() (bool, string) {
 			c := identityReady(t, ns, "default")
 			return c != nil && c.Status == metav1.ConditionTrue, fmt.Sprint(c)
 		})
@@ -152,7 +134,7 @@ func notReady(t *testing.T, objs []azurev1alpha1.Resource) []string {
 
 func waitAllReady(t *testing.T, timeout time.Duration, objs []azurev1alpha1.Resource) {
 	t.Helper()
-	eventually(t, timeout, fmt.Sprintf("%d objects Ready", len(objs)), func() (bool, string) {
+	testenv.Eventually(t, timeout, fmt.Sprintf("%d objects Ready", len(objs)), func() (bool, string) {
 		nr := notReady(t, objs)
 		if len(nr) > 3 {
 			nr = append(nr[:3], fmt.Sprintf("... %d more", len(nr)-3))

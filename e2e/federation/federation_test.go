@@ -2,17 +2,14 @@ package federation_test
 
 import (
 	"context"
-	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -29,6 +26,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/msi/armmsi"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -222,18 +221,14 @@ func ctxT(t *testing.T) context.Context {
 }
 
 // payload decodes a JWT's claims without verifying it.
-func payload(t *testing.T, jwt string) map[string]any {
+func payload(t *testing.T, token string) map[string]any {
 	t.Helper()
-	parts := strings.Split(jwt, ".")
-	if len(parts) != 3 {
-		t.Fatalf("not a compact JWS: %d segments", len(parts))
-	}
-	b, err := base64.RawURLEncoding.DecodeString(parts[1])
+	tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil {
-		t.Fatalf("JWT payload: %v", err)
+		t.Fatalf("JWT: %v", err)
 	}
 	var c map[string]any
-	if err := json.Unmarshal(b, &c); err != nil {
+	if err := tok.UnsafeClaimsWithoutVerification(&c); err != nil {
 		t.Fatalf("JWT payload: %v", err)
 	}
 	return c
@@ -489,11 +484,9 @@ func newTestIssuer(t *testing.T) *testIssuer {
 		t.Fatal(err)
 	}
 	ti := &testIssuer{key: key}
-	jwks, _ := json.Marshal(map[string]any{"keys": []map[string]string{{
-		"kty": "RSA", "use": "sig", "alg": "RS256", "kid": "test-1",
-		"n": base64.RawURLEncoding.EncodeToString(key.N.Bytes()),
-		"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(key.E)).Bytes()),
-	}}})
+	jwks, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
+		{Key: &key.PublicKey, KeyID: "test-1", Use: "sig", Algorithm: string(jose.RS256)},
+	}})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
 		base := "https://" + r.Host
@@ -518,20 +511,16 @@ func newTestIssuer(t *testing.T) *testIssuer {
 
 func (ti *testIssuer) sign(t *testing.T, claims map[string]any) string {
 	t.Helper()
-	seg := func(v any) string {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return base64.RawURLEncoding.EncodeToString(b)
-	}
-	input := seg(map[string]string{"alg": "RS256", "typ": "JWT", "kid": "test-1"}) + "." + seg(claims)
-	digest := sha256.Sum256([]byte(input))
-	sig, err := rsa.SignPKCS1v15(rand.Reader, ti.key, crypto.SHA256, digest[:])
+	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: ti.key, KeyID: "test-1"}},
+		(&jose.SignerOptions{}).WithType("JWT"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return input + "." + base64.RawURLEncoding.EncodeToString(sig)
+	tok, err := jwt.Signed(sig).Claims(claims).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }
 
 // The assertion's validity window is enforced with a minute of leeway. A real API server

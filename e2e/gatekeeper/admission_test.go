@@ -137,17 +137,11 @@ func waitEnforced(t *testing.T, env *testenv.Env) time.Duration {
 			continue
 		}
 		var stderr string
-		for {
+		testenv.Eventually(t, enforceWithin-time.Since(start), c.name+" denied", func() (bool, string) {
 			var err error
 			_, stderr, err = kubectl(t, env, c.manifest, "apply", "--dry-run=server", "-f", "-")
-			if err != nil && containsAny(stderr, c.deny) {
-				break
-			}
-			if time.Since(start) > enforceWithin {
-				t.Fatalf("%s: not denied within %v; last answer:\n%s", c.name, enforceWithin, stderr)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+			return err != nil && containsAny(stderr, c.deny), "last answer:\n" + stderr
+		})
 		if first == 0 {
 			first = time.Since(start)
 		}

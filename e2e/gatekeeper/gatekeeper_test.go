@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
@@ -252,16 +254,23 @@ func runGatekeeper(t *testing.T, env *testenv.Env, bin, dir string, caPEM []byte
 		}
 		return conn.Close()
 	}
-	for err := ready(); err != nil; err = ready() {
+	errExited := errors.New("gatekeeper exited")
+	var notReady error
+	err = wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, enforceWithin, true, func(context.Context) (bool, error) {
 		select {
 		case <-exited:
-			return 0, fmt.Errorf("gatekeeper exited; log:\n%s", tail(logPath, 30))
-		case <-time.After(200 * time.Millisecond):
+			return false, errExited
+		default:
 		}
-		if time.Since(start) > enforceWithin {
-			stop()
-			return 0, fmt.Errorf("gatekeeper not ready within %v: %v; log:\n%s", enforceWithin, err, tail(logPath, 30))
-		}
+		notReady = ready()
+		return notReady == nil, nil
+	})
+	switch {
+	case errors.Is(err, errExited):
+		return 0, fmt.Errorf("gatekeeper exited; log:\n%s", tail(logPath, 30))
+	case err != nil:
+		stop()
+		return 0, fmt.Errorf("gatekeeper not ready within %v: %v; log:\n%s", enforceWithin, notReady, tail(logPath, 30))
 	}
 	t.Logf("gatekeeper ready in %v", time.Since(start).Round(10*time.Millisecond))
 	t.Cleanup(func() {
@@ -287,16 +296,12 @@ func applyLibrary(t *testing.T, env *testenv.Env) time.Duration {
 	if _, stderr, err := kubectl(t, env, "", append([]string{"apply"}, fileArgs(tmpls)...)...); err != nil {
 		t.Fatalf("kubectl apply templates: %v\n%s", err, stderr)
 	}
-	for established := 0; established < len(tmpls); {
-		if time.Since(start) > enforceWithin {
-			t.Fatalf("%d of %d constraint CRDs established within %v", established, len(tmpls), enforceWithin)
-		}
-		time.Sleep(100 * time.Millisecond)
+	testenv.Eventually(t, enforceWithin-time.Since(start), "constraint CRDs established", func() (bool, string) {
 		var crds apiextensionsv1.CustomResourceDefinitionList
 		if err := env.Client.List(t.Context(), &crds); err != nil {
 			t.Fatal(err)
 		}
-		established = 0
+		established := 0
 		for _, c := range crds.Items {
 			for _, cond := range c.Status.Conditions {
 				if c.Spec.Group == "constraints.gatekeeper.sh" && cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
@@ -304,23 +309,22 @@ func applyLibrary(t *testing.T, env *testenv.Env) time.Duration {
 				}
 			}
 		}
-	}
+		return established == len(tmpls), fmt.Sprintf("%d of %d", established, len(tmpls))
+	})
 	crdsAt := time.Since(start)
 
 	constraints, err := filepath.Glob(filepath.Join(libraryDir, "*", "samples", "*", "constraint.yaml"))
 	if err != nil || len(constraints) == 0 {
 		t.Fatalf("no sample constraints in %s: %v", libraryDir, err)
 	}
-	for {
+	testenv.Eventually(t, enforceWithin-time.Since(start), "constraints accepted", func() (bool, string) {
 		_, stderr, err := kubectl(t, env, "", append([]string{"apply"}, fileArgs(constraints)...)...)
-		if err == nil {
-			return crdsAt
+		if err != nil {
+			return false, fmt.Sprintf("%v\n%s", err, stderr)
 		}
-		if time.Since(start) > enforceWithin {
-			t.Fatalf("constraints not accepted within %v: %v\n%s", enforceWithin, err, stderr)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+		return true, ""
+	})
+	return crdsAt
 }
 
 func fileArgs(files []string) []string {

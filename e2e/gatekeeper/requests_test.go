@@ -3,13 +3,13 @@ package gatekeeper
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"sync"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -144,7 +144,7 @@ func replayRequest(t *testing.T, env *testenv.Env, req *admissionv1.AdmissionReq
 		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), stored); err != nil {
 			t.Fatalf("the object an UPDATE example changes is not stored: %v", err)
 		}
-		if !sameMap(stored.GetAnnotations(), old.GetAnnotations()) || !sameMap(stored.GetLabels(), old.GetLabels()) {
+		if !equality.Semantic.DeepEqual(stored.GetAnnotations(), old.GetAnnotations()) || !equality.Semantic.DeepEqual(stored.GetLabels(), old.GetLabels()) {
 			t.Fatalf("%s %s: the stored object's metadata differs from the example's oldObject (examples updating it must share one)", obj.GetKind(), obj.GetName())
 		}
 		obj.SetResourceVersion(stored.GetResourceVersion())
@@ -152,8 +152,4 @@ func replayRequest(t *testing.T, env *testenv.Env, req *admissionv1.AdmissionReq
 	}
 	t.Fatalf("AdmissionReview of a %s %s: only TokenRequests, CREATE and UPDATE are replayed", req.Operation, req.Kind.Kind)
 	return nil
-}
-
-func sameMap(a, b map[string]string) bool {
-	return (len(a) == 0 && len(b) == 0) || reflect.DeepEqual(a, b)
 }

@@ -16,6 +16,7 @@ import (
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	"github.com/aztenant/aztenant/internal/crdinstall"
 	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
@@ -41,7 +42,7 @@ func TestDeletingACRDLeavesItsResourcesInAzure(t *testing.T) {
 	must(t, s.Client.Get(t.Context(), client.ObjectKey{Name: crdName}, crd))
 	t.Cleanup(func() { reinstall(t, s, crdName) })
 	must(t, s.Client.Delete(t.Context(), crd))
-	eventually(t, "the CRD and its object gone", func() (bool, string) {
+	testenv.Eventually(t, wait, "the CRD and its object gone", func() (bool, string) {
 		err := s.Client.Get(context.Background(), client.ObjectKey{Name: crdName}, &apiextensionsv1.CustomResourceDefinition{})
 		return apierrors.IsNotFound(err), "get CRD: " + errString(err)
 	})
@@ -75,7 +76,7 @@ func reinstall(t *testing.T, s *stacktest.Stack, name string) {
 		if c.Name != name {
 			continue
 		}
-		eventually(t, "CRD "+name+" created again", func() (bool, string) {
+		testenv.Eventually(t, wait, "CRD "+name+" created again", func() (bool, string) {
 			err := s.Client.Create(context.Background(), c.DeepCopy())
 			return err == nil || apierrors.IsAlreadyExists(err), "create: " + errString(err)
 		})

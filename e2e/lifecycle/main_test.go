@@ -16,7 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kwait "k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -42,21 +41,6 @@ func TestMain(m *testing.M) {
 // wait is how long a test waits for the cluster: the garbage collector picks
 // up the CRDs at its next discovery (every 30 s), and the machine is shared.
 const wait = 90 * time.Second
-
-// eventually polls cond until it holds or wait has passed; cond says what it
-// saw, for the failure message.
-func eventually(t testing.TB, what string, cond func() (bool, string)) {
-	t.Helper()
-	var last string
-	err := kwait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, wait, true, func(context.Context) (bool, error) {
-		ok, seen := cond()
-		last = seen
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: not reached in %s; last seen: %s", what, wait, last)
-	}
-}
 
 func must(t testing.TB, err error) {
 	t.Helper()
@@ -185,7 +169,7 @@ func watchDeletions(t *testing.T, s *stacktest.Stack, ns string) func(n int) []s
 	return func(n int) []string {
 		t.Helper()
 		var out []string
-		eventually(t, fmt.Sprintf("%d deletions seen", n), func() (bool, string) {
+		testenv.Eventually(t, wait, fmt.Sprintf("%d deletions seen", n), func() (bool, string) {
 			mu.Lock()
 			defer mu.Unlock()
 			out = slices.Clone(gone)
@@ -215,7 +199,7 @@ func (tr *tree) all() []client.Object {
 // waitGone waits until every object is gone from the API server.
 func waitGone(t *testing.T, s *stacktest.Stack, objs ...client.Object) {
 	t.Helper()
-	eventually(t, "objects deleted", func() (bool, string) {
+	testenv.Eventually(t, wait, "objects deleted", func() (bool, string) {
 		var left []string
 		for _, o := range objs {
 			cp := o.DeepCopyObject().(client.Object)
@@ -273,7 +257,7 @@ func events(t testing.TB, c client.Client, namespace, kind, name string) []event
 func waitEvent(t *testing.T, c client.Client, namespace, kind, name, reason string, texts ...string) eventsv1.Event {
 	t.Helper()
 	var found eventsv1.Event
-	eventually(t, fmt.Sprintf("event %s on %s %s", reason, kind, name), func() (bool, string) {
+	testenv.Eventually(t, wait, fmt.Sprintf("event %s on %s %s", reason, kind, name), func() (bool, string) {
 		var seen []string
 		for _, e := range events(t, c, namespace, kind, name) {
 			ok := e.Reason == reason
@@ -352,7 +336,7 @@ func garbageCollectorWatches(t *testing.T) {
 		for _, p := range probes {
 			must(t, env.Client.Create(ctx, p))
 		}
-		eventually(t, "the garbage collector watches the aztenant kinds", func() (bool, string) {
+		testenv.Eventually(t, wait, "the garbage collector watches the aztenant kinds", func() (bool, string) {
 			var left []string
 			for _, p := range probes {
 				if err := env.Client.Get(ctx, client.ObjectKeyFromObject(p), p.DeepCopyObject().(client.Object)); !apierrors.IsNotFound(err) {

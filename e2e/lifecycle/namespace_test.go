@@ -18,6 +18,7 @@ import (
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
@@ -46,7 +47,7 @@ func namespaceGone(t *testing.T, s *stacktest.Stack, tr *tree, extra ...client.O
 	id := &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Namespace: tr.ns, Name: "default"}}
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: tr.ns, Name: identity.ProvisionerServiceAccount}}
 	complained := false
-	eventually(t, "namespace "+tr.ns+" deleted", func() (bool, string) {
+	testenv.Eventually(t, wait, "namespace "+tr.ns+" deleted", func() (bool, string) {
 		held := holders(t, tr, extra...)
 		if len(held) > 0 && (s.Gone(id) || s.Gone(sa)) && !complained {
 			complained = true
@@ -118,7 +119,7 @@ func TestNamespaceDeletionRefusedByAzureSaysWhy(t *testing.T) {
 	mark := lastSeq(s)
 	must(t, s.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 
-	eventually(t, "the refusal in the group's Ready", func() (bool, string) {
+	testenv.Eventually(t, wait, "the refusal in the group's Ready", func() (bool, string) {
 		c := readyOf(s, tr.rg)
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == reconcilers.ReasonAzureRejected &&
 			strings.Contains(c.Message, "cannot delete "+rgID+" in Azure") && strings.Contains(c.Message, "ScopeLocked") &&
@@ -126,7 +127,7 @@ func TestNamespaceDeletionRefusedByAzureSaysWhy(t *testing.T) {
 	})
 	waitEvent(t, s.Client, metav1.NamespaceDefault, "Namespace", ns, reconcilers.ReasonAzureRejected,
 		"ResourceGroup "+ns+"/"+tr.rg.Name+" holds the namespace", "ScopeLocked")
-	eventually(t, "Kubernetes says what holds the namespace", func() (bool, string) {
+	testenv.Eventually(t, wait, "Kubernetes says what holds the namespace", func() (bool, string) {
 		var n corev1.Namespace
 		must(t, s.Client.Get(ctx, client.ObjectKey{Name: ns}, &n))
 		fin := namespaceCondition(&n, corev1.NamespaceFinalizersRemaining)
@@ -137,7 +138,7 @@ func TestNamespaceDeletionRefusedByAzureSaysWhy(t *testing.T) {
 			fmt.Sprintf("phase %s, conditions %+v", n.Status.Phase, n.Status.Conditions)
 	})
 	id := &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}
-	eventually(t, "the Identity waits for the group", func() (bool, string) {
+	testenv.Eventually(t, wait, "the Identity waits for the group", func() (bool, string) {
 		if err := s.Client.Get(ctx, client.ObjectKeyFromObject(id), id); err != nil {
 			return false, err.Error()
 		}
@@ -204,7 +205,7 @@ func TestNamespaceDeletionAfterTheOperatorLostItsToken(t *testing.T) {
 		Message: fmt.Sprintf("The scope '%s' cannot perform delete operation because following scope(s) are locked: '%s'. Please remove the lock and try again.", rgID, rgID),
 	}}})
 	must(t, s.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	eventually(t, "the group's deletion refused", func() (bool, string) {
+	testenv.Eventually(t, wait, "the group's deletion refused", func() (bool, string) {
 		c := readyOf(s, rg)
 		return c != nil && c.Reason == reconcilers.ReasonAzureRejected, condString(c)
 	})
@@ -214,7 +215,7 @@ func TestNamespaceDeletionAfterTheOperatorLostItsToken(t *testing.T) {
 	s.Emu.SetFaults(emulator.Faults{})
 	mark := lastSeq(s)
 	s.StartManager(t)
-	eventually(t, "the group says it cannot act as the namespace", func() (bool, string) {
+	testenv.Eventually(t, wait, "the group says it cannot act as the namespace", func() (bool, string) {
 		c := readyOf(s, rg)
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == identity.ReasonTokenRequestFailed &&
 			strings.Contains(c.Message, "cannot delete "+rgID) && strings.Contains(c.Message, "the API server mints no new token there") &&
@@ -227,7 +228,7 @@ func TestNamespaceDeletionAfterTheOperatorLostItsToken(t *testing.T) {
 	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(rg), rg))
 	rg.Annotations = map[string]string{reconcilers.AnnotationReconcilePolicy: string(reconcilers.PolicyDetachOnDelete)}
 	must(t, s.Client.Update(ctx, rg))
-	eventually(t, "namespace "+ns+" deleted", func() (bool, string) {
+	testenv.Eventually(t, wait, "namespace "+ns+" deleted", func() (bool, string) {
 		var n corev1.Namespace
 		err := s.Client.Get(ctx, client.ObjectKey{Name: ns}, &n)
 		return apierrors.IsNotFound(err), fmt.Sprintf("phase %s, conditions %v", n.Status.Phase, n.Status.Conditions)

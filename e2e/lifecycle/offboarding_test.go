@@ -121,7 +121,7 @@ func TestOffboardingAfterTheNamespaceIsDeleted(t *testing.T) {
 		Onboarding: &tenancyv1alpha1.TenantOnboarding{ResourceGroups: []string{"offb-app"}, Location: stacktest.Location},
 	}}))
 	var tn tenancyv1alpha1.Tenant
-	eventually(t, "Tenant onboarded", func() (bool, string) {
+	testenv.Eventually(t, wait, "Tenant onboarded", func() (bool, string) {
 		must(t, c.Get(ctx, client.ObjectKey{Name: tenant}, &tn))
 		cond := meta.FindStatusCondition(tn.Status.Conditions, onboarding.ConditionOnboarded)
 		return cond != nil && cond.Status == metav1.ConditionTrue && cond.ObservedGeneration == tn.Generation, condString(cond)
@@ -157,7 +157,7 @@ func TestOffboardingAfterTheNamespaceIsDeleted(t *testing.T) {
 		must(t, c.Create(ctx, o))
 	}
 	for _, o := range objs {
-		eventually(t, o.GetName()+" Ready", func() (bool, string) {
+		testenv.Eventually(t, wait, o.GetName()+" Ready", func() (bool, string) {
 			must(t, c.Get(ctx, client.ObjectKeyFromObject(o), o))
 			cond := meta.FindStatusCondition(o.AzureStatus().Conditions, reconcilers.ConditionReady)
 			return cond != nil && cond.Status == metav1.ConditionTrue && cond.ObservedGeneration == o.GetGeneration(), condString(cond)
@@ -172,7 +172,7 @@ func TestOffboardingAfterTheNamespaceIsDeleted(t *testing.T) {
 
 	mark := lastSeqOf(emu)
 	must(t, c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	eventually(t, "namespace "+ns+" deleted", func() (bool, string) {
+	testenv.Eventually(t, wait, "namespace "+ns+" deleted", func() (bool, string) {
 		var n corev1.Namespace
 		err := c.Get(ctx, client.ObjectKey{Name: ns}, &n)
 		return apierrors.IsNotFound(err), fmt.Sprintf("phase %s, conditions %v", n.Status.Phase, n.Status.Conditions)
@@ -184,7 +184,7 @@ func TestOffboardingAfterTheNamespaceIsDeleted(t *testing.T) {
 	}
 
 	must(t, c.Delete(ctx, &tenancyv1alpha1.Tenant{ObjectMeta: metav1.ObjectMeta{Name: tenant}}))
-	eventually(t, "Tenant offboarded and gone", func() (bool, string) {
+	testenv.Eventually(t, wait, "Tenant offboarded and gone", func() (bool, string) {
 		err := c.Get(ctx, client.ObjectKey{Name: tenant}, &tn)
 		if apierrors.IsNotFound(err) {
 			return true, ""

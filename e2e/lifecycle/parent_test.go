@@ -15,6 +15,7 @@ import (
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
@@ -89,7 +90,7 @@ func TestDeletingAParentWithOrphanKeepsItsChildren(t *testing.T) {
 	waitEvent(t, s.Client, ns, "ResourceGroup", tr.rg.Name, reconcilers.EventDetached,
 		rgID+" is left in Azure", "propagationPolicy Orphan", "StorageAccount "+tr.account.Name, "UserAssignedIdentity "+tr.uai.Name)
 	for _, o := range []azurev1alpha1.Resource{tr.account, tr.uai} {
-		eventually(t, o.GetName()+" orphaned and waiting for its owner", func() (bool, string) {
+		testenv.Eventually(t, wait, o.GetName()+" orphaned and waiting for its owner", func() (bool, string) {
 			c := readyOf(s, o)
 			orphaned := !slices.ContainsFunc(o.GetOwnerReferences(), func(r metav1.OwnerReference) bool { return r.UID == oldUID })
 			return orphaned && c != nil && c.Reason == reconcilers.ReasonWaitingForOwner && strings.Contains(c.Message, tr.rg.Name),
@@ -119,7 +120,7 @@ func TestDeletingAParentWithOrphanKeepsItsChildren(t *testing.T) {
 	for _, o := range tr.children() {
 		s.WaitReady(t, o, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	}
-	eventually(t, "the orphans are dependents of the new group", func() (bool, string) {
+	testenv.Eventually(t, wait, "the orphans are dependents of the new group", func() (bool, string) {
 		for _, o := range []client.Object{tr.account, tr.uai} {
 			must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(o), o))
 			if !slices.ContainsFunc(o.GetOwnerReferences(), func(r metav1.OwnerReference) bool { return r.UID == again.UID }) {
@@ -162,7 +163,7 @@ func TestParentDeletionRefusedByAzureSaysWhy(t *testing.T) {
 	mark := lastSeq(s)
 	must(t, s.Client.Delete(ctx, tr.rg))
 
-	eventually(t, "the refusal in Ready", func() (bool, string) {
+	testenv.Eventually(t, wait, "the refusal in Ready", func() (bool, string) {
 		c := readyOf(s, tr.rg)
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == reconcilers.ReasonAuthorizationFailed &&
 			strings.Contains(c.Message, "cannot delete "+rgID+" in Azure") && strings.Contains(c.Message, "resourceGroups/delete") &&
@@ -212,7 +213,7 @@ func TestChildOfAnOwnerBeingDeletedSaysSo(t *testing.T) {
 		_ = s.Client.Patch(context.Background(), rg, client.MergeFrom(base))
 	})
 	must(t, s.Client.Delete(ctx, rg))
-	eventually(t, "the group deleted in Azure, its object held", func() (bool, string) {
+	testenv.Eventually(t, wait, "the group deleted in Azure, its object held", func() (bool, string) {
 		must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(rg), rg))
 		return slices.Equal(rg.Finalizers, []string{hold}), fmt.Sprint(rg.Finalizers)
 	})
@@ -223,7 +224,7 @@ func TestChildOfAnOwnerBeingDeletedSaysSo(t *testing.T) {
 			Kind: "StorageV2", Sku: storagev1alpha1.StorageSku{Name: "Standard_LRS"}},
 	}
 	s.Create(t, child)
-	eventually(t, "the child waiting for an owner not being deleted", func() (bool, string) {
+	testenv.Eventually(t, wait, "the child waiting for an owner not being deleted", func() (bool, string) {
 		c := readyOf(s, child)
 		return c != nil && c.Reason == reconcilers.ReasonWaitingForOwner && strings.Contains(c.Message, "is being deleted"), condString(c)
 	})

@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	kwait "k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
@@ -101,7 +100,7 @@ func TestTracesTellTheStory(t *testing.T) {
 		Locations:  []azurev1alpha1.Location{stacktest.Location},
 		Onboarding: &tenancyv1alpha1.TenantOnboarding{ResourceGroups: []string{"trc-app"}, Location: stacktest.Location},
 	}}))
-	eventually(t, "Tenant onboarded", func() (bool, string) {
+	testenv.Eventually(t, wait, "Tenant onboarded", func() (bool, string) {
 		var tn tenancyv1alpha1.Tenant
 		must(t, c.Get(ctx, client.ObjectKey{Name: tenantName}, &tn))
 		cond := meta.FindStatusCondition(tn.Status.Conditions, onboarding.ConditionOnboarded)
@@ -422,26 +421,11 @@ func hasEvent(s *tracev1.Span, name string) bool {
 // wait is how long a test waits for the operator.
 const wait = 60 * time.Second
 
-// eventually polls cond until it holds or wait has passed; cond says what
-// it saw, for the failure message.
-func eventually(t testing.TB, what string, cond func() (bool, string)) {
-	t.Helper()
-	var last string
-	err := kwait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, wait, true, func(context.Context) (bool, error) {
-		ok, seen := cond()
-		last = seen
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: not reached in %s; last seen: %s", what, wait, last)
-	}
-}
-
 // resourceReady waits until obj's Ready condition has the status and reason
 // for its current generation, and leaves obj as last read.
 func resourceReady(t testing.TB, c client.Client, obj azurev1alpha1.Resource, status metav1.ConditionStatus, reason string) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("%s Ready %s %s", obj.GetName(), status, reason), func() (bool, string) {
+	testenv.Eventually(t, wait, fmt.Sprintf("%s Ready %s %s", obj.GetName(), status, reason), func() (bool, string) {
 		must(t, c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj))
 		cond := meta.FindStatusCondition(obj.AzureStatus().Conditions, reconcilers.ConditionReady)
 		return cond != nil && cond.Status == status && cond.Reason == reason && cond.ObservedGeneration == obj.GetGeneration(), condString(cond)
@@ -452,7 +436,7 @@ func resourceReady(t testing.TB, c client.Client, obj azurev1alpha1.Resource, st
 // and reason, and leaves it in id.
 func identityReady(t testing.TB, c client.Client, key client.ObjectKey, id *identityv1alpha1.Identity, status metav1.ConditionStatus, reason string) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("Identity %s Ready %s %s", key, status, reason), func() (bool, string) {
+	testenv.Eventually(t, wait, fmt.Sprintf("Identity %s Ready %s %s", key, status, reason), func() (bool, string) {
 		if err := c.Get(context.Background(), key, id); err != nil {
 			return false, err.Error()
 		}

@@ -26,8 +26,9 @@ import (
 	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/testenv"
 
-	"github.com/aztenant/aztenant/internal/pki"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/aztenant/aztenant/internal/pki"
 )
 
 const (
@@ -145,16 +146,17 @@ func startWebhook(t *testing.T, env *testenv.Env, bin, tenantID, authorityHost s
 		}
 		return conn.Close()
 	}
-	for err := ready(); err != nil; err = ready() {
+	testenv.Eventually(t, within, "azure-wi-webhook ready", func() (bool, string) {
 		select {
 		case <-exited:
 			t.Fatalf("azure-wi-webhook exited (%v); log:\n%s", waitErr, controlplane.Tail(logPath, 40))
-		case <-time.After(100 * time.Millisecond):
+		default:
 		}
-		if time.Since(start) > within {
-			t.Fatalf("azure-wi-webhook not ready within %v: %v", within, err)
+		if err := ready(); err != nil {
+			return false, err.Error()
 		}
-	}
+		return true, ""
+	})
 	t.Logf("azure-wi-webhook ready in %v", time.Since(start).Round(10*time.Millisecond))
 
 	// The chart's configuration, pointed at the process instead of a Service,

@@ -2,8 +2,6 @@ package workloadidentity
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -20,6 +18,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,8 +29,8 @@ import (
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // runs numbers the test's namespaces: each run (-count) gets a fresh one, as
@@ -83,12 +83,12 @@ func TestAppWorkloadIdentity(t *testing.T) {
 	startWebhook(t, s.Env, bin, stacktest.TenantID, s.Cloud.AuthorityHost, ns)
 	// The API server calls the webhook once it has read the configuration.
 	start := time.Now()
-	poll(t, "a dry-run pod is mutated", func() (bool, error) {
+	testenv.Eventually(t, within, "a dry-run pod is mutated", func() (bool, string) {
 		p := appPod(ns, "probe", appAccount)
 		if err := s.Client.Create(ctx, p, client.DryRunAll); err != nil {
-			return false, err
+			return false, err.Error()
 		}
-		return envOf(p.Spec.Containers[0])["AZURE_CLIENT_ID"] != "", nil
+		return envOf(p.Spec.Containers[0])["AZURE_CLIENT_ID"] != "", "not mutated"
 	})
 	t.Logf("webhook configuration -> first mutation: %v", time.Since(start).Round(10*time.Millisecond))
 
@@ -273,31 +273,13 @@ func wantAuthorizationFailed(t *testing.T, what string, err error) {
 // jwtClaims decodes a JWT's payload without checking it.
 func jwtClaims(t *testing.T, token string) map[string]any {
 	t.Helper()
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
-		t.Fatalf("not a JWT: %d parts", len(parts))
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	tok, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var claims map[string]any
-	if err := json.Unmarshal(raw, &claims); err != nil {
+	if err := tok.UnsafeClaimsWithoutVerification(&claims); err != nil {
 		t.Fatal(err)
 	}
 	return claims
-}
-
-// poll calls cond every 100ms until it is true, failing the test after
-// within with its last error.
-func poll(t *testing.T, what string, cond func() (bool, error)) {
-	t.Helper()
-	var last error
-	if wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, within, true, func(context.Context) (bool, error) {
-		ok, err := cond()
-		last = err
-		return ok, nil
-	}) != nil {
-		t.Fatalf("%s: not within %v (last error: %v)", what, within, last)
-	}
 }

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -146,14 +147,10 @@ func WaitEnforced(ctx context.Context, c client.Client, namespace string) error 
 		err := c.Create(ctx, o.DeepCopyObject().(client.Object), client.DryRunAll)
 		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "reserved for the aztenant operator")
 	}
-	for {
-		if refused(pod) && refused(sa) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("the API server does not enforce the provisioner account's reservation yet: %w", ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+		return refused(pod) && refused(sa), nil
+	}); err != nil {
+		return fmt.Errorf("the API server does not enforce the provisioner account's reservation yet: %w", err)
 	}
+	return nil
 }

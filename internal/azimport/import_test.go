@@ -1,7 +1,6 @@
 package azimport_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/aztenant/aztenant/e2e/emulator"
@@ -159,7 +157,7 @@ func TestImportRoundTrip(t *testing.T) {
 		return false
 	}
 	for _, o := range res.Objects {
-		poll(t, o.GetKind()+" "+o.GetName()+" adopted and Ready", func() bool { return ready(o, "Ready", reconcilers.ReasonSucceeded) }, func() string { return conditions(t, s, o) })
+		testenv.Eventually(t, time.Minute, o.GetKind()+" "+o.GetName()+" adopted and Ready", func() (bool, string) { return ready(o, "Ready", reconcilers.ReasonSucceeded), conditions(t, s, o) })
 	}
 	puts := map[string]int{}
 	for _, e := range s.Emu.Audit(emulator.AuditFilter{Since: since, Service: "arm"}) {
@@ -201,15 +199,9 @@ func TestImportRoundTrip(t *testing.T) {
 		}
 	}
 	for _, o := range res.Objects {
-		poll(t, o.GetKind()+" "+o.GetName()+" observed in sync", func() bool { return ready(o, reconcilers.ConditionInSync, reconcilers.ReasonMatches) }, func() string { return conditions(t, s, o) })
-	}
-}
-
-// poll waits for cond; failing, it says what state shows.
-func poll(t *testing.T, what string, cond func() bool, state func() string) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) { return cond(), nil }); err != nil {
-		t.Fatalf("%s: %v; %s", what, err, state())
+		testenv.Eventually(t, time.Minute, o.GetKind()+" "+o.GetName()+" observed in sync", func() (bool, string) {
+			return ready(o, reconcilers.ConditionInSync, reconcilers.ReasonMatches), conditions(t, s, o)
+		})
 	}
 }
 

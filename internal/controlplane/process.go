@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // process is one child (etcd or kube-apiserver) with its log file.
@@ -127,24 +129,21 @@ func freePorts(n int) ([]int, error) {
 // waitFor polls check until it returns nil, the context ends or a process exits.
 func waitFor(ctx context.Context, what string, check func(context.Context) error, procs ...*process) error {
 	var last error
-	for {
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		for _, p := range procs {
 			if err := p.exited(); err != nil {
-				return err
+				return false, err
 			}
 		}
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
 		last = check(cctx)
-		cancel()
-		if last == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s not ready: %w (last error: %v)", what, ctx.Err(), last)
-		case <-time.After(100 * time.Millisecond):
-		}
+		return last == nil, nil
+	})
+	if wait.Interrupted(err) {
+		return fmt.Errorf("%s not ready: %w (last error: %v)", what, ctx.Err(), last)
 	}
+	return err
 }
 
 // StartDetached starts a helper process of the local environment (the demo's

@@ -3,6 +3,7 @@ package stacktest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -242,17 +243,13 @@ func (s *Stack) Create(t testing.TB, obj client.Object) {
 // its current generation, and leaves obj as last read.
 func (s *Stack) WaitReady(t testing.TB, obj azurev1alpha1.Resource, status metav1.ConditionStatus, reason string) {
 	t.Helper()
-	var last *metav1.Condition
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	testenv.Eventually(t, 30*time.Second, fmt.Sprintf("%s Ready %s/%s", obj.GetName(), status, reason), func() (bool, string) {
 		if err := s.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj); err != nil {
 			t.Fatal(err)
 		}
-		last = meta.FindStatusCondition(obj.AzureStatus().Conditions, "Ready")
-		if last != nil && last.Status == status && last.Reason == reason && last.ObservedGeneration == obj.GetGeneration() {
-			return
-		}
-	}
-	t.Fatalf("%s: Ready is not %s/%s after 30s; last %+v", obj.GetName(), status, reason, last)
+		c := meta.FindStatusCondition(obj.AzureStatus().Conditions, "Ready")
+		return c != nil && c.Status == status && c.Reason == reason && c.ObservedGeneration == obj.GetGeneration(), fmt.Sprintf("%+v", c)
+	})
 }
 
 // ReadyMessage is the message of obj's Ready condition, "" without one.
@@ -287,12 +284,7 @@ func Methods(es []emulator.AuditEntry) string {
 // Until polls cond for up to 15s.
 func Until(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("%s: not reached in 15s", what)
+	testenv.Eventually(t, 15*time.Second, what, func() (bool, string) { return cond(), "" })
 }
 
 // Gone reports whether obj no longer exists in the API server.

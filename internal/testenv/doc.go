@@ -4,4 +4,6 @@
 //
 //	func TestMain(m *testing.M) { testenv.Main(m) }
 //	func TestX(t *testing.T) { env := testenv.Get(t); ... env.Client ... }
+//
+// Eventually is how tests, here and on the emulator stacks, wait for a condition.
 package testenv

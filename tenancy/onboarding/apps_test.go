@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -23,6 +24,7 @@ import (
 	azroles "github.com/aztenant/aztenant/api/authorization/roles"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 
@@ -116,7 +118,7 @@ func TestOnboardAppsIdentity(t *testing.T) {
 	if err := w.c.Update(ctx, tn); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the apps' identity and account removed", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "the apps' identity and account removed", func() (bool, string) {
 		err := w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: onboarding.DefaultAppServiceAccount}, &corev1.ServiceAccount{})
 		return !w.exists(*app.ID) && err != nil, "apps' identity exists: " + boolString(w.exists(*app.ID))
 	})

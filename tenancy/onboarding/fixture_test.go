@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -252,7 +251,7 @@ func (w *world) waitOnboarded(name string, status metav1.ConditionStatus, reason
 	w.t.Helper()
 	var last string
 	var tn *tenancyv1alpha1.Tenant
-	eventually(w.t, "Tenant "+name+" Onboarded="+string(status)+" "+reason, func() (bool, string) {
+	testenv.Eventually(w.t, time.Minute, "Tenant "+name+" Onboarded="+string(status)+" "+reason, func() (bool, string) {
 		tn = w.tenant(name)
 		c := meta.FindStatusCondition(tn.Status.Conditions, onboarding.ConditionOnboarded)
 		if c == nil {
@@ -266,28 +265,13 @@ func (w *world) waitOnboarded(name string, status metav1.ConditionStatus, reason
 
 func (w *world) waitGone(obj client.Object) {
 	w.t.Helper()
-	eventually(w.t, fmt.Sprintf("%T %s to be deleted", obj, obj.GetName()), func() (bool, string) {
+	testenv.Eventually(w.t, time.Minute, fmt.Sprintf("%T %s to be deleted", obj, obj.GetName()), func() (bool, string) {
 		err := w.c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj)
 		if apierrors.IsNotFound(err) {
 			return true, ""
 		}
 		return false, fmt.Sprintf("err=%v finalizers=%v", err, obj.GetFinalizers())
 	})
-}
-
-func eventually(t testing.TB, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	var last string
-	for time.Now().Before(deadline) {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		last = state
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s; last state: %s", what, last)
 }
 
 // onboardingTenant selects namespaces by name and onboards them into rgs.
@@ -351,8 +335,6 @@ func condString(c *metav1.Condition) string {
 	return string(c.Status) + " " + c.Reason + ": " + c.Message
 }
 
-func mapsEqual(a, b map[string]string) bool { return maps.Equal(a, b) }
-
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
@@ -361,7 +343,7 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 // containing text, as `kubectl events --for tenant/<name>` shows it.
 func (w *world) expectEvent(tenant, reason, text string) {
 	w.t.Helper()
-	eventually(w.t, "event "+reason+" on Tenant "+tenant, func() (bool, string) {
+	testenv.Eventually(w.t, time.Minute, "event "+reason+" on Tenant "+tenant, func() (bool, string) {
 		var list eventsv1.EventList
 		if err := w.c.List(context.Background(), &list); err != nil {
 			return false, err.Error()

@@ -2,6 +2,7 @@ package onboarding_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/msi/armmsi"
@@ -14,6 +15,7 @@ import (
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 
@@ -82,7 +84,7 @@ func TestMigrateFromTheAzureServiceAccount(t *testing.T) {
 	w.waitOnboarded(tenant, metav1.ConditionTrue, onboarding.ReasonOnboarded)
 
 	var id identityv1alpha1.Identity
-	eventually(t, "the Identity exchanges as the reserved account", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "the Identity exchanges as the reserved account", func() (bool, string) {
 		if err := w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, &id); err != nil {
 			return false, err.Error()
 		}
@@ -100,7 +102,7 @@ func TestMigrateFromTheAzureServiceAccount(t *testing.T) {
 	if got := *fic.Properties.Subject; got != onboarding.Subject(ns, identity.ProvisionerServiceAccount) {
 		t.Errorf("the federated credential trusts %s", got)
 	}
-	eventually(t, "the old account deleted", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "the old account deleted", func() (bool, string) {
 		err := w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "azure"}, &corev1.ServiceAccount{})
 		return apierrors.IsNotFound(err), "get: " + errString(err)
 	})

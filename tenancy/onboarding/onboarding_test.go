@@ -1,6 +1,7 @@
 package onboarding_test
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 
@@ -84,7 +86,7 @@ func TestOnboardTwoNamespacesThenOffboard(t *testing.T) {
 				t.Errorf("%s ManagedIdentity step %+v, want ID %s", ns, got, miID)
 			}
 			var id identityv1alpha1.Identity
-			eventually(t, ns+"/default Ready", func() (bool, string) {
+			testenv.Eventually(t, time.Minute, ns+"/default Ready", func() (bool, string) {
 				if err := w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, &id); err != nil {
 					return false, err.Error()
 				}
@@ -178,7 +180,7 @@ func TestOnboardTwoNamespacesThenOffboard(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A pass reads 3 groups and, per namespace, identity, credential and 2 assignments.
-		eventually(t, "a full pass", func() (bool, string) {
+		testenv.Eventually(t, time.Minute, "a full pass", func() (bool, string) {
 			n := len(w.emu.Audit(emulator.AuditFilter{Since: before, Service: "arm", Method: http.MethodGet, PrincipalID: platformOID}))
 			return n >= 11, "GETs so far: " + itoa(n)
 		})
@@ -195,7 +197,7 @@ func TestOnboardTwoNamespacesThenOffboard(t *testing.T) {
 		if err := w.c.Update(ctx, tn); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "ob-b offboarded", func() (bool, string) {
+		testenv.Eventually(t, time.Minute, "ob-b offboarded", func() (bool, string) {
 			tn := w.waitOnboarded("ob", metav1.ConditionTrue, onboarding.ReasonOnboarded)
 			var left []string
 			for _, c := range tn.Status.Onboarding.Created {
@@ -319,7 +321,7 @@ func TestPlatformWithoutUserAccessAdministrator(t *testing.T) {
 		"/ResourceGroups": "Ready", "nu-a/ManagedIdentity": "Ready", "nu-a/FederatedCredential": "Ready",
 		"nu-a/RoleAssignments": "Failed", "nu-a/ServiceAccount": "Pending", "nu-a/Identity": "Pending",
 	}
-	if got := stepStates(tn); !mapsEqual(got, want) {
+	if got := stepStates(tn); !maps.Equal(got, want) {
 		t.Errorf("steps %v, want %v", got, want)
 	}
 	if s := findStep(tn, "nu-a", "RoleAssignments"); s.Reason != onboarding.ReasonAzureForbidden {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
@@ -14,6 +15,7 @@ import (
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
@@ -34,7 +36,7 @@ func TestAdoptingTheOnboardedGroupIsRefused(t *testing.T) {
 	w.waitOnboarded("ow", metav1.ConditionTrue, onboarding.ReasonOnboarded)
 	groupID := onboarding.ResourceGroupID(subID, "ow-app")
 	var id identityv1alpha1.Identity
-	eventually(t, "ow-a/default has its principal", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "ow-a/default has its principal", func() (bool, string) {
 		err := w.c.Get(ctx, client.ObjectKey{Namespace: "ow-a", Name: "default"}, &id)
 		return err == nil && id.Status.PrincipalID != "", condString(nil)
 	})
@@ -76,7 +78,7 @@ func TestAdoptingTheOnboardedGroupIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.waitGone(legacy)
-	eventually(t, "a Detached event on the legacy object", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "a Detached event on the legacy object", func() (bool, string) {
 		var list eventsv1.EventList
 		if err := w.c.List(context.Background(), &list, client.InNamespace("ow-a")); err != nil {
 			return false, err.Error()
@@ -109,7 +111,7 @@ func TestAdoptingTheOnboardedGroupIsRefused(t *testing.T) {
 	if err := w.c.Patch(ctx, tn, client.MergeFrom(tb)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a full onboarding pass", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "a full onboarding pass", func() (bool, string) {
 		n := len(w.emu.Audit(emulator.AuditFilter{Since: before, Service: "arm", Method: http.MethodGet, PrincipalID: platformOID}))
 		return n >= 5, "GETs so far: " + itoa(n) // 2 groups, identity, credential, assignment
 	})

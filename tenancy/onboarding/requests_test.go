@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
@@ -19,6 +20,7 @@ import (
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
@@ -43,7 +45,7 @@ func TestDeveloperCreatesAnAllowedResourceGroup(t *testing.T) {
 	w.create(tn)
 	w.waitOnboarded("fe1", metav1.ConditionTrue, onboarding.ReasonOnboarded)
 	var id identityv1alpha1.Identity
-	eventually(t, ns+"/default has its principal", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, ns+"/default has its principal", func() (bool, string) {
 		err := w.c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, &id)
 		return err == nil && id.Status.PrincipalID != "", fmt.Sprint(err)
 	})
@@ -107,7 +109,7 @@ func TestDeveloperCreatesAnAllowedResourceGroup(t *testing.T) {
 			t.Errorf("%s: message %q does not say which action was refused and which role a new group needs", name, c.Message)
 		}
 	}
-	eventually(t, "the refusals in the Tenant's status", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "the refusals in the Tenant's status", func() (bool, string) {
 		s := findStep(w.tenant("fe1"), ns, tenancyv1alpha1.StepRequestedResourceGroups)
 		if s == nil {
 			return false, "no step"
@@ -159,7 +161,7 @@ func TestDeveloperCreatesAnAllowedResourceGroup(t *testing.T) {
 			t.Errorf("DELETE %s by %s, not the namespace's principal", e.Path, e.PrincipalID)
 		}
 	}
-	eventually(t, "the group's role assignment leaves onboarding's record", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "the group's role assignment leaves onboarding's record", func() (bool, string) {
 		st := w.tenant("fe1").Status.Onboarding
 		for _, c := range st.Created {
 			if strings.Contains(strings.ToLower(c.ID), "/resourcegroups/fe1-rg1/") {
@@ -191,7 +193,7 @@ func lower(in []string) []string {
 // a note containing text, as `kubectl events --for` shows it.
 func (w *world) expectObjectEvent(ns, name, reason, text string) {
 	w.t.Helper()
-	eventually(w.t, "event "+reason+" on "+ns+"/"+name, func() (bool, string) {
+	testenv.Eventually(w.t, time.Minute, "event "+reason+" on "+ns+"/"+name, func() (bool, string) {
 		var list eventsv1.EventList
 		if err := w.c.List(w.t.Context(), &list, client.InNamespace(ns)); err != nil {
 			return false, err.Error()

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -18,6 +19,7 @@ import (
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
@@ -37,7 +39,7 @@ func uami(ns, name, rg string) *managedidentityv1alpha1.UserAssignedIdentity {
 func (w *world) waitReady(obj azurev1alpha1.Resource, status metav1.ConditionStatus, reason string) *metav1.Condition {
 	w.t.Helper()
 	var c *metav1.Condition
-	eventually(w.t, fmt.Sprintf("%s Ready=%s %s", obj.GetName(), status, reason), func() (bool, string) {
+	testenv.Eventually(w.t, time.Minute, fmt.Sprintf("%s Ready=%s %s", obj.GetName(), status, reason), func() (bool, string) {
 		if err := w.c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 			return false, err.Error()
 		}
@@ -89,7 +91,7 @@ func TestTenantBeingDeletedServesDeletionsOnly(t *testing.T) {
 	}
 
 	// The Tenant says what it waits for.
-	eventually(t, "Tenant lists what blocks offboarding", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "Tenant lists what blocks offboarding", func() (bool, string) {
 		tn := w.tenant("rv")
 		ob := meta.FindStatusCondition(tn.Status.Conditions, onboarding.ConditionOnboarded)
 		ready := meta.FindStatusCondition(tn.Status.Conditions, tenancy.ConditionReady)
@@ -119,7 +121,7 @@ func TestTenantBeingDeletedServesDeletionsOnly(t *testing.T) {
 	if len(deletes) != 1 || deletes[0] != principal {
 		t.Errorf("DELETE %s by %v, want once by the namespace's principal %s", goneID, deletes, principal)
 	}
-	eventually(t, "the count follows", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "the count follows", func() (bool, string) {
 		ob := meta.FindStatusCondition(w.tenant("rv").Status.Conditions, onboarding.ConditionOnboarded)
 		return ob != nil && strings.Contains(ob.Message, "namespace rv-a: 1 UserAssignedIdentity still exist"), condString(ob)
 	})
@@ -169,7 +171,7 @@ func TestNamespaceLeavingItsTenantDeletesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.waitReady(app, metav1.ConditionFalse, tenancy.ReasonPolicyDenied)
-	eventually(t, "the Tenant waits for lv-a's object", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "the Tenant waits for lv-a's object", func() (bool, string) {
 		ob := meta.FindStatusCondition(w.tenant("lv").Status.Conditions, onboarding.ConditionOnboarded)
 		return ob != nil && strings.Contains(ob.Message, "namespace lv-a: 1 UserAssignedIdentity still exist"), condString(ob)
 	})
@@ -178,7 +180,7 @@ func TestNamespaceLeavingItsTenantDeletesNothing(t *testing.T) {
 	if err := w.c.Delete(ctx, app); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "deletion refused, saying how to let go", func() (bool, string) {
+	testenv.Eventually(t, time.Minute, "deletion refused, saying how to let go", func() (bool, string) {
 		if err := w.c.Get(ctx, client.ObjectKeyFromObject(app), app); err != nil {
 			return false, err.Error()
 		}
