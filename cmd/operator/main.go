@@ -81,7 +81,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(2)
 	}
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zopts)))
+	ctrl.SetLogger(newLogger(&zopts))
 	ctrl.Log.WithName("setup").Info("starting aztenant operator", "version", buildVersion())
 
 	if err := run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), o); err != nil {

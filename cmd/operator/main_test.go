@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"flag"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -39,5 +41,30 @@ func TestLogLevelFlag(t *testing.T) {
 	fs := pflag.NewFlagSet("operator", pflag.ContinueOnError)
 	if err := applyLogLevel(fs, "verbose"); err == nil {
 		t.Error("--log-level=verbose accepted")
+	}
+}
+
+// A burst of one message (a namespace's denials, every controller starting)
+// is logged whole: controller-runtime's production logger keeps 100 lines
+// a second of a message, then every 100th.
+func TestLoggerKeepsBursts(t *testing.T) {
+	var buf bytes.Buffer
+	lvl := zap.Options{DestWriter: &buf}
+	zfs := flag.NewFlagSet("zap", flag.ContinueOnError)
+	lvl.BindFlags(zfs)
+	if err := zfs.Parse([]string{"--zap-log-level=info"}); err != nil {
+		t.Fatal(err)
+	}
+	log := newLogger(&lvl)
+	for i := range 500 {
+		log.Info("denied", "n", i)
+	}
+	log.V(1).Info("a debug line")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 500 {
+		t.Fatalf("%d of 500 lines logged", len(lines))
+	}
+	if !strings.Contains(lines[0], `"msg":"denied"`) || !strings.Contains(lines[0], `"ts":"`) || !strings.Contains(lines[0], `"level":"info"`) {
+		t.Errorf("line %q is not the JSON controller-runtime writes", lines[0])
 	}
 }

@@ -281,10 +281,11 @@ func Methods(es []emulator.AuditEntry) string {
 	return strings.Join(m, " ")
 }
 
-// Until polls cond for up to 15s.
+// Until polls cond for up to a minute: only a failure waits that long, and
+// a busy machine (a package's tests run beside others) may need it.
 func Until(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	testenv.Eventually(t, 15*time.Second, what, func() (bool, string) { return cond(), "" })
+	testenv.Eventually(t, time.Minute, what, func() (bool, string) { return cond(), "" })
 }
 
 // Gone reports whether obj no longer exists in the API server.

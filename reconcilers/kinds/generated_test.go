@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -45,6 +46,25 @@ type generatedSample struct {
 	obj  azurev1alpha1.Resource
 }
 
+// samplesSubscription is the subscription the samples' ARM IDs name.
+const samplesSubscription = "/subscriptions/00000000-0000-0000-0000-000000000000"
+
+// intoTenant moves the resource groups a sample refers to into the test's
+// tenant (its subscription; the group rg, or ns-dr for a second group), as a
+// user adapts the samples: the Tenant guard holds every reference to the
+// tenant's bounds. What else the samples name (the hub network, a network
+// manager's scope: the samples' subscription) the test's Tenant shares.
+func intoTenant(data []byte, ns, rg string) []byte {
+	sub := "/subscriptions/" + stacktest.SubscriptionID
+	groups := regexp.MustCompile(regexp.QuoteMeta(samplesSubscription) + `/resourceGroups/(sample-rg|dr-rg)\b`)
+	return groups.ReplaceAllFunc(data, func(m []byte) []byte {
+		if strings.HasSuffix(string(m), "/dr-rg") {
+			return []byte(sub + "/resourceGroups/" + ns + "-dr")
+		}
+		return []byte(sub + "/resourceGroups/" + rg)
+	})
+}
+
 // loadGeneratedSamples reads every sample into namespace ns, its top-level owners renamed
 // to rg, in the order of kinds.Generated (parents first).
 func loadGeneratedSamples(t *testing.T, s *stack, ns, rg string) []generatedSample {
@@ -66,6 +86,7 @@ func loadGeneratedSamples(t *testing.T, s *stack, ns, rg string) []generatedSamp
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		must(t, err)
+		data = intoTenant(data, ns, rg)
 		var tm metav1.TypeMeta
 		must(t, yaml.Unmarshal(data, &tm))
 		gk := tm.GroupVersionKind().GroupKind()
@@ -124,8 +145,10 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	must(t, s.Client.Get(ctx, client.ObjectKey{Name: ns}, &tenant))
 	base := tenant.DeepCopy() // a patch: the tenancy controller writes the Tenant's status meanwhile
 	tenant.Spec.Locations = append(tenant.Spec.Locations, "global", "northeurope")
-	tenant.Spec.SharedResources = append(tenant.Spec.SharedResources, tenancyv1alpha1.SharedResource{
-		ARMID: "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/hub-rg/providers/Microsoft.Network/virtualNetworks/hub-vnet"})
+	// A network manager's scope is a whole subscription: the platform team
+	// shares another one, the samples' (the hub's too), never the tenant's
+	// own, which would share every resource group in it.
+	tenant.Spec.SharedResources = append(tenant.Spec.SharedResources, tenancyv1alpha1.SharedResource{ARMID: samplesSubscription})
 	must(t, s.Client.Patch(ctx, &tenant, client.MergeFrom(base)))
 
 	s.Create(t, resourceGroup(ns, rg, nil, nil))
@@ -170,7 +193,7 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 		t.FailNow()
 	}
 	for _, sm := range samples {
-		timeout := time.Minute
+		timeout := 2 * time.Minute // a busy machine: only a failure waits that long
 		if t.Failed() {
 			timeout = 20 * time.Second // the others have had most of their minute meanwhile
 		}
