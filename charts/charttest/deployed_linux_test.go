@@ -438,9 +438,13 @@ type pod struct {
 	args     []string
 	env      []string
 	uid, gid int
-	cmd      *exec.Cmd
-	done     chan struct{}
-	err      error
+	// logFile is the operator's output; logRead how much of it exited has
+	// scanned for refusals.
+	logFile string
+	logRead int
+	cmd     *exec.Cmd
+	done    chan struct{}
+	err     error
 }
 
 // kubelet materialises d's pod for its one container. It refuses what it
@@ -666,7 +670,7 @@ func (p *pod) start(t *testing.T, bin, logFile string) (stop func()) {
 		log.Close()
 		t.Fatal(err)
 	}
-	p.cmd, p.done = cmd, make(chan struct{})
+	p.cmd, p.done, p.logFile = cmd, make(chan struct{}), logFile
 	go func() {
 		p.err = cmd.Wait()
 		log.Close()
@@ -688,14 +692,32 @@ func (p *pod) start(t *testing.T, bin, logFile string) (stop func()) {
 	}
 }
 
-// exited returns an error once the process has ended.
+// exited returns an error once the process has ended, or as soon as its
+// log says forbidden: a wait then fails at once with the refusal instead of
+// timing out on its consequence.
 func (p *pod) exited() error {
 	select {
 	case <-p.done:
 		return fmt.Errorf("the operator exited: %v", p.err)
 	default:
+	}
+	data, err := os.ReadFile(p.logFile)
+	if err != nil {
+		return err
+	}
+	// Whole lines only: the operator may be writing the last one.
+	end := bytes.LastIndexByte(data, '\n') + 1
+	if end <= p.logRead {
 		return nil
 	}
+	lines := data[p.logRead:end]
+	p.logRead = end
+	for line := range bytes.Lines(lines) {
+		if forbidden.Match(line) {
+			return fmt.Errorf("the operator was refused: %s", bytes.TrimSpace(line))
+		}
+	}
+	return nil
 }
 
 // tree lists the paths under the pod's root.
