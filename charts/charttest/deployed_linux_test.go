@@ -155,6 +155,7 @@ func TestChartAsDeployed(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := kubelet(t, c, env.Config, &d, env.CAPEM)
+	whoAmI(t, p.kubeconfig, "system:serviceaccount:"+namespace+":"+fullname)
 	logFile := filepath.Join(t.TempDir(), "operator.log")
 	stop := p.start(t, operatorBin, logFile)
 	t.Cleanup(func() {
@@ -303,6 +304,26 @@ spec:
 	checkLog(t, logFile)
 }
 
+// whoAmI checks that kubeconfig authenticates as user and nothing more: not
+// in system:masters, no impersonation.
+func whoAmI(t *testing.T, kubeconfig, user string) {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.CertData != nil || cfg.CertFile != "" || cfg.Impersonate.UserName != "" {
+		t.Fatal("the operator's kubeconfig holds more than its token")
+	}
+	r, err := kubernetes.NewForConfigOrDie(cfg).AuthenticationV1().SelfSubjectReviews().Create(t.Context(), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := r.Status.UserInfo; u.Username != user || slices.Contains(u.Groups, "system:masters") {
+		t.Fatalf("the operator's kubeconfig authenticates as %q in %q, want %q", u.Username, u.Groups, user)
+	}
+}
+
 // checkServedKinds checks that the operator applied the CRDs crds.pattern
 // selected and no other.
 func checkServedKinds(t *testing.T, c client.Client) {
@@ -442,9 +463,11 @@ type pod struct {
 	// scanned for refusals.
 	logFile string
 	logRead int
-	cmd     *exec.Cmd
-	done    chan struct{}
-	err     error
+	// kubeconfig is the operator's only credential.
+	kubeconfig string
+	cmd        *exec.Cmd
+	done       chan struct{}
+	err        error
 }
 
 // kubelet materialises d's pod for its one container. It refuses what it
@@ -544,6 +567,7 @@ func kubelet(t *testing.T, c client.Client, admin *rest.Config, d *appsv1.Deploy
 	}
 	kubeconfig := filepath.Join(saDir, "kubeconfig")
 	writeFile(t, kubeconfig, raw)
+	p.kubeconfig = kubeconfig
 	readOnly(t, saDir)
 
 	// Mount paths in the args move under root; nothing else changes.
