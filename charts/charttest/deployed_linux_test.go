@@ -646,12 +646,17 @@ func underRoot(s string, mounts map[string]string) string {
 			prefix, value = name+"=", v
 		}
 	}
-	for mp, dir := range mounts {
-		if value == mp || strings.HasPrefix(value, mp+"/") {
-			return prefix + dir + strings.TrimPrefix(value, mp)
+	// The longest mount path wins, as the innermost mount does.
+	best := ""
+	for mp := range mounts {
+		if (value == mp || strings.HasPrefix(value, mp+"/")) && len(mp) > len(best) {
+			best = mp
 		}
 	}
-	return s
+	if best == "" {
+		return s
+	}
+	return prefix + mounts[best] + strings.TrimPrefix(value, best)
 }
 
 func mkdir(t *testing.T, dir string) {
