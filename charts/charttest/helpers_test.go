@@ -27,8 +27,9 @@ import (
 func TestMain(m *testing.M) { testenv.Main(m, testenv.WithoutCRDs(), testenv.WithoutReservation()) }
 
 const (
-	// kubeVersion is what `helm template` assumes: the chart's kubeVersion
-	// constraint is checked against it, and it is the version testenv runs.
+	// kubeVersion is what the template tests tell `helm template` the
+	// cluster runs: the version testenv runs (offline Helm assumes v1.20.0;
+	// TestDocumentedTemplate renders with that).
 	kubeVersion = "1.37.2"
 	release     = "az"
 	namespace   = "aztenant-system"
@@ -54,12 +55,19 @@ func chartDir(t testing.TB) string { return filepath.Join(repoRoot(t), "charts",
 // stdout and stderr; err is non-nil when helm exits non-zero.
 func helm(t testing.TB, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
+	return helmIn(t, "", args...)
+}
+
+// helmIn is helm run in dir ("": this package's).
+func helmIn(t testing.TB, dir string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
 	bin, err := controlplane.FindBinDir("")
 	if err != nil {
 		t.Fatalf("bin dir: %v (run `make tools` or set AZTENANT_BIN_DIR)", err)
 	}
 	home := t.TempDir()
 	cmd := exec.CommandContext(t.Context(), filepath.Join(bin, "helm"), args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
 		"HELM_CACHE_HOME="+filepath.Join(home, "cache"),
 		"HELM_CONFIG_HOME="+filepath.Join(home, "config"),

@@ -260,10 +260,18 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 			{authorizationv1.ResourceAttributes{Namespace: "team-b", Verb: "create", Group: "resources.aztenant.io", Resource: "resourcegroups"}, false},
 			{authorizationv1.ResourceAttributes{Verb: "create", Group: "tenancy.aztenant.io", Resource: "tenants"}, false},
 		} {
-			sar, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-				User: "dev-a", Groups: []string{"system:authenticated"}, ResourceAttributes: &tc.attrs,
-			}}, metav1.CreateOptions{})
-			if err != nil {
+			// The authorizer sees the new RoleBindings through an informer:
+			// an allowed case is polled for, and the refused ones come after
+			// the first of those.
+			var sar *authorizationv1.SubjectAccessReview
+			err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+				var err error
+				sar, err = cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+					User: "dev-a", Groups: []string{"system:authenticated"}, ResourceAttributes: &tc.attrs,
+				}}, metav1.CreateOptions{})
+				return err != nil || sar.Status.Allowed || !tc.want, err
+			})
+			if sar == nil {
 				t.Fatal(err)
 			}
 			if sar.Status.Allowed != tc.want {

@@ -122,3 +122,17 @@ operator applies the same selection from its --crd-pattern
 {{- $raw := .Values.crds.pattern }}
 {{- if kindIs "string" $raw }}{{ $raw }}{{ else }}{{ join ";" $raw }}{{ end }}
 {{- end }}
+
+{{/*
+The chart's one requirement of the cluster, Kubernetes 1.30 or later, checked
+against the API server helm talks to: its discovery lists kinds (v1/Namespace
+is always served), an offline render lists only Helm's built-in group
+versions and is not checked. ValidatingAdmissionPolicy v1 (GA in 1.30) is
+what the chart needs: the provisioner accounts' reservation and the CRD guard.
+*/}}
+{{- define "aztenant.requireServer" -}}
+{{- $api := .Capabilities.APIVersions }}
+{{- if and ($api.Has "v1/Namespace") (not ($api.Has "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy")) }}
+{{- fail (printf "the aztenant chart needs Kubernetes 1.30 or later (admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy); the API server is %s" .Capabilities.KubeVersion.Version) }}
+{{- end }}
+{{- end }}
