@@ -17,6 +17,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -388,7 +389,22 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	var goneLater []generatedSample
 	for i := len(samples) - 1; i >= 0; i-- {
 		sm := samples[i]
-		poll(t, sm.file+" deleted", func(context.Context) (bool, error) { return s.Gone(sm.obj), nil })
+		// A network's DELETE waits for its users' (ARM refuses it while a
+		// subnet is in use), each retried with backoff: minutes on a busy
+		// machine.
+		var last *metav1.Condition
+		if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+			cur := sm.obj.DeepCopyObject().(azurev1alpha1.Resource)
+			if err := s.Client.Get(ctx, client.ObjectKeyFromObject(sm.obj), cur); apierrors.IsNotFound(err) {
+				return true, nil
+			} else if err != nil {
+				return false, err
+			}
+			last = meta.FindStatusCondition(cur.AzureStatus().Conditions, "Ready")
+			return false, nil
+		}); err != nil {
+			t.Fatalf("%s deleted: %v; its Ready condition: %+v", sm.file, err, last)
+		}
 		_, err := s.Emu.Resource(sm.obj.AzureStatus().ID)
 		if sm.kind.Facts().WithParent {
 			// Azure has no DELETE for it: it stays, to go with its parent (unless the
