@@ -205,6 +205,12 @@ func (r *Reconciler) blocked(ctx context.Context, obj azurev1alpha1.Resource, er
 		return err
 	}
 	o.Message = "cannot delete " + obj.AzureStatus().ID + " in Azure: " + o.Message
+	if o.RequeueAfter == 0 && !o.Backoff {
+		// What blocks a deletion often goes by itself (a subnet's users
+		// being deleted with theirs, a lock lifted): try again, backing off
+		// (5 s doubling to 5 min), as the message promises.
+		o.after(jitter(5 * time.Second)).Backoff = true
+	}
 	if o.Reason != ReasonAzureUnavailable && !strings.Contains(o.Message, string(PolicyDetachOnDelete)) {
 		o.Message += "; the deletion is tried again by itself. To leave the resource in Azure and let the object go, annotate it " +
 			AnnotationReconcilePolicy + ": " + string(PolicyDetachOnDelete)
