@@ -316,8 +316,8 @@ func indexNames(t testing.TB) []string {
 	return names
 }
 
-// crdPatchNames are the CRDs the operator's ClusterRole may update.
-func crdPatchNames(t testing.TB, m manifest) []string {
+// crdUpdateNames are the CRDs the operator's ClusterRole may update.
+func crdUpdateNames(t testing.TB, m manifest) []string {
 	t.Helper()
 	for _, r := range m.clusterRole(t).Rules {
 		if slices.Contains(r.Resources, "customresourcedefinitions") && slices.Contains(r.Verbs, "update") {

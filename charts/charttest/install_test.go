@@ -294,7 +294,7 @@ func TestInstallUpgradeUninstall(t *testing.T) {
 	if res := installCRDs(t, asSA, &d); len(res.Created)+len(res.Updated) != 0 || len(res.Unchanged) != 4 {
 		t.Errorf("the operator after the upgrade: %+v, want the 4 selected CRDs unchanged", res)
 	}
-	if got := crdPatchNames(t, getManifest(t, kube)); strings.Join(got, ",") != "identities.identity.aztenant.io,plans.plan.aztenant.io,resourcegroups.resources.aztenant.io,tenants.tenancy.aztenant.io" {
+	if got := crdUpdateNames(t, getManifest(t, kube)); strings.Join(got, ",") != "identities.identity.aztenant.io,plans.plan.aztenant.io,resourcegroups.resources.aztenant.io,tenants.tenancy.aztenant.io" {
 		t.Errorf("the upgraded operator may update %q", got)
 	}
 	checkCRDs(t, c, firstCRDs)

@@ -292,7 +292,7 @@ func TestTemplateCRDSelection(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := render(t, map[string]any{"crds": tc.crds})
-			got := crdPatchNames(t, m)
+			got := crdUpdateNames(t, m)
 			slices.Sort(got)
 			slices.Sort(tc.want)
 			if !slices.Equal(got, tc.want) {
@@ -315,7 +315,7 @@ func TestTemplateCRDSelection(t *testing.T) {
 
 	t.Run("install false: no CRD writes, the operator applies none", func(t *testing.T) {
 		m := render(t, map[string]any{"crds": map[string]any{"install": false}})
-		if names := crdPatchNames(t, m); names != nil {
+		if names := crdUpdateNames(t, m); names != nil {
 			t.Errorf("the operator may update CRDs: %v", names)
 		}
 		if grants(m.clusterRole(t).Rules, "apiextensions.k8s.io", "customresourcedefinitions", "create") {
@@ -617,7 +617,7 @@ func TestTemplateUserRoles(t *testing.T) {
 			}
 			edits, views := granted(edit), granted(view)
 			installed := map[string]bool{}
-			for _, name := range crdPatchNames(t, m) {
+			for _, name := range crdUpdateNames(t, m) {
 				crd := byName[name]
 				if crd.Spec.Scope != apiextensionsv1.NamespaceScoped {
 					continue
