@@ -25,7 +25,12 @@ import (
 // expressions, to the Secrets and ConfigMaps named in spec.operatorSpec. It
 // returns an outcome when an export failed (the resource itself is fine). Nothing
 // is written unless every value could be computed.
-func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, id string) *Outcome {
+//
+// The secret outputs are read from Azure (a POST) only when they are due
+// (secretsread.go); otherwise their Secrets are left as the last read wrote
+// them, and only the ConfigMaps are written. keep is then how long until the
+// read is due by the secret refresh period (0 when nothing is read).
+func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, id string) (keep time.Duration, _ *Outcome) {
 	hooks := r.Kind.Hooks()
 	configMaps := map[string]map[string]string{}
 	if hooks.ConfigMapValues != nil {
@@ -37,19 +42,46 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 		}
 	}
 	exprs := obj.Expressions()
-	hasExprs := exprs != nil && (len(exprs.SecretExpressions) > 0 || len(exprs.ConfigMapExpressions) > 0)
 	secrets := map[string]map[string]string{}
 	var secretValues map[string]string
+	var read *azurev1alpha1.SecretsRead // recorded once the Secrets are written
 	if hooks.Secrets != nil {
 		dests := hooks.SecretDestinations(obj)
-		if hasAny(dests) || (exprs != nil && len(exprs.SecretExpressions) > 0) {
-			var err error
-			secretValues, err = hooks.Secrets(ctx, func(ctx context.Context, action string) (map[string]any, error) {
-				return calls.action(ctx, id, action)
-			}, obj)
+		var secretExprs []azurev1alpha1.DestinationExpression
+		if exprs != nil {
+			secretExprs = exprs.SecretExpressions
+		}
+		if hasAny(dests) || len(secretExprs) > 0 {
+			period, err := r.secretRefreshPeriod(obj)
 			if err != nil {
-				return newOutcome(ReasonExportFailed, "reading secrets from Azure: "+err.Error())
+				return 0, newOutcome(ReasonInvalidSpec, err.Error())
 			}
+			hash := exportsHash(dests, secretExprs)
+			why, left, err := r.secretsDue(ctx, obj, hash, secretNames(dests, secretExprs), period)
+			if err != nil {
+				return 0, newOutcome(ReasonExportFailed, "checking the exported Secrets: "+err.Error())
+			}
+			if why == "" {
+				// Without the secret outputs no Secret can be computed: the
+				// ConfigMaps alone are written.
+				if exprs != nil {
+					exprs = &azurev1alpha1.OperatorExpressions{ConfigMapExpressions: exprs.ConfigMapExpressions}
+				}
+				dests, keep = nil, left
+			} else {
+				r.decide(ctx, obj, DecisionReadSecrets, "why", why)
+				secretValues, err = hooks.Secrets(ctx, func(ctx context.Context, action string) (map[string]any, error) {
+					return calls.action(ctx, id, action)
+				}, obj)
+				if err != nil {
+					return 0, newOutcome(ReasonExportFailed, "reading secrets from Azure: "+err.Error())
+				}
+				read = &azurev1alpha1.SecretsRead{Time: metav1.Now(), Generation: obj.GetGeneration(), ExportsHash: hash,
+					Refresh: obj.GetAnnotations()[AnnotationRefreshSecrets]}
+				keep = period
+			}
+		} else {
+			obj.AzureStatus().SecretsRead = nil // nothing exported: re-adding exports reads
 		}
 		for out, d := range dests {
 			if d != nil {
@@ -57,15 +89,21 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 			}
 		}
 	}
-	if hasExprs {
+	if exprs != nil && (len(exprs.SecretExpressions) > 0 || len(exprs.ConfigMapExpressions) > 0) {
 		if o := r.evaluate(ctx, obj, exprs, secretValues, secrets, configMaps); o != nil {
-			return o
+			return 0, o
 		}
 	}
 	if o := r.writeAll(ctx, obj, configMaps, false); o != nil {
-		return o
+		return 0, o
 	}
-	return r.writeAll(ctx, obj, secrets, true)
+	if o := r.writeAll(ctx, obj, secrets, true); o != nil {
+		return 0, o
+	}
+	if read != nil {
+		obj.AzureStatus().SecretsRead = read
+	}
+	return keep, nil
 }
 
 // evaluate runs the CEL exports and merges their results into the fixed
@@ -191,6 +229,9 @@ func (r *Reconciler) writeOne(ctx context.Context, obj azurev1alpha1.Resource, n
 		target.SetNamespace(key.Namespace)
 		target.SetName(key.Name)
 		setData(target, data)
+		if s, ok := target.(*corev1.Secret); ok {
+			markExported(s, data)
+		}
 		if err := controllerutil.SetControllerReference(obj, target, r.Client.Scheme()); err != nil {
 			return err
 		}
@@ -201,7 +242,11 @@ func (r *Reconciler) writeOne(ctx context.Context, obj azurev1alpha1.Resource, n
 	if !metav1.IsControlledBy(target, obj) {
 		return &conflictError{kind: kind, name: name}
 	}
-	if !setData(target, data) {
+	changed := setData(target, data)
+	if s, ok := target.(*corev1.Secret); ok && markExported(s, data) {
+		changed = true
+	}
+	if !changed {
 		return nil
 	}
 	return r.Client.Update(ctx, target)

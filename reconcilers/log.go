@@ -30,6 +30,9 @@ const (
 	DecisionFail   = "fail"
 	DecisionDelete = "delete"
 	DecisionDetach = "detach"
+	// DecisionReadSecrets is a read of the secret outputs from Azure (an ARM
+	// action, a POST), with why it was due (secretsread.go).
+	DecisionReadSecrets = "read-secrets"
 )
 
 // reconcileNotes is what one reconcile has learnt for its log lines.

@@ -56,8 +56,12 @@ type Reconciler struct {
 	Expressions *expressions.Evaluator
 	// SyncPeriod is how often an unchanged resource is compared with Azure to
 	// correct drift; a tenth of it is added at random so resyncs spread out.
-	SyncPeriod    time.Duration
-	DefaultPolicy Policy
+	SyncPeriod time.Duration
+	// SecretRefreshPeriod is how long secret outputs read from Azure (keys,
+	// with a POST) are trusted before they are read again (secretsread.go);
+	// 24h when zero.
+	SecretRefreshPeriod time.Duration
+	DefaultPolicy       Policy
 	// PollInterval is how soon an unfinished long-running operation is polled
 	// again when ARM gives no Retry-After.
 	PollInterval time.Duration
@@ -399,8 +403,13 @@ func (r *Reconciler) settle(ctx context.Context, obj azurev1alpha1.Resource, cal
 		// token, or someone else's): the resource is not Ready until it ends.
 		return newOutcome(ReasonReconciling, fmt.Sprintf("Azure reports provisioningState %s for %s: waiting for it to finish", ps, c.id)).after(r.PollInterval)
 	}
-	if o := r.export(ctx, obj, calls, c.id); o != nil {
+	keep, o := r.export(ctx, obj, calls, c.id)
+	if o != nil {
 		return o.after(exportRetry(o, period))
+	}
+	if keep > 0 && keep < period {
+		// The secret outputs are due before the next sync.
+		period = keep
 	}
 	return readyOutcome(period)
 }

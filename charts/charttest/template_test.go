@@ -51,7 +51,7 @@ func fullValues() map[string]any {
 			"caBundle":    map[string]any{"configMap": map[string]any{"name": "emulator-ca", "key": "ca.pem"}},
 		},
 		"operator": map[string]any{
-			"servedNamespaces": []string{"team-a", "team-b"}, "syncPeriod": "10m",
+			"servedNamespaces": []string{"team-a", "team-b"}, "syncPeriod": "10m", "secretRefreshPeriod": "168h",
 			"defaultReconcilePolicy": "detach-on-delete", "workers": 8, "logLevel": "debug",
 			"extraArgs": []string{"--zap-devel"},
 		},
@@ -167,6 +167,7 @@ func TestTemplateDefaults(t *testing.T) {
 	wantFlag(t, a, "azure-cloud", "AzurePublicCloud")
 	wantFlag(t, a, "served-namespaces", "tenants")
 	wantFlag(t, a, "sync-period", "1h")
+	wantFlag(t, a, "secret-refresh-period", "24h")
 	wantFlag(t, a, "default-reconcile-policy", "manage")
 	wantFlag(t, a, "workers", "4")
 	wantFlag(t, a, "serviceaccount-token-expiry", "1h")
@@ -466,6 +467,7 @@ func TestTemplateValues(t *testing.T) {
 		a := args(t, d)
 		wantFlag(t, a, "served-namespaces", "team-a,team-b")
 		wantFlag(t, a, "sync-period", "10m")
+		wantFlag(t, a, "secret-refresh-period", "168h")
 		wantFlag(t, a, "default-reconcile-policy", "detach-on-delete")
 		wantFlag(t, a, "workers", "8")
 		wantFlag(t, a, "otlp-endpoint", "otel-collector.observability:4317")
@@ -551,6 +553,7 @@ func TestValuesRefused(t *testing.T) {
 		{"misspelt nested key", map[string]any{"operator": map[string]any{"wrokers": 2}}, []string{schemaErr, "/operator", "wrokers"}},
 		{"no workers", map[string]any{"operator": map[string]any{"workers": 0}}, []string{schemaErr, "/operator/workers"}},
 		{"bad duration", map[string]any{"operator": map[string]any{"syncPeriod": "1 hour"}}, []string{schemaErr, "/operator/syncPeriod"}},
+		{"bad secret refresh period", map[string]any{"operator": map[string]any{"secretRefreshPeriod": "1d"}}, []string{schemaErr, "/operator/secretRefreshPeriod"}},
 		{"bad namespace name", map[string]any{"operator": map[string]any{"servedNamespaces": []string{"Team_A"}}}, []string{schemaErr, "/operator/servedNamespaces"}},
 		{"plain-HTTP authority", map[string]any{"azure": map[string]any{"authorityHost": "http://login.example"}}, []string{schemaErr, "/azure/authorityHost"}},
 		{"platform identity without client ID", map[string]any{"platformIdentity": map[string]any{"enabled": true}}, []string{schemaErr, "/platformIdentity"}},

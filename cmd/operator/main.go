@@ -54,6 +54,7 @@ func main() {
 	fs.DurationVar(&o.cfg.TokenExpiry, "serviceaccount-token-expiry", time.Hour, "lifetime requested for ServiceAccount tokens exchanged with Entra ID (the API server's minimum is 10m)")
 	fs.DurationVar(&o.cfg.IdentityResync, "identity-resync", 30*time.Minute, "how often a Ready Identity's federation is checked again")
 	fs.DurationVar(&o.cfg.SyncPeriod, "sync-period", time.Hour, "how often an unchanged resource is compared with Azure to revert drift (a tenth is added at random); the annotation aztenant.io/sync-period overrides it per object")
+	fs.DurationVar(&o.cfg.SecretRefreshPeriod, "secret-refresh-period", 24*time.Hour, "how often secret outputs exported to Secrets (keys, with an ARM POST such as listKeys) are read from Azure again when nothing else asks for it (a change of the exports or the spec, a destination Secret missing or changed, the annotation aztenant.io/refresh-secrets); the annotation aztenant.io/secret-refresh-period overrides it per object")
 	fs.StringVar(&o.defaultPolicy, "default-reconcile-policy", string(reconcilers.PolicyManage), "reconcile policy of resources whose object and namespace set none: manage, observe, skip or detach-on-delete")
 	fs.IntVar(&o.cfg.Workers, "workers", 4, "concurrent reconciles per kind")
 	fs.Var(&o.cfg.Served, "served-namespaces", "which namespaces the operator serves: tenants (those selected by some Tenant), all, or a comma-separated list")

@@ -41,7 +41,10 @@ type Config struct {
 	IdentityResync time.Duration
 	Served         tenancy.ServeMode
 	SyncPeriod     time.Duration
-	DefaultPolicy  reconcilers.Policy
+	// SecretRefreshPeriod is how often secret outputs are read from Azure
+	// again (a POST) with nothing else asking for it (default 24h).
+	SecretRefreshPeriod time.Duration
+	DefaultPolicy       reconcilers.Policy
 	// Workers per kind controller.
 	Workers int
 	// PollInterval for unfinished long-running operations (default 2s).
@@ -215,7 +218,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		return &reconcilers.Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
 			Guards: guards, ReferenceGuard: tenantGuard, Expressions: exprs,
-			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod,
+			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod, SecretRefreshPeriod: cfg.SecretRefreshPeriod,
 			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
 		}
 	}

@@ -42,7 +42,8 @@ func redisCache(ns, name, rg, secret string) *cachev1alpha1.Redis {
 // A cache (created with provisioningState polling, as Azure does) exports its
 // keys and host to a Secret it owns; a resize writes once, a resync writes
 // nothing, the plain-text port opened in the portal is closed again, a
-// regenerated primary key reaches the Secret, and deletion removes the cache.
+// regenerated primary key reaches the Secret on aztenant.io/refresh-secrets,
+// and deletion removes the cache.
 func TestRedisLifecycle(t *testing.T) {
 	const ns = "redis"
 	s := newStack(t, ns)
@@ -108,8 +109,9 @@ func TestRedisLifecycle(t *testing.T) {
 		t.Errorf("%d PUTs after the drift, want exactly one more (3)", n)
 	}
 
-	// The primary key regenerated in Azure reaches the Secret.
+	// The primary key regenerated in Azure reaches the Secret on refresh-secrets.
 	rotated := s.platformAction(t, id, "regenerateKey", "2024-03-01", map[string]string{"keyType": "Primary"})["primaryKey"].(string)
+	s.annotate(t, r, reconcilers.AnnotationRefreshSecrets, "rotated")
 	until(t, "rotated primary key in the Secret", func() bool {
 		d, _ := s.secretData(t, ns, "redis-app-conn")
 		return d["primaryKey"] == rotated

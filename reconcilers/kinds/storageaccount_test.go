@@ -75,8 +75,8 @@ func storageKey(keys map[string]any, name string) string {
 // A storage account and a blob container: each waits for its owner, is created
 // with one PUT, exports keys and endpoints to a Secret and a ConfigMap it owns;
 // a spec change writes once, a resync writes nothing, a TLS setting weakened in
-// the portal is put back, a regenerated key reaches the Secret at the next
-// sync, and deletion removes both from Azure.
+// the portal is put back, a regenerated key reaches the Secret on
+// aztenant.io/refresh-secrets, and deletion removes both from Azure.
 func TestStorageAccountLifecycle(t *testing.T) {
 	const ns = "sa"
 	s := newStack(t, ns)
@@ -182,8 +182,10 @@ func TestStorageAccountLifecycle(t *testing.T) {
 		t.Errorf("%d PUTs after the drift, want exactly one more (3)", n)
 	}
 
-	// key1 rotated in Azure reaches the Secret at the next sync; key2 stays.
+	// key1 rotated in Azure reaches the Secret once refresh-secrets asks for
+	// it (a sync reads no keys); key2 stays.
 	rotated := storageKey(s.platformAction(t, id, "regenerateKey", "2023-05-01", map[string]string{"keyName": "key1"}), "key1")
+	s.annotate(t, sa, reconcilers.AnnotationRefreshSecrets, "rotated")
 	until(t, "rotated key1 in the Secret", func() bool {
 		d, _ := s.secretData(t, ns, "saapp-keys")
 		return d["key1"] == rotated

@@ -145,6 +145,38 @@ type ResourceStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=64
 	Differences []Difference `json:"differences,omitempty"`
+	// SecretsRead records the last read of the secret outputs (keys,
+	// passwords) exported to Secrets by spec.operatorSpec. Reading them is an
+	// ARM action (a POST, such as listKeys, counted against the
+	// subscription's write budget), so it is made again only when this
+	// record no longer holds: the exports or the spec changed, a destination
+	// Secret is missing or its exported keys were changed, the
+	// aztenant.io/refresh-secrets annotation has a new value, or the secret
+	// refresh period passed. It holds no secret value.
+	// +optional
+	SecretsRead *SecretsRead `json:"secretsRead,omitempty"`
+}
+
+// SecretsRead is when, and for which spec, the secret outputs were last read
+// from Azure and written to their Secrets.
+type SecretsRead struct {
+	// Time of the read.
+	Time metav1.Time `json:"time"`
+	// Generation is the spec generation read for (secret expressions may use
+	// the spec).
+	// +optional
+	Generation int64 `json:"generation,omitempty"`
+	// ExportsHash is a SHA-256 digest of the Secret destinations and secret
+	// expressions of spec.operatorSpec (names, keys and expressions, no
+	// values).
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	ExportsHash string `json:"exportsHash,omitempty"`
+	// Refresh is the value of the aztenant.io/refresh-secrets annotation
+	// that read honoured.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Refresh string `json:"refresh,omitempty"`
 }
 
 // Difference is one path of the ARM resource where Azure differs from the spec.
