@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -123,6 +124,67 @@ func (a armCalls) action(ctx context.Context, id, action string) (map[string]any
 		return nil, err
 	}
 	return decodeBody(resp)
+}
+
+// errForeignNextLink: a list page whose nextLink leaves the ARM endpoint.
+var errForeignNextLink = errors.New("list nextLink names a URL outside the ARM endpoint")
+
+// list returns every item of a collection (an ID without its last name),
+// following nextLink: the pages stay on the ARM endpoint, or the bearer
+// token would go wherever a response pointed.
+func (a armCalls) list(ctx context.Context, collection string) ([]map[string]any, error) {
+	ep, err := url.Parse(a.client.Endpoint())
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.do(ctx, http.MethodGet, collection, nil)
+	var items []map[string]any
+	for pages := 0; ; pages++ {
+		if err != nil {
+			return nil, err
+		}
+		var page struct {
+			Value    []map[string]any `json:"value"`
+			NextLink string           `json:"nextLink"`
+		}
+		if err := runtime.UnmarshalAsJSON(resp, &page); err != nil {
+			return nil, err
+		}
+		items = append(items, page.Value...)
+		if page.NextLink == "" {
+			return items, nil
+		}
+		u, perr := url.Parse(page.NextLink)
+		if perr != nil || !strings.EqualFold(u.Scheme, ep.Scheme) || !strings.EqualFold(u.Host, ep.Host) {
+			return nil, errForeignNextLink
+		}
+		if pages >= maxListPages {
+			return nil, fmt.Errorf("list %s: more than %d pages", collection, maxListPages)
+		}
+		resp, err = a.next(ctx, page.NextLink)
+	}
+}
+
+// maxListPages bounds a list: a service answering nextLink forever must not
+// hold a worker forever.
+const maxListPages = 1000
+
+// next gets a nextLink as ARM gave it (it carries its own api-version and
+// skip token).
+func (a armCalls) next(ctx context.Context, link string) (*http.Response, error) {
+	req, err := runtime.NewRequest(ctx, http.MethodGet, link)
+	if err != nil {
+		return nil, err
+	}
+	req.Raw().Header.Set("Accept", "application/json")
+	resp, err := a.client.Pipeline().Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if !runtime.HasStatusCode(resp, http.StatusOK) {
+		return nil, runtime.NewResponseError(resp)
+	}
+	return resp, nil
 }
 
 func (a armCalls) do(ctx context.Context, method, id string, body any, ok ...int) (*http.Response, error) {

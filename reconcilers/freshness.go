@@ -22,6 +22,7 @@ func (r *Reconciler) read(ctx context.Context, key types.NamespacedName) (azurev
 		if apierrors.IsNotFound(err) {
 			r.writes.forget(key)
 			r.auth.reset(key)
+			r.lists.forget(key)
 		}
 		return nil, client.IgnoreNotFound(err)
 	}

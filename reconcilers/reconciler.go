@@ -72,8 +72,12 @@ type Reconciler struct {
 	// resources this reconciler creates or adopts: the kube-system
 	// namespace's UID by default.
 	ClusterID string
+	// GetDriftChecks reads every object by GET at each drift check instead of
+	// comparing a collection's objects with one listing (lists.go).
+	GetDriftChecks bool
 
 	writes    lastWrites
+	lists     listings
 	auth      authBackoff
 	asoWarned sync.Map // aso.go
 }
@@ -103,6 +107,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if errors.Is(err, errGone) {
 		tr.end(ctx, obj, nil, reconcile.Result{}, err)
 		r.auth.reset(req.NamespacedName)
+		r.lists.forget(req.NamespacedName)
 		return reconcile.Result{}, nil
 	}
 	var result reconcile.Result
@@ -208,24 +213,55 @@ func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, 
 			return err
 		}
 	}
-	actual, err := calls.get(ctx, id)
+	actual, from, err := r.current(ctx, obj, calls, scope, id, period)
 	if err != nil {
 		return r.armFailure(err, scope)
 	}
-	createdFor, err := r.claim(ctx, obj, id, actual)
+	c, err := r.claimAndPlan(ctx, obj, b, id, actual)
+	if !from.at.IsZero() && (err != nil || c.diff != "") {
+		// A listing only says all is well: what is acted on is read by GET.
+		from = listed{}
+		at := time.Now()
+		if actual, err = calls.get(ctx, id); err != nil {
+			return r.armFailure(err, scope)
+		}
+		r.lists.checkedAt(obj, at)
+		c, err = r.claimAndPlan(ctx, obj, b, id, actual)
+	}
 	if err != nil {
 		return err
 	}
-	c, err := r.plan(ctx, obj, b, id, actual, createdFor)
-	if err != nil {
-		return err
-	}
+	c.listed = from
 	if c.diff != "" {
 		if actual, err = r.write(ctx, obj, p, calls, scope, c, actual); err != nil {
 			return err
 		}
 	}
 	return r.settle(ctx, obj, calls, c, actual, period)
+}
+
+// current is the resource as Azure has it (nil: none), from a listing of
+// its collection when obj is steady (lists.go), else by GET.
+func (r *Reconciler) current(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, scope identity.Scope, id string, period time.Duration) (map[string]any, listed, error) {
+	if body, l, ok := r.fromList(ctx, obj, calls, scope, id, period); ok && body != nil {
+		r.lists.checkedAt(obj, l.at)
+		return body, l, nil
+	}
+	at := time.Now()
+	actual, err := calls.get(ctx, id)
+	if err == nil {
+		r.lists.checkedAt(obj, at)
+	}
+	return actual, listed{}, err
+}
+
+// claimAndPlan is claim, then plan on what claim leaves.
+func (r *Reconciler) claimAndPlan(ctx context.Context, obj azurev1alpha1.Resource, b built, id string, actual map[string]any) (change, error) {
+	createdFor, err := r.claim(ctx, obj, id, actual)
+	if err != nil {
+		return change{}, err
+	}
+	return r.plan(ctx, obj, b, id, actual, createdFor)
 }
 
 // claim decides whether the resource Azure has (actual; nil when there is
@@ -286,6 +322,8 @@ type change struct {
 	// diff is the first path where Azure differs, "(absent)" when it has no
 	// resource, "" when it matches.
 	diff string
+	// listed is the listing Azure's state was read from (zero: a GET).
+	listed listed
 }
 
 // built is the desired body with what it was built from.
@@ -409,7 +447,10 @@ func (r *Reconciler) settle(ctx context.Context, obj azurev1alpha1.Resource, cal
 	}
 	if keep > 0 && keep < period {
 		// The secret outputs are due before the next sync.
-		period = keep
+		return readyOutcome(keep)
+	}
+	if !c.listed.at.IsZero() {
+		return readyOutcome(period).after(nextCheck(c.listed, period))
 	}
 	return readyOutcome(period)
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -164,6 +165,16 @@ func (r *Reconciler) Build(ctx context.Context, mgr ctrl.Manager, o Options) (*C
 			return nil
 		}))
 	}
+	// A collection listed for one object's drift check wakes the others that
+	// compare with the same listing (lists.go).
+	b = b.WatchesRawSource(source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+		r.lists.setWake(func(keys []types.NamespacedName) {
+			for _, k := range keys {
+				q.Add(reconcile.Request{NamespacedName: k})
+			}
+		})
+		return nil
+	}))
 	c, err := b.Build(r)
 	if err != nil {
 		return nil, err

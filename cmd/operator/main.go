@@ -32,6 +32,7 @@ type options struct {
 	leaderElect            bool
 	leaderElectionNS       string
 	defaultPolicy          string
+	driftChecks            string
 	otlpEndpoint           string
 	policyConstraints      []string
 	platformIdentity       string
@@ -55,6 +56,7 @@ func main() {
 	fs.DurationVar(&o.cfg.IdentityResync, "identity-resync", 30*time.Minute, "how often a Ready Identity's federation is checked again")
 	fs.DurationVar(&o.cfg.SyncPeriod, "sync-period", time.Hour, "how often an unchanged resource is compared with Azure to revert drift (a tenth is added at random); the annotation aztenant.io/sync-period overrides it per object")
 	fs.DurationVar(&o.cfg.SecretRefreshPeriod, "secret-refresh-period", 24*time.Hour, "how often secret outputs exported to Secrets (keys, with an ARM POST such as listKeys) are read from Azure again when nothing else asks for it (a change of the exports or the spec, a destination Secret missing or changed, the annotation aztenant.io/refresh-secrets); the annotation aztenant.io/secret-refresh-period overrides it per object")
+	fs.StringVar(&o.driftChecks, "drift-checks", "list", "how an unchanged resource is compared with Azure each sync period: list (one list call per collection, such as the resources of a type in a resource group, compares all of them; what differs is read by GET) or get (one GET per resource)")
 	fs.StringVar(&o.defaultPolicy, "default-reconcile-policy", string(reconcilers.PolicyManage), "reconcile policy of resources whose object and namespace set none: manage, observe, skip or detach-on-delete")
 	fs.IntVar(&o.cfg.Workers, "workers", 4, "concurrent reconciles per kind")
 	fs.Var(&o.cfg.Served, "served-namespaces", "which namespaces the operator serves: tenants (those selected by some Tenant), all, or a comma-separated list")
@@ -115,6 +117,13 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 		return fmt.Errorf("--default-reconcile-policy: %w", err)
 	}
 	o.cfg.DefaultPolicy = reconcilePolicy
+	switch o.driftChecks {
+	case "list":
+	case "get":
+		o.cfg.GetDriftChecks = true
+	default:
+		return fmt.Errorf("--drift-checks %q: want list or get", o.driftChecks)
+	}
 	if o.cfg.PlatformIdentity, err = onboarding.ParsePlatformIdentity(o.platformIdentity); err != nil {
 		return fmt.Errorf("--platform-identity: %w", err)
 	}

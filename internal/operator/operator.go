@@ -44,7 +44,10 @@ type Config struct {
 	// SecretRefreshPeriod is how often secret outputs are read from Azure
 	// again (a POST) with nothing else asking for it (default 24h).
 	SecretRefreshPeriod time.Duration
-	DefaultPolicy       reconcilers.Policy
+	// GetDriftChecks reads each resource by GET at its drift check instead of
+	// listing its collection (--drift-checks=get).
+	GetDriftChecks bool
+	DefaultPolicy  reconcilers.Policy
 	// Workers per kind controller.
 	Workers int
 	// PollInterval for unfinished long-running operations (default 2s).
@@ -218,7 +221,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		return &reconcilers.Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
 			Guards: guards, ReferenceGuard: tenantGuard, Expressions: exprs,
-			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod, SecretRefreshPeriod: cfg.SecretRefreshPeriod,
+			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod, SecretRefreshPeriod: cfg.SecretRefreshPeriod, GetDriftChecks: cfg.GetDriftChecks,
 			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
 		}
 	}

@@ -1,0 +1,294 @@
+package reconcilers
+
+import (
+	"context"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/identity"
+)
+
+// Drift checks by list. A Ready object is compared with Azure once per sync
+// period; with a GET each, the reads grow with the fleet, against a read
+// budget ARM keeps per principal. A collection (the resources of one type in
+// one resource group, or the children of one parent) is listed instead, in
+// one call and its pages, and every object of the collection that the same
+// principal serves is compared with that listing:
+//
+//   - an object is steady when it is Ready for its generation, has its ID and
+//     no operation in flight; only steady objects use listings, anything that
+//     changed is read by GET as before;
+//   - a listing younger than listFresh (or a tenth of the period) is used by
+//     any steady object of its collection; an older one is fetched again
+//     only by an object whose check is due (a sync period since its last
+//     one), and then the other objects that used the collection are woken to
+//     compare with it at once, so the collection's checks come due together
+//     after the next period (with a jitter of the collection's own, spreading
+//     collections, not their members);
+//   - an object looked at before it is due, with its annotations as at its
+//     last check, compares with the collection's last listing: an earlier
+//     timer of its own (the work queue keeps the earliest) or an event that
+//     needs no new read of Azure. A changed annotation (a user asking for a
+//     resync, aztenant.io/refresh-secrets) reads by GET;
+//   - the listing is only a filter: when it differs from the spec, or does
+//     not have the object, the object is read by GET and the reconcile goes
+//     on from what the GET says, so nothing is written on a listing's word;
+//   - a collection type whose list fails (some child types have no list) is
+//     read by GET for listRetry before a list is tried again.
+//
+// A restart reconciles every object at once, which is when a fleet's checks
+// are first gathered into their collections' listings.
+type listings struct {
+	mu      sync.Mutex
+	colls   map[listKey]*collection
+	checked map[types.NamespacedName]check
+	noList  map[string]time.Time // collection type (lower case) → until when it is not listed
+	wake    func([]types.NamespacedName)
+}
+
+const (
+	// listFresh is how old a listing may be for an object to use it: the
+	// woken members of a big collection must have time to reach it.
+	listFresh = time.Minute
+	// listRetry is how long a collection type whose list failed is read by
+	// GET instead.
+	listRetry = time.Hour
+)
+
+// check is an object's last comparison with Azure: when its state was read,
+// and a digest of its annotations then.
+type check struct {
+	at          time.Time
+	annotations uint64
+}
+
+func annotationsDigest(obj azurev1alpha1.Resource) uint64 {
+	a := obj.GetAnnotations()
+	keys := slices.Sorted(maps.Keys(a))
+	h := fnv.New64a()
+	for _, k := range keys {
+		h.Write([]byte(k))
+		h.Write([]byte{0})
+		h.Write([]byte(a[k]))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// listKey is a collection as one principal sees it: a listing shows only
+// what the principal may read.
+type listKey struct{ tenantID, clientID, collection string }
+
+type collection struct {
+	// fetch is held while the collection is listed: the members due together
+	// wait for the one listing rather than each making its own.
+	fetch   sync.Mutex
+	mu      sync.Mutex
+	fetched time.Time
+	items   map[string]map[string]any // lower-case ID → body
+	members map[types.NamespacedName]struct{}
+}
+
+// listed is a steady object's resource as a listing of its collection has
+// it (nil: not in the listing), and when the listing was made.
+type listed struct {
+	at         time.Time
+	collection string
+}
+
+// collectionOf is the collection an ARM ID is listed in, and the type the
+// collection lists; "" for an ID with no name to strip.
+func collectionOf(id string) (coll, typ string) {
+	i := strings.LastIndexByte(id, '/')
+	if i <= 0 {
+		return "", ""
+	}
+	coll = id[:i]
+	segs := strings.Split(strings.Trim(coll, "/"), "/")
+	// The type is what follows the last "providers" segment, without the
+	// names between its parts; resource groups are their own type.
+	p := -1
+	for j, s := range segs {
+		if strings.EqualFold(s, "providers") {
+			p = j
+		}
+	}
+	if p < 0 {
+		return coll, strings.ToLower(segs[len(segs)-1])
+	}
+	parts := []string{segs[p+1]}
+	for j := p + 2; j < len(segs); j += 2 {
+		parts = append(parts, segs[j])
+	}
+	return coll, strings.ToLower(strings.Join(parts, "/"))
+}
+
+// steady reports whether obj may be compared with a listing: Ready for its
+// generation, its ID recorded as id, no operation to resume.
+func steady(obj azurev1alpha1.Resource, id string) bool {
+	st := obj.AzureStatus()
+	return isReady(obj) && st.ResumeToken == "" && strings.EqualFold(st.ID, id)
+}
+
+// fromList returns obj's resource from a listing of its collection, or ok
+// false when it is to be read by GET (not steady, not due and no fresh
+// listing, a type without a list, a failed list). A nil body with ok true
+// is "not in the listing": the caller reads it by GET too.
+func (r *Reconciler) fromList(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, scope identity.Scope, id string, period time.Duration) (map[string]any, listed, bool) {
+	if r.GetDriftChecks || !steady(obj, id) {
+		return nil, listed{}, false
+	}
+	coll, typ := collectionOf(id)
+	if coll == "" {
+		return nil, listed{}, false
+	}
+	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	now := time.Now()
+	l := &r.lists
+	l.mu.Lock()
+	if until, ok := l.noList[typ]; ok && now.Before(until) {
+		l.mu.Unlock()
+		return nil, listed{}, false
+	}
+	lk := listKey{scope.TenantID, scope.ClientID, strings.ToLower(coll)}
+	c := l.colls[lk]
+	if c == nil {
+		if l.colls == nil {
+			l.colls = map[listKey]*collection{}
+		}
+		c = &collection{members: map[types.NamespacedName]struct{}{}}
+		l.colls[lk] = c
+	}
+	// Short sync periods (tests, impatient platforms) keep listings a tenth
+	// of theirs, so a drift is still seen within about one period.
+	freshFor := min(listFresh, period/10)
+	last, seen := l.checked[key]
+	due := !seen || now.Sub(last.at) >= period-freshFor
+	l.mu.Unlock()
+
+	c.mu.Lock()
+	c.members[key] = struct{}{}
+	fresh := !c.fetched.IsZero() && now.Sub(c.fetched) < freshFor
+	early := !due && !c.fetched.IsZero() && !c.fetched.Before(last.at) && last.annotations == annotationsDigest(obj)
+	c.mu.Unlock()
+	if !fresh && !due && !early {
+		return nil, listed{}, false
+	}
+	if early {
+		fresh = true
+	}
+	if !fresh {
+		c.fetch.Lock()
+		c.mu.Lock()
+		fresh = !c.fetched.IsZero() && time.Since(c.fetched) < freshFor // listed while this one waited
+		c.mu.Unlock()
+		if !fresh {
+			if err := r.list(ctx, calls, c, coll, key); err != nil {
+				c.fetch.Unlock()
+				ctrl.LoggerFrom(ctx).V(1).Info("listing failed: read by GET", "collection", coll, "error", err.Error())
+				l.mu.Lock()
+				if ctx.Err() == nil {
+					if l.noList == nil {
+						l.noList = map[string]time.Time{}
+					}
+					l.noList[typ] = now.Add(listRetry)
+				}
+				l.mu.Unlock()
+				return nil, listed{}, false
+			}
+		}
+		c.fetch.Unlock()
+	}
+	c.mu.Lock()
+	body, at := c.items[strings.ToLower(id)], c.fetched
+	c.mu.Unlock()
+	return body, listed{at: at, collection: lk.collection}, true
+}
+
+// list fetches a collection's listing and wakes its other members.
+func (r *Reconciler) list(ctx context.Context, calls armCalls, c *collection, coll string, self types.NamespacedName) error {
+	at := time.Now()
+	items, err := calls.list(ctx, coll)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]map[string]any, len(items))
+	for _, it := range items {
+		if id, _ := it["id"].(string); id != "" {
+			byID[strings.ToLower(id)] = it
+		}
+	}
+	c.mu.Lock()
+	c.items, c.fetched = byID, at
+	var others []types.NamespacedName
+	for k := range c.members {
+		if k != self {
+			others = append(others, k)
+		}
+	}
+	c.mu.Unlock()
+	r.lists.mu.Lock()
+	wake := r.lists.wake
+	r.lists.mu.Unlock()
+	if wake != nil && len(others) > 0 {
+		wake(others)
+	}
+	return nil
+}
+
+// checkedAt records when obj was last compared with Azure.
+func (l *listings) checkedAt(obj azurev1alpha1.Resource, at time.Time) {
+	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	d := annotationsDigest(obj)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.checked == nil {
+		l.checked = map[types.NamespacedName]check{}
+	}
+	l.checked[key] = check{at: at, annotations: d}
+}
+
+// forget drops an object that is gone.
+func (l *listings) forget(key types.NamespacedName) {
+	l.mu.Lock()
+	delete(l.checked, key)
+	colls := make([]*collection, 0, len(l.colls))
+	for _, c := range l.colls {
+		colls = append(colls, c)
+	}
+	l.mu.Unlock()
+	for _, c := range colls {
+		c.mu.Lock()
+		delete(c.members, key)
+		c.mu.Unlock()
+	}
+}
+
+// setWake is how woken members reach the controller's queue.
+func (l *listings) setWake(f func([]types.NamespacedName)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.wake = f
+}
+
+// nextCheck is when an object last compared with the listing made at `at`
+// is looked at again: the next period of its collection, whose members all
+// come due then, at a jitter (up to a tenth of the period) of the
+// collection's own.
+func nextCheck(l listed, period time.Duration) time.Duration {
+	h := fnv.New64a()
+	h.Write([]byte(l.collection))
+	j := time.Duration(0)
+	if tenth := int64(period) / 10; tenth > 0 {
+		j = time.Duration(h.Sum64() % uint64(tenth))
+	}
+	return max(time.Until(l.at.Add(period+j)), time.Second)
+}
