@@ -68,3 +68,21 @@ func TestProcUsage(t *testing.T) {
 		t.Errorf("usage %+v", u)
 	}
 }
+
+// List calls are told from reads of one resource by their paths.
+func TestIsCollection(t *testing.T) {
+	const rg = "/subscriptions/s/resourceGroups/rg"
+	for path, want := range map[string]bool{
+		"/subscriptions/s/resourceGroups": true,
+		rg:                                false,
+		rg + "/providers/Microsoft.Storage/storageAccounts":                                               true,
+		rg + "/providers/Microsoft.Storage/storageAccounts/sa":                                            false,
+		rg + "/providers/Microsoft.Network/virtualNetworks/vn/subnets":                                    true,
+		rg + "/providers/Microsoft.Network/virtualNetworks/vn/subnets/a":                                  false,
+		rg + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/u/federatedIdentityCredentials": true,
+	} {
+		if got := IsCollection(path); got != want {
+			t.Errorf("IsCollection(%s) = %v, want %v", path, got, want)
+		}
+	}
+}
