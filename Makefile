@@ -32,7 +32,7 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... paths=./reconcilers/... output:rbac:artifacts:config=charts/aztenant/files
 
 # What make generate writes (kindgen also writes adapters, emulator facts and samples).
-GENERATED := api charts examples/generated policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)e2e/emulator/zz_generated_*'
+GENERATED := api charts examples/generated policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)internal/emulator/zz_generated_*'
 
 .PHONY: verify-generate
 verify-generate: generate ## Fail if generated files differ from what is committed.
@@ -69,7 +69,7 @@ bench: tools build ## The operator as a process against the emulator: five scena
 .PHONY: bench-micro
 bench-micro: tools ## In-process Go benchmarks (emulator, broker, tenancy, converge 1,000 resource groups).
 	go test -run XXX -bench . -benchtime 1x ./reconcilers/kinds/
-	go test -run XXX -bench . ./identity/ ./tenancy/... ./e2e/emulator/
+	go test -run XXX -bench . ./identity/ ./tenancy/... ./internal/emulator/
 
 FUZZTIME ?= 15s
 
@@ -78,7 +78,7 @@ fuzz: tools ## Run each fuzz target for FUZZTIME (default 15s), one at a time.
 	go test -run '^$$' -fuzz '^FuzzParseARMID$$' -fuzztime $(FUZZTIME) ./tenancy
 	go test -run '^$$' -fuzz '^FuzzCompileEval$$' -fuzztime $(FUZZTIME) ./reconcilers/expressions
 	go test -run '^$$' -fuzz '^FuzzDesired$$' -fuzztime $(FUZZTIME) ./reconcilers/kinds
-	go test -run '^$$' -fuzz '^FuzzARMRequest$$' -fuzztime $(FUZZTIME) ./e2e/emulator
+	go test -run '^$$' -fuzz '^FuzzARMRequest$$' -fuzztime $(FUZZTIME) ./internal/emulator
 
 .PHONY: demo
 demo: tools build ## The whole story on local processes: onboarding, two teams, refusals, drift (see README); leaves it running.
