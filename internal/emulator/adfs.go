@@ -3,6 +3,8 @@ package emulator
 import (
 	"net/http"
 	"strings"
+
+	"github.com/aztenant/aztenant/internal/emulator/entra"
 )
 
 // The AD FS authority. MSAL for Python before 1.23 and the az CLI before
@@ -26,28 +28,14 @@ func (e *Emulator) serveADFS(w http.ResponseWriter, r *http.Request) bool {
 	if !ok {
 		return false
 	}
-	if entraPaths[rest] && e.serveEntraOutage(w, r, strings.HasSuffix(rest, "token")) {
+	if entra.Endpoints[rest] && e.serveEntraOutage(w, r, strings.HasSuffix(rest, "token")) {
 		return true
 	}
 	switch rest {
 	case ".well-known/openid-configuration":
-		b := e.base(r) + "/" + adfsTenant
-		// AD FS's own paths; MSAL takes the token endpoint from here and the
-		// "tenant" of its cache from that endpoint's first segment.
-		writeJSON(w, http.StatusOK, map[string]any{
-			"issuer":                                b,
-			"authorization_endpoint":                b + "/oauth2/authorize/",
-			"token_endpoint":                        b + "/oauth2/token/",
-			"jwks_uri":                              b + "/discovery/keys",
-			"response_types_supported":              []string{"code", "id_token", "code id_token", "id_token token", "code token", "code id_token token"},
-			"subject_types_supported":               []string{"pairwise"},
-			"id_token_signing_alg_values_supported": []string{"RS256"},
-			"token_endpoint_auth_methods_supported": []string{"client_secret_post", "client_secret_basic", "private_key_jwt", "windows_client_authentication"},
-			"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials", "urn:ietf:params:oauth:grant-type:jwt-bearer"},
-			"scopes_supported":                      []string{"openid", "profile", "email", "allatclaims"},
-		})
+		writeJSON(w, http.StatusOK, entra.ADFSDiscovery(e.base(r)+"/"+adfsTenant))
 	case "discovery/keys":
-		writeJSON(w, http.StatusOK, e.jwks)
+		writeJSON(w, http.StatusOK, e.signer.PublicJWKS())
 	case "oauth2/token":
 		r.Body = http.MaxBytesReader(w, r.Body, maxTokenRequestBodySize)
 		_ = r.ParseForm() // serveToken answers a body it cannot parse

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 )
 
@@ -71,8 +70,7 @@ func (e *Emulator) authenticate(r *http.Request) (*caller, *apiError) {
 		AppID string `json:"appid"`
 		TID   string `json:"tid"`
 	}
-	p, err := jwt.ParseSigned(tok, []jose.SignatureAlgorithm{jose.RS256})
-	if err != nil || p.Headers[0].KeyID != e.kid || p.Claims(&e.signKey.PublicKey, &claims) != nil {
+	if e.signer.Verify(tok, &claims) != nil {
 		return nil, armErr(http.StatusUnauthorized, "InvalidAuthenticationToken", "The access token is invalid.")
 	}
 	c := &caller{oid: claims.OID, appid: claims.AppID, tid: claims.TID, exp: claims.Expiry.Time()}

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/aztenant/aztenant/internal/emulator/entra"
+	"github.com/aztenant/aztenant/internal/emulator/jwks"
 )
 
 // Duration is a time.Duration that reads and writes JSON as "150ms" or "2s" (or a number of
@@ -126,29 +128,13 @@ type Principal struct {
 	Roles []RoleAssignment `json:"roles,omitempty"`
 }
 
-// FederatedCredential trusts tokens of Issuer for Subject with one of Audiences.
-type FederatedCredential struct {
-	Name      string   `json:"name"`
-	Issuer    string   `json:"issuer"`
-	Subject   string   `json:"subject"`
-	Audiences []string `json:"audiences"`
-}
+// FederatedCredential trusts tokens of Issuer for Subject with one of Audiences (package
+// entra matches them).
+type FederatedCredential = entra.FederatedCredential
 
-// TrustedIssuer is an external OIDC issuer (such as a Kubernetes API server) whose signed
-// tokens may be presented as client assertions. Give either JWKS (a literal key set) or let
-// the emulator discover keys at <Issuer>/.well-known/openid-configuration -> jwks_uri.
-type TrustedIssuer struct {
-	// Issuer is the exact "iss" of the assertions.
-	Issuer string `json:"issuer"`
-	// JWKS is a literal JSON Web Key Set; when set nothing is fetched.
-	JWKS json.RawMessage `json:"jwks,omitempty"`
-	// CAPEM is the CA bundle used to fetch discovery and keys over HTTPS.
-	CAPEM string `json:"caPEM,omitempty"`
-	// BearerToken is sent when fetching (some API servers refuse anonymous discovery).
-	BearerToken string `json:"bearerToken,omitempty"`
-	// HTTPClient overrides the client used for fetching (in-process use only).
-	HTTPClient *http.Client `json:"-"`
-}
+// TrustedIssuer is an external OIDC issuer whose signed tokens may be presented as client
+// assertions (package jwks fetches and caches its keys).
+type TrustedIssuer = jwks.TrustedIssuer
 
 // RoleAssignment grants Role (a built-in role name such as "Contributor" or a role
 // definition GUID/ID) to PrincipalID (object ID) at Scope (an ARM ID).

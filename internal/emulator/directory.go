@@ -179,38 +179,7 @@ func (e *Emulator) federatedCredentialsLocked(d *directoryEntry) []FederatedCred
 
 // AddTrustedIssuer trusts assertions of an OIDC issuer (replacing an earlier entry for the
 // same issuer).
-func (e *Emulator) AddTrustedIssuer(ti TrustedIssuer) error {
-	ik, err := newIssuerKeys(ti)
-	if err != nil {
-		return err
-	}
-	e.issuersMu.Lock()
-	defer e.issuersMu.Unlock()
-	for i, old := range e.issuers {
-		if old.cfg.Issuer == ti.Issuer {
-			e.issuers[i] = ik
-			return nil
-		}
-	}
-	e.issuers = append(e.issuers, ik)
-	return nil
-}
-
-func (e *Emulator) trustedIssuer(iss string) *issuerKeys {
-	e.issuersMu.RLock()
-	defer e.issuersMu.RUnlock()
-	for _, ik := range e.issuers {
-		if ik.cfg.Issuer == iss {
-			return ik
-		}
-	}
-	for _, ik := range e.issuers {
-		if sameIssuer(ik.cfg.Issuer, iss) {
-			return ik
-		}
-	}
-	return nil
-}
+func (e *Emulator) AddTrustedIssuer(ti TrustedIssuer) error { return e.trust.Add(ti) }
 
 // newGUID returns a random RFC 4122 version 4 UUID.
 func newGUID() string {

@@ -22,8 +22,9 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
-	"github.com/go-jose/go-jose/v4"
 
+	"github.com/aztenant/aztenant/internal/emulator/entra"
+	"github.com/aztenant/aztenant/internal/emulator/jwks"
 	"github.com/aztenant/aztenant/internal/pki"
 )
 
@@ -32,10 +33,8 @@ type Emulator struct {
 	cfg          Config
 	log          *slog.Logger
 	ca           *pki.CA
-	signKey      *rsa.PrivateKey
-	kid          string
-	signer       jose.Signer
-	jwks         []byte
+	signer       *jwks.Signer
+	entra        *entra.Server
 	armAudiences []string
 	tokenTTL     time.Duration
 	behaviours   map[string]*typeBehaviour // by lower full type
@@ -53,8 +52,7 @@ type Emulator struct {
 	pendingN   atomic.Int64
 	lro        map[string]LROConfig // runtime overrides by lower full type
 
-	issuersMu sync.RWMutex
-	issuers   []*issuerKeys
+	trust jwks.Trust
 
 	tokens tokenCache
 	faults *faultState
@@ -141,22 +139,20 @@ func (e *Emulator) initKeys(st *stateFile) error {
 	if keyPEM == "" && st != nil {
 		keyPEM = st.SigningKeyPEM
 	}
+	var key *rsa.PrivateKey
 	if keyPEM != "" {
-		e.signKey, err = parseRSAPrivateKeyPEM(keyPEM)
+		key, err = jwks.ParseRSAPrivateKeyPEM(keyPEM)
 	} else {
-		e.signKey, err = rsa.GenerateKey(rand.Reader, 2048)
+		key, err = rsa.GenerateKey(rand.Reader, 2048)
 	}
 	if err != nil {
 		return err
 	}
-	if e.kid, err = keyID(&e.signKey.PublicKey); err != nil {
+	if e.signer, err = jwks.NewSigner(key); err != nil {
 		return err
 	}
-	if e.signer, err = newTokenSigner(e.signKey, e.kid); err != nil {
-		return err
-	}
-	e.jwks, err = publicJWKS(&e.signKey.PublicKey, e.kid)
-	return err
+	e.entra = &entra.Server{Directory: entraDirectory{e}, Trust: &e.trust, Signer: e.signer, Now: e.faults.entraNow, TokenTTL: e.tokenTTL}
+	return nil
 }
 
 // Start listens and serves until ctx ends or Close is called. It returns once the listener

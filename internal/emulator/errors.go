@@ -28,20 +28,3 @@ func armErr(status int, code, format string, args ...any) *apiError {
 func badRequest(code, format string, args ...any) *apiError {
 	return armErr(http.StatusBadRequest, code, format, args...)
 }
-
-// entraError is a failure of the token endpoint in Entra's shape:
-// {"error":"invalid_client","error_description":"AADSTS70021: ..."}.
-type entraError struct {
-	Status      int
-	Kind        string // OAuth error: invalid_client, invalid_request, unauthorized_client ...
-	AADSTS      int
-	Description string
-}
-
-func (e *entraError) Error() string {
-	return fmt.Sprintf("%s: AADSTS%d: %s", e.Kind, e.AADSTS, e.Description)
-}
-
-func entraErr(kind string, code int, format string, args ...any) *entraError {
-	return &entraError{Status: http.StatusBadRequest, Kind: kind, AADSTS: code, Description: fmt.Sprintf(format, args...)}
-}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/aztenant/aztenant/internal/emulator/entra"
 )
 
 // Faults are injected deterministically: the same Seed and the same sequence of requests
@@ -229,7 +231,7 @@ func (e *Emulator) serveEntraOutage(w http.ResponseWriter, r *http.Request, toke
 			ClientID: r.PostForm.Get("client_id"), Status: http.StatusServiceUnavailable, ErrorCode: "AADSTS90033", Fault: "entra-unavailable"})
 	}
 	w.Header().Set("Retry-After", "1")
-	writeEntraError(w, &entraError{Status: http.StatusServiceUnavailable, Kind: "temporarily_unavailable", AADSTS: 90033,
+	writeEntraError(w, &entra.Error{Status: http.StatusServiceUnavailable, Kind: "temporarily_unavailable", AADSTS: 90033,
 		Description: "A transient error has occurred. Please try again."})
 	return true
 }

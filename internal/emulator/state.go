@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/aztenant/aztenant/internal/emulator/jwks"
 )
 
 // stateFile is the on-disk form of the emulator: enough to restart with the same CA, signing
@@ -49,13 +51,9 @@ func (e *Emulator) SaveState() error {
 	}
 	st := stateFile{
 		Version: 1, CACertPEM: string(e.ca.CertPEM), CAKeyPEM: string(e.ca.KeyPEM),
-		SigningKeyPEM: encodeRSAPrivateKeyPEM(e.signKey),
+		SigningKeyPEM: jwks.EncodeRSAPrivateKeyPEM(e.signer.Key()),
 	}
-	e.issuersMu.RLock()
-	for _, ik := range e.issuers {
-		st.TrustedIssuers = append(st.TrustedIssuers, ik.cfg)
-	}
-	e.issuersMu.RUnlock()
+	st.TrustedIssuers = e.trust.Configs()
 	e.mu.RLock()
 	for _, t := range e.tenants {
 		st.Tenants = append(st.Tenants, *t)

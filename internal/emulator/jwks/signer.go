@@ -1,4 +1,4 @@
-package emulator
+package jwks
 
 import (
 	"crypto"
@@ -12,20 +12,58 @@ import (
 	"fmt"
 
 	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 )
 
-// assertionAlgorithms are the signatures accepted on client assertions: those Kubernetes
-// API servers and Entra sign with. No symmetric algorithm, so a key set can never be
-// turned into an HMAC secret.
-var assertionAlgorithms = []jose.SignatureAlgorithm{
-	jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512,
-	jose.ES256, jose.ES384, jose.ES512,
+// Signer is the emulator's own token key: it signs access tokens as Entra does (RS256 with
+// the key's kid), publishes the public half as a JWKS and verifies what it signed.
+type Signer struct {
+	key    *rsa.PrivateKey
+	kid    string
+	signer jose.Signer
+	jwks   []byte
 }
 
-// newTokenSigner signs the emulator's access tokens as Entra does: RS256 with the key's kid.
-func newTokenSigner(key *rsa.PrivateKey, kid string) (jose.Signer, error) {
-	return jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: key, KeyID: kid}},
+// NewSigner derives the kid, the signer and the public key set from key.
+func NewSigner(key *rsa.PrivateKey) (*Signer, error) {
+	kid, err := keyID(&key.PublicKey)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: key, KeyID: kid}},
 		(&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		return nil, err
+	}
+	set, err := publicJWKS(&key.PublicKey, kid)
+	if err != nil {
+		return nil, err
+	}
+	return &Signer{key: key, kid: kid, signer: signer, jwks: set}, nil
+}
+
+// Key is the private key, for the state file.
+func (s *Signer) Key() *rsa.PrivateKey { return s.key }
+
+// PublicJWKS is the key set Entra's discovery/keys serves.
+func (s *Signer) PublicJWKS() []byte { return s.jwks }
+
+// Sign serialises claims as a signed compact JWT.
+func (s *Signer) Sign(claims any) (string, error) {
+	return jwt.Signed(s.signer).Claims(claims).Serialize()
+}
+
+// Verify checks that tok is an RS256 JWT signed by this key (by kid and signature) and
+// decodes its claims into out; it does not look at times or audiences.
+func (s *Signer) Verify(tok string, out ...any) error {
+	p, err := jwt.ParseSigned(tok, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil {
+		return err
+	}
+	if p.Headers[0].KeyID != s.kid {
+		return errors.New("token not signed by the emulator's key")
+	}
+	return p.Claims(&s.key.PublicKey, out...)
 }
 
 // keyID is the RFC 7638 thumbprint of the key, so restarts with the same key keep the kid.
@@ -71,7 +109,8 @@ func signatureKeys(doc []byte) (map[string][]crypto.PublicKey, error) {
 	return keys, nil
 }
 
-func parseRSAPrivateKeyPEM(s string) (*rsa.PrivateKey, error) {
+// ParseRSAPrivateKeyPEM reads a PKCS #1 or PKCS #8 RSA private key.
+func ParseRSAPrivateKeyPEM(s string) (*rsa.PrivateKey, error) {
 	blk, _ := pem.Decode([]byte(s))
 	if blk == nil {
 		return nil, errors.New("signing key: no PEM block")
@@ -90,6 +129,7 @@ func parseRSAPrivateKeyPEM(s string) (*rsa.PrivateKey, error) {
 	return rk, nil
 }
 
-func encodeRSAPrivateKeyPEM(k *rsa.PrivateKey) string {
+// EncodeRSAPrivateKeyPEM writes k as PKCS #1, the form ParseRSAPrivateKeyPEM reads first.
+func EncodeRSAPrivateKeyPEM(k *rsa.PrivateKey) string {
 	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
 }

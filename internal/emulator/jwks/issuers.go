@@ -1,4 +1,4 @@
-package emulator
+package jwks
 
 import (
 	"context"
@@ -24,8 +24,24 @@ const (
 	maxMisses       = 16
 )
 
-// issuerKeys holds the verification keys of one trusted issuer, fetched lazily and cached.
-type issuerKeys struct {
+// TrustedIssuer is an external OIDC issuer (such as a Kubernetes API server) whose signed
+// tokens may be presented as client assertions. Give either JWKS (a literal key set) or let
+// the emulator discover keys at <Issuer>/.well-known/openid-configuration -> jwks_uri.
+type TrustedIssuer struct {
+	// Issuer is the exact "iss" of the assertions.
+	Issuer string `json:"issuer"`
+	// JWKS is a literal JSON Web Key Set; when set nothing is fetched.
+	JWKS json.RawMessage `json:"jwks,omitempty"`
+	// CAPEM is the CA bundle used to fetch discovery and keys over HTTPS.
+	CAPEM string `json:"caPEM,omitempty"`
+	// BearerToken is sent when fetching (some API servers refuse anonymous discovery).
+	BearerToken string `json:"bearerToken,omitempty"`
+	// HTTPClient overrides the client used for fetching (in-process use only).
+	HTTPClient *http.Client `json:"-"`
+}
+
+// Issuer holds the verification keys of one trusted issuer, fetched lazily and cached.
+type Issuer struct {
 	cfg    TrustedIssuer
 	client *http.Client
 
@@ -35,11 +51,11 @@ type issuerKeys struct {
 	misses  map[string]time.Time // unknown kid -> last fetch it caused
 }
 
-func newIssuerKeys(cfg TrustedIssuer) (*issuerKeys, error) {
+func newIssuer(cfg TrustedIssuer) (*Issuer, error) {
 	if cfg.Issuer == "" {
 		return nil, errors.New("trusted issuer: issuer is required")
 	}
-	ik := &issuerKeys{cfg: cfg, client: cfg.HTTPClient}
+	ik := &Issuer{cfg: cfg, client: cfg.HTTPClient}
 	if len(cfg.JWKS) > 0 {
 		if err := ik.load(cfg.JWKS); err != nil {
 			return nil, fmt.Errorf("trusted issuer %s: %w", cfg.Issuer, err)
@@ -63,7 +79,7 @@ func newIssuerKeys(cfg TrustedIssuer) (*issuerKeys, error) {
 	return ik, nil
 }
 
-func (ik *issuerKeys) load(doc []byte) error {
+func (ik *Issuer) load(doc []byte) error {
 	keys, err := signatureKeys(doc)
 	if err != nil {
 		return err
@@ -72,9 +88,9 @@ func (ik *issuerKeys) load(doc []byte) error {
 	return nil
 }
 
-// candidates returns the keys that may have signed a token with this kid, fetching the
+// Candidates returns the keys that may have signed a token with this kid, fetching the
 // issuer's JWKS when it is not cached or does not know the kid.
-func (ik *issuerKeys) candidates(ctx context.Context, kid string) ([]crypto.PublicKey, error) {
+func (ik *Issuer) Candidates(ctx context.Context, kid string) ([]crypto.PublicKey, error) {
 	ik.mu.Lock()
 	defer ik.mu.Unlock()
 	known := func() []crypto.PublicKey {
@@ -114,7 +130,7 @@ func (ik *issuerKeys) candidates(ctx context.Context, kid string) ([]crypto.Publ
 	return known(), nil
 }
 
-func (ik *issuerKeys) fetch(ctx context.Context) error {
+func (ik *Issuer) fetch(ctx context.Context) error {
 	ik.fetched = time.Now()
 	var disc struct {
 		Issuer  string `json:"issuer"`
@@ -137,7 +153,7 @@ func (ik *issuerKeys) fetch(ctx context.Context) error {
 // discovery and of JWK sets.
 const jwksAccept = "application/json, application/jwk-set+json"
 
-func (ik *issuerKeys) getJSON(ctx context.Context, url string, out any) error {
+func (ik *Issuer) getJSON(ctx context.Context, url string, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
@@ -167,4 +183,57 @@ func (ik *issuerKeys) getJSON(ctx context.Context, url string, out any) error {
 // different issuer when looking up trust (federated credentials still compare exactly).
 func sameIssuer(a, b string) bool {
 	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
+}
+
+// Trust is the list of trusted issuers, looked up by the "iss" of an assertion.
+type Trust struct {
+	mu      sync.RWMutex
+	issuers []*Issuer
+}
+
+// Add trusts assertions of an OIDC issuer (replacing an earlier entry for the same issuer).
+func (t *Trust) Add(ti TrustedIssuer) error {
+	ik, err := newIssuer(ti)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, old := range t.issuers {
+		if old.cfg.Issuer == ti.Issuer {
+			t.issuers[i] = ik
+			return nil
+		}
+	}
+	t.issuers = append(t.issuers, ik)
+	return nil
+}
+
+// Lookup finds the issuer of iss, exactly first, then ignoring a trailing slash; nil when
+// iss is not trusted.
+func (t *Trust) Lookup(iss string) *Issuer {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for _, ik := range t.issuers {
+		if ik.cfg.Issuer == iss {
+			return ik
+		}
+	}
+	for _, ik := range t.issuers {
+		if sameIssuer(ik.cfg.Issuer, iss) {
+			return ik
+		}
+	}
+	return nil
+}
+
+// Configs are the trusted issuers as they were added, for the state file.
+func (t *Trust) Configs() []TrustedIssuer {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var out []TrustedIssuer
+	for _, ik := range t.issuers {
+		out = append(out, ik.cfg)
+	}
+	return out
 }
