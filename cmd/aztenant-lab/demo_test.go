@@ -13,7 +13,7 @@ import (
 	"github.com/aztenant/aztenant/internal/controlplane"
 )
 
-// `aztenant demo up` runs the whole story with the real binaries (control
+// `aztenant-lab demo up` runs the whole story with the real binaries (control
 // plane, emulator, operator, kubectl as processes): onboarding, each team's
 // developer applying the examples, the refusals, who wrote what in Azure and
 // drift reverted. It leaves everything running with instructions, refuses to

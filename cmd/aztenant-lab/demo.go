@@ -30,6 +30,7 @@ import (
 	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/internal/operator"
+	"github.com/aztenant/aztenant/internal/planclient"
 	"github.com/aztenant/aztenant/policy"
 )
 
@@ -567,12 +568,12 @@ spec:
 	if err != nil {
 		return err
 	}
-	objs, err := plan(ctx, c, "team-a", append(docs, more...))
+	objs, err := planclient.Plan(ctx, c, "team-a", append(docs, more...))
 	if err != nil {
 		return err
 	}
 	var buf strings.Builder
-	if err := printPlan(&buf, "text", objs); err != nil {
+	if err := planclient.Print(&buf, "text", objs); err != nil {
 		return err
 	}
 	d.indent(buf.String())

@@ -12,7 +12,7 @@ import (
 	"github.com/aztenant/aztenant/e2e/bench"
 )
 
-// `aztenant bench --quick` runs every scenario against real processes at a
+// `aztenant-lab bench --quick` runs every scenario against real processes at a
 // small size, prints a row for each scenario and writes JSON that parses.
 // Timing aims are not asserted: they are the full run's business.
 func TestBenchQuick(t *testing.T) {
