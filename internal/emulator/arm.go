@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/aztenant/aztenant/internal/emulator/armpath"
 )
 
 const maxARMBodySize = 4 << 20
@@ -73,40 +75,40 @@ const (
 // armRequest is a classified ARM request.
 type armRequest struct {
 	kind     reqKind
-	path     armPath
-	target   step   // the addressed resource, or the scope of a list
-	listType string // lower full type of a list; "" lists every top-level type
-	deep     bool   // list the whole subtree rather than direct children
-	action   string // POST action or provider namespace
-	rbacType string // full type naming the RBAC action
+	path     armpath.Path
+	target   armpath.Step // the addressed resource, or the scope of a list
+	listType string       // lower full type of a list; "" lists every top-level type
+	deep     bool         // list the whole subtree rather than direct children
+	action   string       // POST action or provider namespace
+	rbacType string       // full type naming the RBAC action
 }
 
-func classify(ap armPath, method string) (*armRequest, *apiError) {
-	req := &armRequest{path: ap, target: ap.last()}
-	last, tail := ap.last(), ap.tail
-	lt := last.typeKey()
+func classify(ap armpath.Path, method string) (*armRequest, *apiError) {
+	req := &armRequest{path: ap, target: ap.Last()}
+	last, tail := ap.Last(), ap.Tail
+	lt := last.TypeKey()
 	isSub, isRG := lt == typeSubscription, lt == typeResourceGroup
 	switch {
-	case len(ap.steps) == 0 && len(tail) == 1 && strings.EqualFold(tail[0], "subscriptions"):
+	case len(ap.Steps) == 0 && len(tail) == 1 && strings.EqualFold(tail[0], "subscriptions"):
 		req.kind = kindSubscriptionList
-	case len(ap.steps) == 0 && len(tail) == 1 && strings.EqualFold(tail[0], "tenants"):
+	case len(ap.Steps) == 0 && len(tail) == 1 && strings.EqualFold(tail[0], "tenants"):
 		req.kind = kindTenantList
-	case len(ap.steps) == 1 && isSub && len(tail) == 1 && strings.EqualFold(tail[0], "locations"):
+	case len(ap.Steps) == 1 && isSub && len(tail) == 1 && strings.EqualFold(tail[0], "locations"):
 		req.kind = kindLocationList
 	case len(tail) == 0 && (strings.HasSuffix(lt, "/locations/operationstatuses") || strings.HasSuffix(lt, "/locations/operationresults")):
 		req.kind = kindOperation
 	case len(tail) == 0 && lt == typeRoleDefinition:
 		req.kind = kindRoleDefinition
-	case len(ap.steps) == 0:
+	case len(ap.Steps) == 0:
 		if len(tail) == 3 && strings.EqualFold(tail[1]+"/"+tail[2], typeRoleDefinition) {
 			req.kind = kindRoleDefinitionList
 			break
 		}
 		return nil, armErr(http.StatusNotFound, "InvalidResourceType", "The emulator serves no tenant-level resources at this path.")
 	case len(tail) == 0:
-		req.kind, req.rbacType = kindResource, last.fullType
+		req.kind, req.rbacType = kindResource, last.FullType
 	case len(tail) == 1 && method == http.MethodPost:
-		req.kind, req.action, req.rbacType = kindAction, tail[0], last.fullType
+		req.kind, req.action, req.rbacType = kindAction, tail[0], last.FullType
 	case len(tail) == 1 && isSub && strings.EqualFold(tail[0], "resourcegroups"):
 		req.kind, req.listType, req.rbacType = kindList, typeResourceGroup, "Microsoft.Resources/resourceGroups"
 	case len(tail) == 1 && (isSub || isRG) && strings.EqualFold(tail[0], "resources"):
@@ -118,7 +120,7 @@ func classify(ap armPath, method string) (*armRequest, *apiError) {
 	case len(tail) == 1 && isSub && strings.EqualFold(tail[0], "providers"):
 		req.kind, req.rbacType = kindProviderList, "Microsoft.Resources/subscriptions/providers"
 	case len(tail) == 1 && !isSub && !isRG:
-		req.kind, req.listType, req.rbacType = kindList, strings.ToLower(last.fullType+"/"+tail[0]), last.fullType+"/"+tail[0]
+		req.kind, req.listType, req.rbacType = kindList, strings.ToLower(last.FullType+"/"+tail[0]), last.FullType+"/"+tail[0]
 	case len(tail) == 2 && isSub && strings.EqualFold(tail[0], "providers"):
 		req.kind, req.action, req.rbacType = kindProvider, tail[1], "Microsoft.Resources/subscriptions/providers"
 	case len(tail) == 3 && isSub && strings.EqualFold(tail[0], "providers") && method == http.MethodPost && strings.EqualFold(tail[2], "register"):
@@ -148,8 +150,8 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 	}
 	now := time.Now()
 	e.settle(now)
-	ap := parseARMPath(r.URL.Path)
-	sub := ap.subscription()
+	ap := armpath.Parse(r.URL.Path)
+	sub := ap.Subscription()
 	subTenant := ""
 	if sub != "" {
 		e.mu.RLock()
@@ -216,7 +218,7 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 		}
 	}
 	if req.rbacType != "" && req.kind != kindList && !readsProviders {
-		scope := req.target.id
+		scope := req.target.ID
 		e.mu.RLock()
 		aerr := e.authorizeLocked(c, actionFor(req.rbacType, r.Method, req.action), scope)
 		e.mu.RUnlock()
@@ -239,14 +241,14 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 	}
 	switch req.kind {
 	case kindOperation:
-		e.serveOperation(w, r, req.target.name, strings.HasSuffix(req.target.typeKey(), "operationresults"))
+		e.serveOperation(w, r, req.target.Name, strings.HasSuffix(req.target.TypeKey(), "operationresults"))
 		return nil
 	case kindSubscriptionList:
 		return e.listSubscriptions(w, c)
 	case kindTenantList:
 		return e.listTenants(w, c)
 	case kindLocationList:
-		return e.listLocations(w, c, req.target.name)
+		return e.listLocations(w, c, req.target.Name)
 	case kindProvider:
 		writeJSON(w, http.StatusOK, providerBody(sub, req.action))
 		return nil
@@ -309,23 +311,23 @@ func allowedMethod(k reqKind, m string) *apiError {
 
 // missingLocked explains, in ARM's words, which level of the path does not exist; nil when
 // every level up to (and, with self, including) the target exists.
-func (e *Emulator) missingLocked(ap armPath, self bool) *apiError {
-	n := len(ap.steps)
+func (e *Emulator) missingLocked(ap armpath.Path, self bool) *apiError {
+	n := len(ap.Steps)
 	if !self {
 		n--
 	}
-	rg := ap.resourceGroup()
+	rg := ap.ResourceGroup()
 	for i := 0; i < n; i++ {
-		s := ap.steps[i]
-		if e.resources[s.key()] != nil {
+		s := ap.Steps[i]
+		if e.resources[s.Key()] != nil {
 			continue
 		}
 		switch {
-		case s.typeKey() == typeSubscription:
-			return armErr(http.StatusNotFound, "SubscriptionNotFound", "The subscription '%s' could not be found.", s.name)
-		case s.typeKey() == typeResourceGroup:
-			return armErr(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", s.name)
-		case i < len(ap.steps)-1:
+		case s.TypeKey() == typeSubscription:
+			return armErr(http.StatusNotFound, "SubscriptionNotFound", "The subscription '%s' could not be found.", s.Name)
+		case s.TypeKey() == typeResourceGroup:
+			return armErr(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", s.Name)
+		case i < len(ap.Steps)-1:
 			return armErr(http.StatusNotFound, "ParentResourceNotFound",
 				"Can not perform requested operation on nested resource. Parent resource '%s' not found.", nestedName(ap, i))
 		default:
@@ -337,14 +339,14 @@ func (e *Emulator) missingLocked(ap armPath, self bool) *apiError {
 }
 
 // nestedName renders "account/default" for the i-th step, as ARM names nested parents.
-func nestedName(ap armPath, i int) string {
+func nestedName(ap armpath.Path, i int) string {
 	var names []string
 	for j := i; j >= 0; j-- {
-		t := ap.steps[j].typeKey()
+		t := ap.Steps[j].TypeKey()
 		if t == typeResourceGroup || t == typeSubscription {
 			break
 		}
-		names = append([]string{ap.steps[j].name}, names...)
+		names = append([]string{ap.Steps[j].Name}, names...)
 		if strings.Count(t, "/") == 1 {
 			break
 		}
@@ -354,22 +356,22 @@ func nestedName(ap armPath, i int) string {
 
 // nestedTypeName renders "Microsoft.Storage/storageAccounts/sa/blobServices/default" for the
 // i-th step, as ARM names a missing resource.
-func nestedTypeName(ap armPath, i int) string {
+func nestedTypeName(ap armpath.Path, i int) string {
 	start := i
-	for start > 0 && strings.Count(ap.steps[start].typeKey(), "/") > 1 {
+	for start > 0 && strings.Count(ap.Steps[start].TypeKey(), "/") > 1 {
 		start--
 	}
-	out := ap.steps[start].fullType + "/" + ap.steps[start].name
+	out := ap.Steps[start].FullType + "/" + ap.Steps[start].Name
 	for j := start + 1; j <= i; j++ {
-		t := ap.steps[j].fullType
-		out += "/" + t[strings.LastIndexByte(t, '/')+1:] + "/" + ap.steps[j].name
+		t := ap.Steps[j].FullType
+		out += "/" + t[strings.LastIndexByte(t, '/')+1:] + "/" + ap.Steps[j].Name
 	}
 	return out
 }
 
 func (e *Emulator) getResource(w http.ResponseWriter, r *http.Request, req *armRequest) *apiError {
 	e.mu.RLock()
-	res := e.resources[req.target.key()]
+	res := e.resources[req.target.Key()]
 	var raw []byte
 	var missing *apiError
 	if res != nil {
@@ -379,8 +381,8 @@ func (e *Emulator) getResource(w http.ResponseWriter, r *http.Request, req *armR
 	}
 	e.mu.RUnlock()
 	if res == nil {
-		if missing != nil && missing.Code == "ResourceNotFound" && req.target.typeKey() == typeRoleAssignment {
-			return armErr(http.StatusNotFound, "RoleAssignmentNotFound", "The role assignment '%s' is not found.", req.target.name)
+		if missing != nil && missing.Code == "ResourceNotFound" && req.target.TypeKey() == typeRoleAssignment {
+			return armErr(http.StatusNotFound, "RoleAssignmentNotFound", "The role assignment '%s' is not found.", req.target.Name)
 		}
 		return missing
 	}
@@ -408,7 +410,7 @@ func readBody(r *http.Request) (map[string]any, *apiError) {
 }
 
 func (e *Emulator) writeResource(w http.ResponseWriter, r *http.Request, req *armRequest, opFail *FailRule, apiVersion string) *apiError {
-	if req.target.typeKey() == typeSubscription {
+	if req.target.TypeKey() == typeSubscription {
 		return armErr(http.StatusMethodNotAllowed, "MethodNotAllowed", "Subscriptions are seeded through the emulator's Control API, not created through ARM.")
 	}
 	in, err := readBody(r)
@@ -420,9 +422,9 @@ func (e *Emulator) writeResource(w http.ResponseWriter, r *http.Request, req *ar
 	if err := e.missingLocked(req.path, false); err != nil {
 		return err
 	}
-	parentStep := req.path.parent()
-	parent := e.resources[parentStep.key()]
-	existing := e.resources[req.target.key()]
+	parentStep := req.path.Parent()
+	parent := e.resources[parentStep.Key()]
+	existing := e.resources[req.target.Key()]
 	if existing != nil && existing.op != nil {
 		return armErr(http.StatusConflict, "AnotherOperationInProgress", "Another operation on resource '%s' is in progress.", existing.id)
 	}
@@ -436,7 +438,7 @@ func (e *Emulator) writeResource(w http.ResponseWriter, r *http.Request, req *ar
 	if err := checkTags(desired); err != nil {
 		return err
 	}
-	lro := e.lroForLocked(req.target.typeKey())
+	lro := e.lroForLocked(req.target.TypeKey())
 	style := lro.Write
 	if existing != nil && lro.Update != "" {
 		style = lro.Update
@@ -452,8 +454,8 @@ func (e *Emulator) writeResource(w http.ResponseWriter, r *http.Request, req *ar
 		}
 	}
 	// Children take their parent's casing; the last part keeps the request's.
-	id := parent.id + req.target.id[len(parentStep.id):]
-	res, created, serr := e.storeLocked(writeTarget{id: id, fullType: req.target.fullType, name: req.target.name, parent: parent}, desired, state)
+	id := parent.id + req.target.ID[len(parentStep.ID):]
+	res, created, serr := e.storeLocked(writeTarget{id: id, fullType: req.target.FullType, name: req.target.Name, parent: parent}, desired, state)
 	if serr != nil {
 		return serr
 	}
@@ -490,8 +492,8 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 	delete(desired, "id")
 	delete(desired, "name")
 	delete(desired, "type")
-	ap := parseARMPath(t.id)
-	wr := &writeRequest{e: e, target: t, body: desired, props: propsOf(desired), existing: existing, subscriptionID: ap.subscription()}
+	ap := armpath.Parse(t.id)
+	wr := &writeRequest{e: e, target: t, body: desired, props: propsOf(desired), existing: existing, subscriptionID: ap.Subscription()}
 	if s := e.resources["/subscriptions/"+strings.ToLower(wr.subscriptionID)]; s != nil {
 		wr.tenantID = str(s.body, "tenantId")
 	}
@@ -542,16 +544,16 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 }
 
 func (e *Emulator) deleteResource(w http.ResponseWriter, r *http.Request, req *armRequest, opFail *FailRule, apiVersion string) *apiError {
-	tk := req.target.typeKey()
+	tk := req.target.TypeKey()
 	if tk == typeSubscription {
 		return armErr(http.StatusMethodNotAllowed, "MethodNotAllowed", "Subscriptions cannot be deleted through the emulator's ARM.")
 	}
 	if b := e.behaviours[tk]; b != nil && b.noDelete {
-		return armErr(http.StatusMethodNotAllowed, "MethodNotAllowed", "The requested method DELETE is not allowed for %s: it is deleted with its parent.", req.target.fullType)
+		return armErr(http.StatusMethodNotAllowed, "MethodNotAllowed", "The requested method DELETE is not allowed for %s: it is deleted with its parent.", req.target.FullType)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	res := e.resources[req.target.key()]
+	res := e.resources[req.target.Key()]
 	if res == nil {
 		if tk == typeResourceGroup {
 			return e.missingLocked(req.path, true)
@@ -613,7 +615,7 @@ func (e *Emulator) runAction(w http.ResponseWriter, r *http.Request, req *armReq
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	res := e.resources[req.target.key()]
+	res := e.resources[req.target.Key()]
 	if res == nil {
 		return e.missingLocked(req.path, true)
 	}
@@ -641,7 +643,7 @@ func (e *Emulator) listResources(w http.ResponseWriter, r *http.Request, req *ar
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	scope := e.resources[req.target.key()]
+	scope := e.resources[req.target.Key()]
 	if scope == nil {
 		return e.missingLocked(req.path, true)
 	}
@@ -749,7 +751,7 @@ func parseListFilter(expr string, roleAssignments bool) (listFilter, *apiError) 
 }
 
 func (f listFilter) matches(r *resource) bool {
-	if f.resourceGroup != "" && !strings.EqualFold(parseARMPath(r.id).resourceGroup(), f.resourceGroup) {
+	if f.resourceGroup != "" && !strings.EqualFold(armpath.Parse(r.id).ResourceGroup(), f.resourceGroup) {
 		return false
 	}
 	if f.resourceType != "" && !strings.EqualFold(r.typ, f.resourceType) {

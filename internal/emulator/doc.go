@@ -9,21 +9,22 @@
 // enforcement, deterministic fault injection, the audit log and the Control API under
 // /_emulator/. It does not own any client code: callers use the Azure SDK.
 //
-// Two parts stand on their own as subpackages, each depending on nothing here:
+// Three parts stand on their own as subpackages, each depending on nothing here:
 //   - entra: Entra's protocol (discovery documents, the client-credentials exchange and
 //     its rules, access-token claims, AADSTS errors); it asks this package's directory
 //     through entra.Directory.
 //   - jwks: the keys (the emulator's signing key, trusted issuers' key sets).
+//   - armpath: the grammar of ARM paths and scopes the router classifies requests by.
 //
 // The rest shares one lock (Emulator.mu) over the directory, the tree, the role grants
 // and the operations, so it stays one package, grouped by file:
 //   - the server: emulator.go (New, Start, routing), config.go, errors.go;
 //   - Entra's HTTP side: entra.go (token endpoint, auditing), adfs.go (the AD FS
 //     authority and /metadata/endpoints for the az CLI), issued.go;
-//   - the ARM router: arm.go (requests, writes, reads, lists), armpath.go (path
-//     parsing), auth.go (bearer tokens), apiversions.go (registered types, api-version
-//     checks, providers), lro.go (long-running operations), actions.go (POST actions),
-//     armidentity.go (a resource's identity block), rbac.go (authorisation);
+//   - the ARM router: arm.go (requests, writes, reads, lists), auth.go (bearer
+//     tokens), apiversions.go (registered types, api-version checks, providers), lro.go
+//     (long-running operations), actions.go (POST actions), armidentity.go (a
+//     resource's identity block), rbac.go (authorisation);
 //   - per-type behaviours: types.go (typeBehaviour, the table), one type_*.go per
 //     type, and zz_generated_types.go (kindgen's kinds, served generically). A behaviour
 //     runs under the state lock and reaches into the directory and the grants (a managed

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/aztenant/aztenant/internal/emulator/armpath"
 )
 
 // maxRetainedOperations bounds how many finished operations stay pollable.
@@ -166,7 +168,7 @@ func (e *Emulator) finishOpLocked(op *operation, status string, err *apiError) {
 }
 
 func (op *operation) pollPath(kind string) string {
-	sub := parseARMPath(op.resID).subscription()
+	sub := armpath.Parse(op.resID).Subscription()
 	return "/subscriptions/" + sub + "/providers/" + op.provider + "/locations/" + op.location + "/" + kind + "/" + op.id +
 		"?api-version=" + url.QueryEscape(op.apiVersion)
 }

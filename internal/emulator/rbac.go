@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aztenant/aztenant/api/authorization/roles"
+	"github.com/aztenant/aztenant/internal/emulator/armpath"
 )
 
 // Built-in roles are aztenant's role table (package roles): the real GUIDs, so clients can
@@ -24,7 +25,7 @@ var builtinByGUID = func() map[string]*roles.Definition {
 
 // builtinRole finds a built-in role by GUID, role definition ID or name (any casing).
 func builtinRole(ref string) *roles.Definition {
-	if d := builtinByGUID[strings.ToLower(lastName(ref))]; d != nil {
+	if d := builtinByGUID[strings.ToLower(armpath.LastName(ref))]; d != nil {
 		return d
 	}
 	for _, d := range builtinByGUID {
@@ -48,12 +49,12 @@ type roleRef struct {
 // or to where a custom role of that GUID lives: under the subscription the ID names, or
 // subscription when it names none. It does not check that a custom role exists.
 func roleRefFor(ref, subscription string) roleRef {
-	g := strings.ToLower(lastName(ref))
+	g := strings.ToLower(armpath.LastName(ref))
 	if d := builtinRole(ref); d != nil {
 		return roleRef{builtin: d, guid: d.ID}
 	}
-	if ap := parseARMPath(ref); ap.subscription() != "" {
-		subscription = ap.subscription()
+	if ap := armpath.Parse(ref); ap.Subscription() != "" {
+		subscription = ap.Subscription()
 	}
 	return roleRef{key: customRoleKey(subscription, g), guid: g}
 }
@@ -112,7 +113,7 @@ func (e *Emulator) removeGrantLocked(principalID, raKey string) {
 func (e *Emulator) allowedLocked(c *caller, action, scopeID string) bool {
 	scopeKey := strings.ToLower(scopeID)
 	for _, g := range e.grants[strings.ToLower(c.oid)] {
-		if !withinScope(scopeKey, g.scopeKey) {
+		if !armpath.WithinScope(scopeKey, g.scopeKey) {
 			continue
 		}
 		if d, ok := e.definitionLocked(g.role); ok && d.Allows(action) {
@@ -159,12 +160,12 @@ func (e *Emulator) assignRoleLocked(ra RoleAssignment) error {
 	if ra.PrincipalID == "" {
 		return fmt.Errorf("seed: role assignment of %s at %s has no principalId", ra.Role, ra.Scope)
 	}
-	scope := normalizeScope(ra.Scope)
+	scope := armpath.NormalizeScope(ra.Scope)
 	parent := e.lookupLocked(scope)
 	if parent == nil {
 		return fmt.Errorf("seed: role assignment scope %s does not exist", scope)
 	}
-	role, ok := e.findRoleLocked(ra.Role, parseARMPath(scope).subscription())
+	role, ok := e.findRoleLocked(ra.Role, armpath.Parse(scope).Subscription())
 	if !ok {
 		return fmt.Errorf("seed: unknown role %q (a built-in role's name or GUID, or the GUID of a custom role of the scope's subscription)", ra.Role)
 	}
@@ -189,8 +190,8 @@ func (e *Emulator) assignRoleLocked(ra RoleAssignment) error {
 
 func roleDefinitionID(scopeID, guid string) string {
 	sub := ""
-	if ap := parseARMPath(scopeID); ap.subscription() != "" {
-		sub = "/subscriptions/" + ap.subscription()
+	if ap := armpath.Parse(scopeID); ap.Subscription() != "" {
+		sub = "/subscriptions/" + ap.Subscription()
 	}
 	return sub + "/providers/Microsoft.Authorization/roleDefinitions/" + guid
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aztenant/aztenant/internal/emulator/armpath"
 	"github.com/aztenant/aztenant/internal/emulator/jwks"
 )
 
@@ -123,8 +124,8 @@ func (e *Emulator) restore(st *stateFile) error {
 		}
 		key := strings.ToLower(sr.ID)
 		parentKey := ""
-		if ap := parseARMPath(sr.ID); len(ap.steps) > 1 {
-			parentKey = ap.parent().key()
+		if ap := armpath.Parse(sr.ID); len(ap.Steps) > 1 {
+			parentKey = ap.Parent().Key()
 		}
 		if parentKey != "" && e.resources[parentKey] == nil {
 			continue // its parent was being deleted

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"strings"
 	"time"
+
+	"github.com/aztenant/aztenant/internal/emulator/armpath"
 )
 
 // resource is one node of the ARM tree: a subscription, a resource group or a (child or
@@ -90,7 +92,7 @@ func mergePatch(target map[string]any, patch map[string]any) map[string]any {
 
 // lookupLocked finds a resource by ID, case-insensitively. Caller holds e.mu.
 func (e *Emulator) lookupLocked(id string) *resource {
-	return e.resources[strings.ToLower(normalizeScope(id))]
+	return e.resources[strings.ToLower(armpath.NormalizeScope(id))]
 }
 
 // insertLocked stores a new resource under its parent. Caller holds e.mu for writing.

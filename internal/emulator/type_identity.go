@@ -107,12 +107,12 @@ func (e *Emulator) ficWriteInFlight(req *armRequest) (time.Duration, *apiError) 
 	if settle == 0 {
 		settle = 100 * time.Millisecond
 	}
-	if settle < 0 || req.target.typeKey() != typeFederatedCredential {
+	if settle < 0 || req.target.TypeKey() != typeFederatedCredential {
 		return 0, nil
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	identity := e.resources[req.path.parent().key()]
+	identity := e.resources[req.path.Parent().Key()]
 	if identity == nil {
 		return 0, nil // the write answers 404
 	}

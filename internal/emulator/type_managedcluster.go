@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"github.com/aztenant/aztenant/internal/emulator/armpath"
 )
 
 // managedClusterBehaviour: agent pools with counts (type_agentpool.go: the cluster's list
@@ -60,8 +62,8 @@ func managedClusterBehaviour() *typeBehaviour {
 			sum := sha256.Sum256([]byte(w.target.id))
 			w.keep("fqdn", func() any { return fmt.Sprintf("%s-%x.hcp.%s.azmk8s.io", prefix, sum[:4], w.location()) })
 			rg := ""
-			if ap := parseARMPath(w.target.id); ap.resourceGroup() != "" {
-				rg = ap.resourceGroup()
+			if ap := armpath.Parse(w.target.id); ap.ResourceGroup() != "" {
+				rg = ap.ResourceGroup()
 			}
 			w.keep("nodeResourceGroup", func() any { return fmt.Sprintf("MC_%s_%s_%s", rg, w.target.name, w.location()) })
 			// A cluster with a managed identity, not a service principal,

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/aztenant/aztenant/internal/emulator/armpath"
 )
 
 // roleAssignmentBehaviour validates assignments like Azure (GUID names, an existing built-in
@@ -20,7 +22,7 @@ func roleAssignmentBehaviour() *typeBehaviour {
 			rdID, pid := str(w.props, "roleDefinitionId"), str(w.props, "principalId")
 			role, ok := w.e.findRoleLocked(rdID, w.subscriptionID)
 			if rdID == "" || !ok {
-				return badRequest("RoleDefinitionDoesNotExist", "The specified role definition with ID '%s' does not exist.", lastName(rdID))
+				return badRequest("RoleDefinitionDoesNotExist", "The specified role definition with ID '%s' does not exist.", armpath.LastName(rdID))
 			}
 			if pid == "" {
 				return badRequest("InvalidPrincipalId", "A valid principal ID must be provided for role assignment.")
@@ -57,7 +59,7 @@ func roleAssignmentBehaviour() *typeBehaviour {
 			// back after its assignments.
 			p := r.props()
 			if rd := str(p, "roleDefinitionId"); rd != "" {
-				e.addGrantLocked(str(p, "principalId"), r.key, r.parentKey, roleRefFor(rd, parseARMPath(r.id).subscription()))
+				e.addGrantLocked(str(p, "principalId"), r.key, r.parentKey, roleRefFor(rd, armpath.Parse(r.id).Subscription()))
 			}
 		},
 		removed: func(e *Emulator, r *resource) { e.dropGrantLocked(r.key) },

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aztenant/aztenant/api/authorization/roles"
+	"github.com/aztenant/aztenant/internal/emulator/armpath"
 )
 
 // Role definitions (Microsoft.Authorization/roleDefinitions, api-version 2022-04-01 as
@@ -58,8 +59,8 @@ func roleDefinitionBehaviour() *typeBehaviour {
 				return badRequest("InvalidRoleDefinition", "The role definition must have at least one assignable scope.")
 			}
 			for _, s := range d.AssignableScopes {
-				ap := parseARMPath(s)
-				if normalizeScope(s) == "/" || !strings.EqualFold(ap.subscription(), w.subscriptionID) {
+				ap := armpath.Parse(s)
+				if armpath.NormalizeScope(s) == "/" || !strings.EqualFold(ap.Subscription(), w.subscriptionID) {
 					return badRequest("InvalidRoleDefinition", "The assignable scope '%s' is not valid: a custom role of subscription '%s' is assignable in that subscription only (not at '/').", s, w.subscriptionID)
 				}
 				if w.e.lookupLocked(s) == nil {
@@ -86,7 +87,7 @@ func roleDefinitionBehaviour() *typeBehaviour {
 }
 
 func sameTenant(e *Emulator, r *resource, tenantID string) bool {
-	if s := e.resources["/subscriptions/"+strings.ToLower(parseARMPath(r.id).subscription())]; s != nil {
+	if s := e.resources["/subscriptions/"+strings.ToLower(armpath.Parse(r.id).Subscription())]; s != nil {
 		return strings.EqualFold(str(s.body, "tenantId"), tenantID)
 	}
 	return false
@@ -109,11 +110,11 @@ func (e *Emulator) serveRoleDefinitions(w http.ResponseWriter, r *http.Request, 
 		return e.listRoleDefinitions(w, r, req)
 	}
 	scopeID := "/"
-	if p := req.path.parent(); p.id != "" {
-		scopeID = p.id
+	if p := req.path.Parent(); p.ID != "" {
+		scopeID = p.ID
 	}
-	guid := req.target.name
-	sub := req.path.subscription()
+	guid := req.target.Name
+	sub := req.path.Subscription()
 	switch r.Method {
 	case http.MethodPut:
 		return e.putRoleDefinition(w, r, c, scopeID, sub, guid)
@@ -131,7 +132,7 @@ func (e *Emulator) serveRoleDefinitions(w http.ResponseWriter, r *http.Request, 
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	for _, res := range e.customRolesLocked() {
-		if strings.EqualFold(str(res.body, "name"), guid) && (sub == "" || strings.EqualFold(parseARMPath(res.id).subscription(), sub)) {
+		if strings.EqualFold(str(res.body, "name"), guid) && (sub == "" || strings.EqualFold(armpath.Parse(res.id).Subscription(), sub)) {
 			writeJSON(w, http.StatusOK, res.raw)
 			return nil
 		}
@@ -159,8 +160,8 @@ func (e *Emulator) putRoleDefinition(w http.ResponseWriter, r *http.Request, c *
 		if as, ok := p["assignableScopes"].([]any); ok {
 			for _, s := range as {
 				// Scopes outside the subscription are refused as invalid by prepare.
-				if s, ok := s.(string); ok && strings.EqualFold(parseARMPath(s).subscription(), sub) {
-					scopes = append(scopes, normalizeScope(s))
+				if s, ok := s.(string); ok && strings.EqualFold(armpath.Parse(s).Subscription(), sub) {
+					scopes = append(scopes, armpath.NormalizeScope(s))
 				}
 			}
 		}
@@ -222,8 +223,8 @@ func (e *Emulator) deleteRoleDefinition(w http.ResponseWriter, c *caller, scopeI
 // atScopeAndBelow() filter, below it too), filtered by roleName eq '...' or type eq '...'.
 func (e *Emulator) listRoleDefinitions(w http.ResponseWriter, r *http.Request, req *armRequest) *apiError {
 	scopeID := "/"
-	if l := req.path.last(); l.id != "" {
-		scopeID = l.id
+	if l := req.path.Last(); l.ID != "" {
+		scopeID = l.ID
 	}
 	scopeKey := strings.ToLower(scopeID)
 	filter := strings.ToLower(r.URL.Query().Get("$filter"))
@@ -266,8 +267,8 @@ func (e *Emulator) listRoleDefinitions(w http.ResponseWriter, r *http.Request, r
 			continue
 		}
 		for _, s := range d.AssignableScopes {
-			sk := strings.ToLower(normalizeScope(s))
-			if withinScope(scopeKey, sk) || (below && withinScope(sk, scopeKey)) {
+			sk := strings.ToLower(armpath.NormalizeScope(s))
+			if armpath.WithinScope(scopeKey, sk) || (below && armpath.WithinScope(sk, scopeKey)) {
 				add(res.raw)
 				break
 			}

@@ -5,6 +5,15 @@ import (
 	"strings"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/internal/emulator/armpath"
+)
+
+// The types the router itself knows of, as armpath spells them.
+const (
+	typeSubscription   = armpath.TypeSubscription
+	typeResourceGroup  = armpath.TypeResourceGroup
+	typeRoleAssignment = armpath.TypeRoleAssignment
+	typeRoleDefinition = armpath.TypeRoleDefinition
 )
 
 // typeBehaviour customises one resource type; types without one behave generically (the
