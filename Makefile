@@ -32,7 +32,7 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... paths=./reconcilers/... output:rbac:artifacts:config=charts/aztenant/files
 
 # What make generate writes (kindgen also writes adapters, emulator facts and samples).
-GENERATED := api charts examples/generated policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)e2e/emulator/zz_generated_*'
+GENERATED := api charts examples/generated policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)internal/emulator/zz_generated_*'
 
 .PHONY: verify-generate
 verify-generate: generate ## Fail if generated files differ from what is committed.
@@ -40,7 +40,7 @@ verify-generate: generate ## Fail if generated files differ from what is committ
 	@test -z "$$(git status --porcelain -- $(GENERATED))" || { echo "untracked generated files: run 'make generate' and commit"; git status --porcelain -- $(GENERATED); exit 1; }
 
 .PHONY: build
-build: ## Build the binaries into bin/.
+build: ## Build the binaries into bin/: the CLI (aztenant), the operator, azure-emulator and aztenant-lab (demo, bench).
 	go build -o $(BIN)/ ./cmd/...
 
 .PHONY: lint
@@ -64,12 +64,12 @@ test-under-load: tools build ## make test 3 times (RUNS) while 2 busy processes 
 
 .PHONY: bench
 bench: tools build ## The operator as a process against the emulator: five scenarios and the CRD footprint, a table and bench-results.json (about 12 min).
-	$(BIN)/aztenant bench --out bench-results.json
+	$(BIN)/aztenant-lab bench --out bench-results.json
 
 .PHONY: bench-micro
 bench-micro: tools ## In-process Go benchmarks (emulator, broker, tenancy, converge 1,000 resource groups).
 	go test -run XXX -bench . -benchtime 1x ./reconcilers/kinds/
-	go test -run XXX -bench . ./identity/ ./tenancy/... ./e2e/emulator/
+	go test -run XXX -bench . ./identity/ ./tenancy/... ./internal/emulator/
 
 FUZZTIME ?= 15s
 
@@ -78,20 +78,20 @@ fuzz: tools ## Run each fuzz target for FUZZTIME (default 15s), one at a time.
 	go test -run '^$$' -fuzz '^FuzzParseARMID$$' -fuzztime $(FUZZTIME) ./tenancy
 	go test -run '^$$' -fuzz '^FuzzCompileEval$$' -fuzztime $(FUZZTIME) ./reconcilers/expressions
 	go test -run '^$$' -fuzz '^FuzzDesired$$' -fuzztime $(FUZZTIME) ./reconcilers/kinds
-	go test -run '^$$' -fuzz '^FuzzARMRequest$$' -fuzztime $(FUZZTIME) ./e2e/emulator
+	go test -run '^$$' -fuzz '^FuzzARMRequest$$' -fuzztime $(FUZZTIME) ./internal/emulator
 
 .PHONY: demo
 demo: tools build ## The whole story on local processes: onboarding, two teams, refusals, drift (see README); leaves it running.
-	$(BIN)/aztenant demo up
+	$(BIN)/aztenant-lab demo up
 
 .PHONY: demo-down
 demo-down: ## Stop what `make demo` left running.
-	$(BIN)/aztenant demo down
+	$(BIN)/aztenant-lab demo down
 
 .PHONY: clean
 clean: ## Remove built binaries (keeps the tool builds) and demo state.
 	rm -rf .aztenant dist
-	find $(BIN) -maxdepth 1 -type f \( -name aztenant -o -name operator -o -name azure-emulator \) -delete 2>/dev/null || true
+	find $(BIN) -maxdepth 1 -type f \( -name aztenant -o -name aztenant-lab -o -name operator -o -name azure-emulator \) -delete 2>/dev/null || true
 
 # Release artifacts, built by hack/image (its own Go module) with no container
 # daemon and no network beyond the Go module proxy. RELEASE_VERSION empty: HEAD's

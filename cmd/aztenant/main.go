@@ -1,5 +1,6 @@
-// Command aztenant is the project's CLI: the local demo, whoami, policy test, onboard,
-// convert and the benchmarks.
+// Command aztenant is the CLI a developer or platform engineer installs: whoami, policy
+// test and vap, onboard, plan, import, convert and version. The demo and the benchmarks
+// are cmd/aztenant-lab's, so this binary links no emulator, control plane or test harness.
 package main
 
 import (
@@ -18,7 +19,7 @@ func main() {
 		SilenceErrors: true,
 		Version:       buildVersion(),
 	}
-	root.AddCommand(newDemoCommand(), newWhoamiCommand(), newPolicyCommand(), newOnboardCommand(), newPlanCommand(), newImportCommand(), newConvertCommand(), newBenchCommand())
+	root.AddCommand(newWhoamiCommand(), newPolicyCommand(), newOnboardCommand(), newPlanCommand(), newImportCommand(), newConvertCommand())
 	if err := root.Execute(); err != nil {
 		var code exitCode
 		if errors.As(err, &code) {

@@ -15,7 +15,8 @@ import (
 
 	planv1alpha1 "github.com/aztenant/aztenant/api/plan/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
-	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/internal/planclient"
 	"github.com/aztenant/aztenant/internal/stacktest"
 	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
@@ -109,7 +110,7 @@ data: {a: b}
 	if last := s.Emu.Audit(emulator.AuditFilter{Limit: 1}); len(last) > 0 {
 		since = last[0].Seq
 	}
-	objs, err := plan(ctx, dev, ns, docs)
+	objs, err := planclient.Plan(ctx, dev, ns, docs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ data: {a: b}
 	}
 
 	var out bytes.Buffer
-	if err := printPlan(&out, "text", objs); err != nil {
+	if err := planclient.Print(&out, "text", objs); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), `~ tags.env: "dev" -> "prod"`) {

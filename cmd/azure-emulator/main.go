@@ -1,4 +1,4 @@
-// Command azure-emulator runs the local Azure (Entra ID + ARM) of package e2e/emulator as a
+// Command azure-emulator runs the local Azure (Entra ID + ARM) of package internal/emulator as a
 // process, for the demo and end-to-end tests. It prints the URL and the CA file when ready
 // and saves its state (when --state-file is set) on SIGINT or SIGTERM.
 package main
@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/emulator"
 )
 
 // listFlag collects a repeatable flag.
@@ -57,7 +57,7 @@ A local Azure for tests and demos: Entra ID (OpenID discovery, client credential
 secrets or workload identity federation) and Azure Resource Manager on one HTTPS port with
 its own CA. Clients use the real Azure SDK with the authority host and ARM endpoint set to
 the printed URL and an HTTP client trusting the printed CA file. The Control API lives under
-<URL>/_emulator/ (see e2e/emulator/README.md).
+<URL>/_emulator/ (see internal/emulator/README.md).
 
 Flags:
 `)

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
-	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/internal/stacktest"
 	"github.com/aztenant/aztenant/internal/testenv"
 	"github.com/aztenant/aztenant/policy"

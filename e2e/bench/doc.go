@@ -7,6 +7,6 @@
 //
 // It owns the process stack (Stack: start, onboard namespaces, restart or
 // kill -9 the operator, restart the API server), the emulator's Control API
-// client, the five scenarios of `aztenant bench` and their report (table and
+// client, the five scenarios of `aztenant-lab bench` and their report (table and
 // JSON). The fault-injection tests in e2e/faults reuse the stack.
 package bench

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/emulator"
 )
 
 // EmulatorClient speaks the emulator process's Control API (/_emulator).

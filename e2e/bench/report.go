@@ -51,7 +51,7 @@ type Row struct {
 	Met *bool `json:"met,omitempty"`
 }
 
-// Report is what `aztenant bench` prints and writes.
+// Report is what `aztenant-lab bench` prints and writes.
 type Report struct {
 	Started  time.Time `json:"started"`
 	Seconds  float64   `json:"seconds"`

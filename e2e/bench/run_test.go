@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/emulator"
 )
 
 // A call of the throttled budget sent after a 429 and before the window

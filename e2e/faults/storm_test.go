@@ -10,7 +10,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/e2e/bench"
-	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 

@@ -1,5 +1,5 @@
 // Package federation holds the conformance tests of the Azure emulator's Entra ID side
-// (e2e/emulator) against ServiceAccount tokens minted by a real Kubernetes API server
+// (internal/emulator) against ServiceAccount tokens minted by a real Kubernetes API server
 // (internal/testenv): workload identity federation exchanges through the unchanged Azure SDK
 // (azidentity's ClientAssertionCredential, armresources, armmsi), with the emulator
 // discovering the API server's signing keys from its issuer URL as Entra ID does.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aztenant/aztenant/e2e/emulator"
+	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/internal/stacktest"
 	"github.com/aztenant/aztenant/internal/testenv"

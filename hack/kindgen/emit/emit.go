@@ -77,10 +77,10 @@ func Generate(models, all []*model.Kind) (Files, error) {
 		}
 	}
 	for path, src := range map[string]string{
-		"api/zz_generated_groups.go":             schemeFile(ownGroups, groups),
-		"reconcilers/kinds/zz_generated_all.go":  allFile(kinds),
-		"reconcilers/kinds/zz_generated_rbac.go": rbacFile(order, groups),
-		"e2e/emulator/zz_generated_types.go":     emulatorFile(kinds),
+		"api/zz_generated_groups.go":              schemeFile(ownGroups, groups),
+		"reconcilers/kinds/zz_generated_all.go":   allFile(kinds),
+		"reconcilers/kinds/zz_generated_rbac.go":  rbacFile(order, groups),
+		"internal/emulator/zz_generated_types.go": emulatorFile(kinds),
 	} {
 		if err := files.goFile(path, src); err != nil {
 			return nil, err
@@ -132,7 +132,7 @@ func (f Files) Write(root string) error {
 // header, and the samples.
 func generatedFiles(root string) (map[string]bool, error) {
 	out := map[string]bool{}
-	for _, dir := range []string{"api", "reconcilers/kinds", "e2e/emulator", "examples/generated"} {
+	for _, dir := range []string{"api", "reconcilers/kinds", "internal/emulator", "examples/generated"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aztenant/aztenant/e2e/bench"
+)
+
+// `aztenant-lab bench --quick` runs every scenario against real processes at a
+// small size, prints a row for each scenario and writes JSON that parses.
+// Timing aims are not asserted: they are the full run's business.
+func TestBenchQuick(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "bench.json")
+	var stdout, progress bytes.Buffer
+	err := runBench(t.Context(), &stdout, &progress, benchOptions{out: out, dir: filepath.Join(t.TempDir(), "run"), quick: true})
+	if err != nil {
+		t.Fatalf("bench: %v\n%s\n%s", err, progress.String(), stdout.String())
+	}
+	table := stdout.String()
+	t.Logf("\n%s", table)
+	if !strings.Contains(table, "SCENARIO") || !strings.Contains(table, "MET?") {
+		t.Errorf("no table header in:\n%s", table)
+	}
+	scenarios := append(slices.Clone(bench.Scenarios), scenarioFootprint)
+	for _, sc := range scenarios {
+		if !strings.Contains(table, "\n"+sc+" ") {
+			t.Errorf("the table has no row for scenario %s", sc)
+		}
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("JSON report: %v", err)
+	}
+	seen := map[string]int{}
+	for _, r := range rep.Rows {
+		seen[r.Scenario]++
+		if (r.Aim == nil) != (r.Met == nil) {
+			t.Errorf("%s/%s: an aim without a verdict or the reverse", r.Scenario, r.Figure)
+		}
+	}
+	for _, sc := range scenarios {
+		if seen[sc] == 0 {
+			t.Errorf("JSON has no figure for %s", sc)
+		}
+	}
+	if !rep.Quick || len(rep.Failures) != 0 {
+		t.Errorf("quick=%v failures=%v", rep.Quick, rep.Failures)
+	}
+	// Figures that must hold at any size: everything converged and was counted.
+	for _, r := range rep.Rows {
+		if r.Scenario == bench.ScenarioConverge && strings.HasPrefix(r.Figure, "resources Ready per second") && r.Value <= 0 {
+			t.Errorf("converge rate %v", r.Value)
+		}
+		if r.Scenario == bench.ScenarioIdle && strings.HasPrefix(r.Figure, "operator RSS at idle") && r.Value <= 0 {
+			t.Errorf("idle RSS %v: /proc not read", r.Value)
+		}
+		if r.Scenario == scenarioFootprint && r.Unit == "MiB" && !strings.Contains(r.Figure, " per ") && r.Value <= 0 {
+			t.Errorf("%s: %v: /proc not read", r.Figure, r.Value)
+		}
+	}
+}

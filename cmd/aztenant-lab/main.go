@@ -1,0 +1,27 @@
+// Command aztenant-lab is the project's demo and benchmark harness, not shipped to users:
+// `demo up|down` runs the whole story on local processes (etcd and kube-apiserver, the
+// Azure emulator, the operator), `bench` measures the operator as a process against the
+// emulator, its last scenario the CRD footprint. It links the emulator, the control plane
+// and the bench runner, which is why it is not cmd/aztenant, the CLI users install.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	root := &cobra.Command{
+		Use:           "aztenant-lab",
+		Short:         "aztenant's demo and benchmarks, on local processes (for the project, not shipped)",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newDemoCommand(), newBenchCommand())
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
