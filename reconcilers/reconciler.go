@@ -217,8 +217,15 @@ func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, 
 	if err != nil {
 		return r.armFailure(err, scope)
 	}
+	// plan completes the desired body in place (tags, the owner marker):
+	// kept aside for a second plan on what a GET says.
+	var pristine map[string]any
+	if !from.at.IsZero() {
+		pristine = cloneJSON(b.desired).(map[string]any)
+	}
 	c, err := r.claimAndPlan(ctx, obj, b, id, actual)
 	if !from.at.IsZero() && (err != nil || c.diff != "") {
+		b = built{desired: pristine}
 		// A listing only says all is well: what is acted on is read by GET.
 		from = listed{}
 		at := time.Now()
@@ -253,6 +260,26 @@ func (r *Reconciler) current(ctx context.Context, obj azurev1alpha1.Resource, ca
 		r.lists.checkedAt(obj, at)
 	}
 	return actual, listed{}, err
+}
+
+// cloneJSON copies a JSON-shaped value (maps, slices and scalars).
+func cloneJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = cloneJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = cloneJSON(e)
+		}
+		return out
+	default:
+		return v
+	}
 }
 
 // claimAndPlan is claim, then plan on what claim leaves.

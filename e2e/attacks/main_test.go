@@ -31,9 +31,10 @@ type attack struct {
 	// since is the audit sequence number when the attack began; checks look
 	// only at calls after it, so legitimate setup is not counted.
 	since uint64
-	// victimOwn are the ARM IDs of the victim's Ready setup objects (lower
-	// case): the victim's operator may still read them after the attack
-	// began (a reconcile queued while the object was not yet Ready).
+	// victimOwn are the ARM IDs of the victim's Ready setup objects and
+	// their collections (lower case): the victim's operator may still read
+	// them after the attack began (a reconcile queued while the object was
+	// not yet Ready).
 	victimOwn map[string]bool
 }
 
@@ -173,6 +174,8 @@ func (a *attack) ready(t *testing.T, obj azurev1alpha1.Resource) {
 		if a.victimOwn == nil {
 			a.victimOwn = map[string]bool{}
 		}
-		a.victimOwn[strings.ToLower(obj.AzureStatus().ID)] = true
+		id := strings.ToLower(obj.AzureStatus().ID)
+		// Its drift check may read it in a listing of its collection.
+		a.victimOwn[id], a.victimOwn[id[:strings.LastIndex(id, "/")]] = true, true
 	}
 }

@@ -272,6 +272,20 @@ func (s *Stack) ARMCalls(suffix string) []emulator.AuditEntry {
 	return out
 }
 
+// Reads counts the reads of the resource id: its GETs and the lists of its
+// collection (drift checks compare a steady object with a listing).
+func (s *Stack) Reads(id string) int {
+	id = strings.ToLower(id)
+	coll := id[:max(strings.LastIndex(id, "/"), 0)]
+	n := 0
+	for _, e := range s.Emu.Audit(emulator.AuditFilter{Service: "arm", Method: "GET"}) {
+		if p := strings.ToLower(e.Path); p == id || p == coll {
+			n++
+		}
+	}
+	return n
+}
+
 // Methods lists the calls' methods, such as "GET PUT".
 func Methods(es []emulator.AuditEntry) string {
 	var m []string

@@ -211,8 +211,8 @@ func TestManagedClusterPoolOrder(t *testing.T) {
 	if _, order := s.poolCounts(t, id); strings.Join(order, ",") != "user,system" {
 		t.Fatalf("the emulator lists the pools as %v, want user,system", order)
 	}
-	gets := strings.Count(methods(s.ARMCalls(path)), "GET")
-	until(t, "two syncs of the reversed pools", func() bool { return strings.Count(methods(s.ARMCalls(path)), "GET") >= gets+2 })
+	reads := s.Reads(id)
+	until(t, "two syncs of the reversed pools", func() bool { return s.Reads(id) >= reads+2 })
 	if n := puts(); n != 1 {
 		t.Fatalf("%d PUTs after syncs that found the pools in another order, want still 1", n)
 	}
@@ -227,8 +227,8 @@ func TestManagedClusterPoolOrder(t *testing.T) {
 	must(t, err)
 	// ... is scaled back, with one corrective PUT, and the system pool kept.
 	until(t, "user pool back to 2", func() bool { c, _ := s.poolCounts(t, id); return c["user"] == 2 })
-	gets = strings.Count(methods(s.ARMCalls(path)), "GET")
-	until(t, "two syncs after the correction", func() bool { return strings.Count(methods(s.ARMCalls(path)), "GET") >= gets+2 })
+	reads = s.Reads(id)
+	until(t, "two syncs after the correction", func() bool { return s.Reads(id) >= reads+2 })
 	if n := puts(); n != 2 {
 		t.Errorf("%d PUTs after the drift, want exactly one corrective PUT (2 in all)", n)
 	}

@@ -1,7 +1,6 @@
 package kinds_test
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -71,12 +70,12 @@ func TestSecretsReadOnlyWhenDue(t *testing.T) {
 		}
 		return out
 	}
-	// syncs waits for n more syncs (each GETs the account).
+	// syncs waits for n more syncs (each reads the account, by GET or in a
+	// listing of the group's accounts).
 	syncs := func(n int) {
 		t.Helper()
-		gets := func() int { return strings.Count(methods(s.ARMCalls(path)), "GET") }
-		from := gets()
-		until(t, "more syncs", func() bool { return gets() >= from+n })
+		from := s.Reads(id)
+		until(t, "more syncs", func() bool { return s.Reads(id) >= from+n })
 	}
 	wantPosts := func(what string, n int) {
 		t.Helper()
