@@ -129,23 +129,23 @@ func (a armCalls) action(ctx context.Context, id, action string) (map[string]any
 // errForeignNextLink: a list page whose nextLink leaves the ARM endpoint.
 var errForeignNextLink = errors.New("list nextLink names a URL outside the ARM endpoint")
 
-// list returns every item of a collection (an ID without its last name),
-// following nextLink: the pages stay on the ARM endpoint, or the bearer
-// token would go wherever a response pointed.
-func (a armCalls) list(ctx context.Context, collection string) ([]map[string]any, error) {
+// list returns every item of a collection (an ID without its last name), as
+// raw JSON, following nextLink: the pages stay on the ARM endpoint, or the
+// bearer token would go wherever a response pointed.
+func (a armCalls) list(ctx context.Context, collection string) ([]json.RawMessage, error) {
 	ep, err := url.Parse(a.client.Endpoint())
 	if err != nil {
 		return nil, err
 	}
 	resp, err := a.do(ctx, http.MethodGet, collection, nil)
-	var items []map[string]any
+	var items []json.RawMessage
 	for pages := 0; ; pages++ {
 		if err != nil {
 			return nil, err
 		}
 		var page struct {
-			Value    []map[string]any `json:"value"`
-			NextLink string           `json:"nextLink"`
+			Value    []json.RawMessage `json:"value"`
+			NextLink string            `json:"nextLink"`
 		}
 		if err := runtime.UnmarshalAsJSON(resp, &page); err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package reconcilers
 
 import (
 	"context"
+	"encoding/json"
 	"hash/fnv"
 	"maps"
 	"slices"
@@ -9,8 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
@@ -26,21 +30,25 @@ import (
 //   - an object is steady when it is Ready for its generation, has its ID and
 //     no operation in flight; only steady objects use listings, anything that
 //     changed is read by GET as before;
-//   - a listing younger than listFresh (or a tenth of the period) is used by
-//     any steady object of its collection; an older one is fetched again
-//     only by an object whose check is due (a sync period since its last
-//     one), and then the other objects that used the collection are woken to
-//     compare with it at once, so the collection's checks come due together
-//     after the next period (with a jitter of the collection's own, spreading
-//     collections, not their members);
+//   - an object whose check is due compares with the collection's listing if
+//     it has not compared with that one yet and it is younger than
+//     maxListAge; otherwise it lists the collection again and wakes the
+//     collection's other members, which compare with the new listing at once,
+//     so a collection's checks come due together after the next period (with
+//     a jitter of the collection's own, spreading collections, not their
+//     members);
 //   - an object looked at before it is due, with its annotations as at its
-//     last check, compares with the collection's last listing: an earlier
-//     timer of its own (the work queue keeps the earliest) or an event that
-//     needs no new read of Azure. A changed annotation (a user asking for a
-//     resync, aztenant.io/refresh-secrets) reads by GET;
+//     last check, compares with the listing it last compared with, if it is
+//     still kept: an earlier timer of its own (the work queue keeps the
+//     earliest) or an event that needs no new read of Azure. A changed
+//     annotation (a user asking for a resync, aztenant.io/refresh-secrets)
+//     reads by GET;
 //   - the listing is only a filter: when it differs from the spec, or does
 //     not have the object, the object is read by GET and the reconcile goes
 //     on from what the GET says, so nothing is written on a listing's word;
+//   - a listing keeps only its members' items, as raw JSON, and only for
+//     maxListAge: a principal that sees every resource group of a
+//     subscription lists them all, but holds only its own;
 //   - a collection type whose list fails (some child types have no list) is
 //     read by GET for listRetry before a list is tried again.
 //
@@ -55,9 +63,10 @@ type listings struct {
 }
 
 const (
-	// listFresh is how old a listing may be for an object to use it: the
-	// woken members of a big collection must have time to reach it.
-	listFresh = time.Minute
+	// maxListAge is how long a listing is kept and used: long enough for
+	// the woken members of a big collection to reach it behind other work,
+	// short enough that a drift is seen about one period after it happened.
+	maxListAge = 2 * time.Minute
 	// listRetry is how long a collection type whose list failed is read by
 	// GET instead.
 	listRetry = time.Hour
@@ -93,12 +102,35 @@ type collection struct {
 	fetch   sync.Mutex
 	mu      sync.Mutex
 	fetched time.Time
-	items   map[string]map[string]any // lower-case ID → body
-	members map[types.NamespacedName]struct{}
+	items   map[string][]byte // lower-case ID → the item as listed, members' only
+	// members are the objects that compared with the collection, by their
+	// lower-case ARM IDs.
+	members map[types.NamespacedName]string
 }
 
-// listed is a steady object's resource as a listing of its collection has
-// it (nil: not in the listing), and when the listing was made.
+// item is a member's body in the listing (nil: not in it), if the listing
+// is younger than maxAge.
+func (c *collection) item(id string, now time.Time, maxAge time.Duration) (map[string]any, bool) {
+	if c.fetched.IsZero() || now.Sub(c.fetched) >= maxListAge {
+		c.items = nil // not used any more: dropped
+		return nil, false
+	}
+	if now.Sub(c.fetched) >= maxAge {
+		return nil, false
+	}
+	raw, ok := c.items[id]
+	if !ok {
+		return nil, true
+	}
+	var body map[string]any
+	if json.Unmarshal(raw, &body) != nil {
+		return nil, true
+	}
+	return body, true
+}
+
+// listed is when, and of which collection, the listing an object was
+// compared with was made (zero: it was read by GET).
 type listed struct {
 	at         time.Time
 	collection string
@@ -139,9 +171,9 @@ func steady(obj azurev1alpha1.Resource, id string) bool {
 }
 
 // fromList returns obj's resource from a listing of its collection, or ok
-// false when it is to be read by GET (not steady, not due and no fresh
-// listing, a type without a list, a failed list). A nil body with ok true
-// is "not in the listing": the caller reads it by GET too.
+// false when it is to be read by GET (not steady, looked at early with no
+// listing kept, a type without a list, a failed list). A nil body with ok
+// true is "not in the listing": the caller reads it by GET too.
 func (r *Reconciler) fromList(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, scope identity.Scope, id string, period time.Duration) (map[string]any, listed, bool) {
 	if r.GetDriftChecks || !steady(obj, id) {
 		return nil, listed{}, false
@@ -150,6 +182,7 @@ func (r *Reconciler) fromList(ctx context.Context, obj azurev1alpha1.Resource, c
 	if coll == "" {
 		return nil, listed{}, false
 	}
+	id = strings.ToLower(id)
 	key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	now := time.Now()
 	l := &r.lists
@@ -164,76 +197,110 @@ func (r *Reconciler) fromList(ctx context.Context, obj azurev1alpha1.Resource, c
 		if l.colls == nil {
 			l.colls = map[listKey]*collection{}
 		}
-		c = &collection{members: map[types.NamespacedName]struct{}{}}
+		c = &collection{members: map[types.NamespacedName]string{}}
 		l.colls[lk] = c
 	}
-	// Short sync periods (tests, impatient platforms) keep listings a tenth
-	// of theirs, so a drift is still seen within about one period.
-	freshFor := min(listFresh, period/10)
 	last, seen := l.checked[key]
-	due := !seen || now.Sub(last.at) >= period-freshFor
+	due := !seen || now.Sub(last.at) >= period
 	l.mu.Unlock()
+	// A due object takes a listing younger than half its period, so a drift
+	// is still seen within about one period (short periods: tests).
+	fresh := min(maxListAge, period/2)
 
+	at := func() listed { return listed{at: c.fetched, collection: lk.collection} }
 	c.mu.Lock()
-	c.members[key] = struct{}{}
-	fresh := !c.fetched.IsZero() && now.Sub(c.fetched) < freshFor
-	early := !due && !c.fetched.IsZero() && !c.fetched.Before(last.at) && last.annotations == annotationsDigest(obj)
-	c.mu.Unlock()
-	if !fresh && !due && !early {
-		return nil, listed{}, false
-	}
-	if early {
-		fresh = true
-	}
-	if !fresh {
-		c.fetch.Lock()
-		c.mu.Lock()
-		fresh = !c.fetched.IsZero() && time.Since(c.fetched) < freshFor // listed while this one waited
-		c.mu.Unlock()
-		if !fresh {
-			if err := r.list(ctx, calls, c, coll, key); err != nil {
-				c.fetch.Unlock()
-				ctrl.LoggerFrom(ctx).V(1).Info("listing failed: read by GET", "collection", coll, "error", err.Error())
-				l.mu.Lock()
-				if ctx.Err() == nil {
-					if l.noList == nil {
-						l.noList = map[string]time.Time{}
-					}
-					l.noList[typ] = now.Add(listRetry)
-				}
-				l.mu.Unlock()
-				return nil, listed{}, false
+	c.members[key] = id
+	switch {
+	case due && c.fetched.After(last.at):
+		// A listing this object has not compared with yet (it was woken by it,
+		// or came due just after it).
+		if body, ok := c.item(id, now, fresh); ok {
+			defer c.mu.Unlock()
+			return body, at(), true
+		}
+	case !due:
+		// Early: the listing it compared with last, if its annotations say
+		// nothing new.
+		if !c.fetched.Before(last.at) && last.annotations == annotationsDigest(obj) {
+			if body, ok := c.item(id, now, maxListAge); ok {
+				defer c.mu.Unlock()
+				return body, at(), true
 			}
 		}
-		c.fetch.Unlock()
+		c.mu.Unlock()
+		return nil, listed{}, false
+	}
+	c.mu.Unlock()
+
+	// Due, and no listing it can use: list, once for the members waiting.
+	c.fetch.Lock()
+	defer c.fetch.Unlock()
+	c.mu.Lock()
+	if c.fetched.After(last.at) { // listed while this one waited
+		if body, ok := c.item(id, time.Now(), fresh); ok {
+			defer c.mu.Unlock()
+			return body, at(), true
+		}
+	}
+	c.mu.Unlock()
+	if err := r.list(ctx, calls, c, coll, key); err != nil {
+		ctrl.LoggerFrom(ctx).V(1).Info("listing failed: read by GET", "collection", coll, "error", err.Error())
+		l.mu.Lock()
+		if ctx.Err() == nil {
+			if l.noList == nil {
+				l.noList = map[string]time.Time{}
+			}
+			l.noList[typ] = now.Add(listRetry)
+		}
+		l.mu.Unlock()
+		return nil, listed{}, false
 	}
 	c.mu.Lock()
-	body, at := c.items[strings.ToLower(id)], c.fetched
-	c.mu.Unlock()
-	return body, listed{at: at, collection: lk.collection}, true
+	defer c.mu.Unlock()
+	body, _ := c.item(id, time.Now(), maxListAge)
+	return body, at(), true
 }
 
-// list fetches a collection's listing and wakes its other members.
+// list fetches a collection's listing, keeps its members' items and wakes
+// the other members.
 func (r *Reconciler) list(ctx context.Context, calls armCalls, c *collection, coll string, self types.NamespacedName) error {
 	at := time.Now()
 	items, err := calls.list(ctx, coll)
 	if err != nil {
 		return err
 	}
-	byID := make(map[string]map[string]any, len(items))
-	for _, it := range items {
-		if id, _ := it["id"].(string); id != "" {
-			byID[strings.ToLower(id)] = it
+	// The namespace's other objects of the kind in the collection are
+	// members from the first listing on: they compare with it at once rather
+	// than each reading by GET when its own check comes due.
+	found := r.membersIn(ctx, self.Namespace, coll)
+	c.mu.Lock()
+	for k, id := range found {
+		if _, ok := c.members[k]; !ok {
+			c.members[k] = id
 		}
 	}
-	c.mu.Lock()
-	c.items, c.fetched = byID, at
+	ids := make(map[string]bool, len(c.members))
 	var others []types.NamespacedName
-	for k := range c.members {
+	for k, id := range c.members {
+		ids[id] = true
 		if k != self {
 			others = append(others, k)
 		}
 	}
+	c.mu.Unlock()
+	kept := make(map[string][]byte, len(ids))
+	for _, raw := range items {
+		var head struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(raw, &head) == nil {
+			if id := strings.ToLower(head.ID); ids[id] {
+				kept[id] = raw
+			}
+		}
+	}
+	c.mu.Lock()
+	c.items, c.fetched = kept, at
 	c.mu.Unlock()
 	r.lists.mu.Lock()
 	wake := r.lists.wake
@@ -242,6 +309,32 @@ func (r *Reconciler) list(ctx context.Context, calls armCalls, c *collection, co
 		wake(others)
 	}
 	return nil
+}
+
+// membersIn are the objects of the kind in namespace ns (from the cache)
+// whose resource is in collection coll, by their lower-case IDs.
+func (r *Reconciler) membersIn(ctx context.Context, ns, coll string) map[types.NamespacedName]string {
+	list, err := r.Registry.newList(r.Kind)
+	if err != nil {
+		return nil
+	}
+	if err := r.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return nil
+	}
+	out := map[types.NamespacedName]string{}
+	_ = meta.EachListItem(list, func(item runtime.Object) error {
+		res, ok := item.(azurev1alpha1.Resource)
+		if !ok {
+			return nil
+		}
+		if id := res.AzureStatus().ID; id != "" {
+			if c, _ := collectionOf(id); strings.EqualFold(c, coll) {
+				out[client.ObjectKeyFromObject(res)] = strings.ToLower(id)
+			}
+		}
+		return nil
+	})
+	return out
 }
 
 // checkedAt records when obj was last compared with Azure.

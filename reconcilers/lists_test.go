@@ -2,6 +2,7 @@ package reconcilers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -72,7 +73,11 @@ func TestListFollowsNextLinkOnTheEndpointOnly(t *testing.T) {
 	}
 	var ids []string
 	for _, it := range items {
-		ids = append(ids, it["id"].(string))
+		var v struct{ ID string }
+		if err := json.Unmarshal(it, &v); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, v.ID)
 	}
 	if got := strings.Join(ids, " "); got != "/x/a /x/b /x/c" {
 		t.Errorf("listed %q over two pages, want /x/a /x/b /x/c", got)
