@@ -63,7 +63,7 @@ test-under-load: tools build ## make test 3 times (RUNS) while 2 busy processes 
 	@bash hack/test-under-load.sh
 
 .PHONY: bench
-bench: tools build ## The operator as a process against the emulator: five scenarios and the CRD footprint, a table and bench-results.json (about 12 min).
+bench: tools build ## The operator as a process against the emulator: six scenarios and the CRD footprint, a table and bench-results.json (about 13 min).
 	$(BIN)/aztenant-lab bench --out bench-results.json
 
 .PHONY: bench-micro

@@ -21,7 +21,7 @@ type benchOptions struct {
 	out, dir string
 	quick    bool
 	keep     bool
-	// scenario is "all" (or empty), "stack" (the five scenarios that share
+	// scenario is "all" (or empty), "stack" (the six scenarios that share
 	// one stack) or "footprint".
 	scenario string
 }
@@ -30,13 +30,16 @@ func newBenchCommand() *cobra.Command {
 	var o benchOptions
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure the operator as a process against the emulator: converge, steady state, throttling, fairness, 10,000 objects at idle, footprint",
+		Short: "Measure the operator as a process against the emulator: converge, steady state, the API server ceiling, throttling, fairness, 10,000 objects at idle, footprint",
 		Long: `bench starts etcd, kube-apiserver, the Azure emulator and the operator as separate
-processes (binaries from bin/, built by make build), runs six scenarios and prints
+processes (binaries from bin/, built by make build), runs seven scenarios and prints
 scenario | figure | value | aim | met?. It writes the same figures as JSON.
 
   converge   1,000 ResourceGroups + 200 StorageAccounts in 20 namespaces (20 identities) to Ready
-  steady     one compressed sync period (--sync-period=30s) afterwards: writes and GETs
+  steady     one compressed sync period (--sync-period=30s) afterwards: writes, and reads per
+             resource (drift checks by list)
+  ceiling    the API server alone: a plain client creates, finalizes and makes Ready as many
+             ResourceGroups as converge made Ready; converge's rate as a share of it
   throttled  300 resource groups of one tenant under emulator budgets of 120 reads / 60 writes per 5 s
              (ARM-like), then 100 of another under 40 / 20 (tighter than the operator's own pacing)
   idle-10k   the operator restarted with the default sync period, filled to 10,000 objects,
@@ -50,7 +53,7 @@ scenario | figure | value | aim | met?. It writes the same figures as JSON.
              CRD YAML sizes; the operator's start-up time (to /readyz, and until every
              controller started its workers) and RSS with all kinds installed
 
---scenario runs only some: stack (the first five, which build on each other) or
+--scenario runs only some: stack (the first six, which build on each other) or
 footprint.
 
 Operator CPU seconds come from /proc/<pid>/stat (utime+stime), RSS from /proc/<pid>/status
@@ -67,7 +70,7 @@ Unmet aims do not fail the command; a scenario that cannot finish does.`,
 	cmd.Flags().StringVar(&o.dir, "dir", "", "folder for the processes' logs and data (default: a temporary folder, removed unless --keep)")
 	cmd.Flags().BoolVar(&o.quick, "quick", false, "run every scenario at a small size (seconds, not minutes): tests the runner, not the aims")
 	cmd.Flags().BoolVar(&o.keep, "keep", false, "keep the logs and data folder")
-	cmd.Flags().StringVar(&o.scenario, "scenario", "all", "scenarios to run: all, stack (converge, steady, throttled, idle-10k, fairness) or footprint")
+	cmd.Flags().StringVar(&o.scenario, "scenario", "all", "scenarios to run: all, stack (converge, steady, ceiling, throttled, idle-10k, fairness) or footprint")
 	return cmd
 }
 
