@@ -359,7 +359,9 @@ func (r *runner) ceiling(ctx context.Context) error {
 	}
 	// Phase by phase, each a plain loop with converge's concurrency, as the
 	// operator's writes for many objects overlap.
-	create := func(ctx context.Context, rg *resourcesv1alpha1.ResourceGroup) error { return r.s.Client.Create(ctx, rg) }
+	create := func(ctx context.Context, rg *resourcesv1alpha1.ResourceGroup) error {
+		return r.s.Client.Create(ctx, rg)
+	}
 	finalize := func(ctx context.Context, rg *resourcesv1alpha1.ResourceGroup) error {
 		base := rg.DeepCopy()
 		rg.Finalizers = append(rg.Finalizers, finalizer)
