@@ -44,7 +44,7 @@ func TestExamples(t *testing.T) {
 		return string(out)
 	}
 	t.Cleanup(func() { controlplane.StopDir(dir) })
-	demo := run("aztenant", "demo", "up", "--dir", dir)
+	demo := run("aztenant-lab", "demo", "up", "--dir", dir)
 	m := regexp.MustCompile(`The Azure emulator \(ARM and Entra ID\) is at (https://\S+),`).FindStringSubmatch(demo)
 	if m == nil {
 		t.Fatalf("no emulator URL in the demo's output:\n%s", demo)
