@@ -161,7 +161,9 @@ func (c *Coordinator) Owns(k int) bool {
 }
 
 // OwnsNamespace is Owns for the shard of namespace.
-func (c *Coordinator) OwnsNamespace(namespace string) bool { return c.Owns(ShardOf(namespace, c.o.Shards)) }
+func (c *Coordinator) OwnsNamespace(namespace string) bool {
+	return c.Owns(ShardOf(namespace, c.o.Shards))
+}
 
 // OwnsBucket is Owns for the shard of bucket b.
 func (c *Coordinator) OwnsBucket(b int) bool { return c.Owns(ShardOfBucket(b, c.o.Shards)) }
@@ -333,7 +335,9 @@ func (c *Coordinator) labels(role string) map[string]string {
 	return map[string]string{"app.kubernetes.io/managed-by": "aztenant", "aztenant.io/lease": role}
 }
 
-func (c *Coordinator) leaseSeconds() int { return int((c.o.LeaseDuration + time.Second - 1) / time.Second) }
+func (c *Coordinator) leaseSeconds() int {
+	return int((c.o.LeaseDuration + time.Second - 1) / time.Second)
+}
 
 // expiredLocked reports whether lease l, held by someone, has not changed
 // for its duration as seen here.
