@@ -157,7 +157,9 @@ func (w *shardWork) Start(ctx context.Context) error {
 				if err := stop(); err != nil {
 					return err
 				}
-				log.Info("work on shards stopped", "shards", current, "took", time.Since(start).Round(time.Millisecond).String())
+				if len(current) > 0 {
+					log.Info("work on shards stopped", "shards", current, "took", time.Since(start).Round(time.Millisecond).String())
+				}
 				stop, done = nil, nil
 			}
 			// Out of the work now: the coordinator may hand these back.
