@@ -84,8 +84,12 @@ func RunSharded(ctx context.Context, restCfg *rest.Config, scheme *runtime.Schem
 	if err := outer.Add(coord); err != nil {
 		return err
 	}
-	if err := (&sharding.Labeller{Client: outer.GetClient(), APIReader: outer.GetAPIReader(), Cache: outer.GetCache(),
-		Owns: coord.OwnsBucket, Changes: coord.Changes}).SetupWithManager(outer); err != nil {
+	labeller := &sharding.Labeller{Client: outer.GetClient(), APIReader: outer.GetAPIReader(), Cache: outer.GetCache(),
+		Owns: coord.OwnsBucket, Changes: coord.Changes}
+	if cfg.Kinds != nil {
+		labeller.Selected = cfg.Kinds.Selects
+	}
+	if err := labeller.SetupWithManager(outer); err != nil {
 		return err
 	}
 	cfg.Replica = so.Identity

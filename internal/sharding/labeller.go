@@ -55,6 +55,9 @@ type Labeller struct {
 	Changes func() <-chan struct{}
 	// Groups accepts the API groups to label (default: *.aztenant.io).
 	Groups func(group string) bool
+	// Selected, when set, narrows the kinds labelled to those it accepts
+	// (the operator's --crd-pattern: kinds not served need no label).
+	Selected func(gk schema.GroupKind, crdName string) bool
 
 	mu      sync.Mutex
 	watched map[schema.GroupVersionKind]bool
@@ -109,7 +112,8 @@ func (l *Labeller) crd(ctx context.Context, req reconcile.Request) (reconcile.Re
 	group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
 	kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
 	scope, _, _ := unstructured.NestedString(u.Object, "spec", "scope")
-	if !l.Groups(group) || scope != string(apiextensionsv1.NamespaceScoped) || !established(u) {
+	if !l.Groups(group) || scope != string(apiextensionsv1.NamespaceScoped) || !established(u) ||
+		(l.Selected != nil && !l.Selected(schema.GroupKind{Group: group, Kind: kind}, u.GetName())) {
 		return reconcile.Result{}, nil
 	}
 	version := ""
