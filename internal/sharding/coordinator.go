@@ -307,7 +307,7 @@ func (c *Coordinator) renewMember(ctx context.Context, log logr.Logger) {
 	name := MemberLease(c.o.Prefix, c.o.Identity)
 	now := metav1.NewMicroTime(time.Now())
 	rec := resourcelock.LeaderElectionRecord{HolderIdentity: c.o.Identity, LeaseDurationSeconds: c.leaseSeconds(),
-		AcquireTime: metav1.Time{Time: now.Time}, RenewTime: metav1.Time{Time: now.Time}}
+		AcquireTime: metav1.Time(now), RenewTime: metav1.Time(now)}
 	c.mu.Lock()
 	cur := c.leases[name]
 	c.mu.Unlock()
