@@ -276,6 +276,7 @@ func (c *Coordinator) tick(ctx context.Context, stopping bool) {
 	now := time.Now()
 	c.mu.Lock()
 	c.ticks++
+	ticks := c.ticks
 	c.leases = map[string]*coordinationv1.Lease{}
 	for i := range list.Items {
 		l := &list.Items[i]
@@ -287,7 +288,7 @@ func (c *Coordinator) tick(ctx context.Context, stopping bool) {
 			c.seen[l.Name] = seenAt{rv: l.ResourceVersion, at: now}
 		}
 	}
-	members := c.liveMembersLocked(now)
+	members, otherN := c.liveMembersLocked(now)
 	target := Targets(c.o.Shards, members)[c.o.Identity]
 	held := slices.Sorted(maps.Keys(c.held))
 	c.mu.Unlock()
@@ -297,6 +298,15 @@ func (c *Coordinator) tick(ctx context.Context, stopping bool) {
 	}
 	if !stopping {
 		c.gcMembers(rctx, now)
+		if len(otherN) > 0 {
+			// Shard k of another N owns other buckets: taking shards while
+			// such a replica lives could overlap its work. Those keep
+			// theirs until they stop; this replica waits.
+			if ticks%30 == 1 {
+				log.Info("replicas with another number of shards are live: taking no shard until they stop", "replicas", otherN, "held", held)
+			}
+			target = len(held)
+		}
 		c.balance(rctx, log, target, len(members))
 	}
 	c.releaseStopped(rctx, log)
@@ -314,7 +324,8 @@ func (c *Coordinator) renewMember(ctx context.Context, log logr.Logger) {
 	leases := c.o.Leases.Leases(c.o.Namespace)
 	var err error
 	if cur == nil {
-		l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.o.Namespace, Labels: c.labels("member")},
+		l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.o.Namespace, Labels: c.labels("member"),
+			Annotations: map[string]string{AnnotationShards: strconv.Itoa(c.o.Shards)}},
 			Spec: resourcelock.LeaderElectionRecordToLeaseSpec(&rec)}
 		_, err = leases.Create(ctx, l, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
@@ -324,6 +335,10 @@ func (c *Coordinator) renewMember(ctx context.Context, log logr.Logger) {
 		l := cur.DeepCopy()
 		l.Spec.RenewTime = &now
 		l.Spec.HolderIdentity = &c.o.Identity
+		if l.Annotations == nil {
+			l.Annotations = map[string]string{}
+		}
+		l.Annotations[AnnotationShards] = strconv.Itoa(c.o.Shards)
 		_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
 	}
 	if err != nil && !apierrors.IsConflict(err) {
@@ -356,20 +371,27 @@ func holder(l *coordinationv1.Lease) string {
 	return *l.Spec.HolderIdentity
 }
 
+// AnnotationShards on a membership lease is its replica's N.
+const AnnotationShards = "aztenant.io/shards"
+
 // liveMembersLocked lists the identities of the membership leases not
-// expired, this replica's always.
-func (c *Coordinator) liveMembersLocked(now time.Time) []string {
-	out := []string{c.o.Identity}
+// expired, this replica's always, and those of them that count another N
+// of shards (a rollout changing --shards).
+func (c *Coordinator) liveMembersLocked(now time.Time) (members, otherN []string) {
+	members = []string{c.o.Identity}
 	prefix := c.o.Prefix + "-member-"
 	for name, l := range c.leases {
 		id, ok := strings.CutPrefix(name, prefix)
 		if !ok || id == c.o.Identity || holder(l) == "" || c.expiredLocked(l, now) {
 			continue
 		}
-		out = append(out, id)
+		members = append(members, id)
+		if n := l.Annotations[AnnotationShards]; n != strconv.Itoa(c.o.Shards) {
+			otherN = append(otherN, id+" ("+n+")")
+		}
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(members)
+	return members, otherN
 }
 
 // gcMembers deletes membership leases expired for ten durations (pods

@@ -72,8 +72,9 @@ type replica struct {
 	c      *Coordinator
 	cancel context.CancelFunc
 	done   chan struct{}
-	broken atomic.Bool
-	lost   atomic.Int32
+	broken    atomic.Bool
+	lost      atomic.Int32
+	firstWork atomic.Pointer[time.Time]
 }
 
 const (
@@ -81,7 +82,7 @@ const (
 	testDuration = 3 * time.Second
 )
 
-func startReplica(t *testing.T, cfg *rest.Config, l *ledger, ns, id string) *replica {
+func startReplica(t *testing.T, cfg *rest.Config, l *ledger, ns, id string, shards int) *replica {
 	t.Helper()
 	r := &replica{id: id, done: make(chan struct{})}
 	cfg = rest.CopyConfig(cfg)
@@ -103,7 +104,7 @@ func startReplica(t *testing.T, cfg *rest.Config, l *ledger, ns, id string) *rep
 		mu      sync.Mutex
 		stopped bool
 	)
-	r.c, err = NewCoordinator(Options{Leases: cs.CoordinationV1(), Namespace: ns, Prefix: "t", Identity: id, Shards: testShards,
+	r.c, err = NewCoordinator(Options{Leases: cs.CoordinationV1(), Namespace: ns, Prefix: "t", Identity: id, Shards: shards,
 		LeaseDuration: testDuration, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
 		Log: testr.New(t),
 		Lost: func(k int) {
@@ -128,6 +129,9 @@ func startReplica(t *testing.T, cfg *rest.Config, l *ledger, ns, id string) *rep
 				l.set(id, nil) // stop first
 				r.c.Working(desired)
 				l.set(id, desired)
+				if now := time.Now(); len(desired) > 0 {
+					r.firstWork.CompareAndSwap(nil, &now)
+				}
 				last, first = desired, false
 			}
 			mu.Unlock()
@@ -156,6 +160,11 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 
 func waitShares(t *testing.T, l *ledger, timeout time.Duration, want map[string]int) {
 	t.Helper()
+	waitSharesOf(t, l, testShards, timeout, want)
+}
+
+func waitSharesOf(t *testing.T, l *ledger, n int, timeout time.Duration, want map[string]int) {
+	t.Helper()
 	testenv.Eventually(t, timeout, fmt.Sprintf("shares %v", want), func() (bool, string) {
 		state := ""
 		ok := true
@@ -166,7 +175,7 @@ func waitShares(t *testing.T, l *ledger, timeout time.Duration, want map[string]
 			state += fmt.Sprintf("%s=%v ", id, got)
 			ok = ok && len(got) == n
 		}
-		return ok && total == testShards, state
+		return ok && total == n, state
 	})
 }
 
@@ -186,10 +195,10 @@ func TestHandOver(t *testing.T) {
 			t.Errorf("overlapping work: %v", l.overlaps)
 		}
 	})
-	a := startReplica(t, env.Config, l, ns, "a")
+	a := startReplica(t, env.Config, l, ns, "a", testShards)
 	waitShares(t, l, 10*time.Second, map[string]int{"a": 4})
 
-	b := startReplica(t, env.Config, l, ns, "b")
+	b := startReplica(t, env.Config, l, ns, "b", testShards)
 	waitShares(t, l, 10*time.Second, map[string]int{"a": 2, "b": 2})
 
 	// A clean stop hands the shards back: taken without waiting for expiry.
@@ -206,7 +215,7 @@ func TestHandOver(t *testing.T) {
 		t.Errorf("membership lease of the stopped replica: %v, want NotFound", err)
 	}
 
-	c := startReplica(t, env.Config, l, ns, "c")
+	c := startReplica(t, env.Config, l, ns, "c", testShards)
 	waitShares(t, l, 10*time.Second, map[string]int{"b": 2, "c": 2})
 
 	// b is cut off: it stops its work within the renew deadline, c takes
@@ -223,5 +232,31 @@ func TestHandOver(t *testing.T) {
 	}
 	if held := c.c.Held(); len(held) != testShards {
 		t.Errorf("c holds %v", held)
+	}
+
+	// A replica counting another N (a rollout changing --shards) takes no
+	// shard while c lives, whose shard k owns other buckets: only once c
+	// stopped and handed its shards back.
+	l8 := &ledger{owner: map[int]string{}}
+	d := startReplica(t, env.Config, l8, ns, "d", 8)
+	// d's membership renewed three times: it has looked at the shards
+	// (it takes them from its second round) while c was live.
+	rvs := map[string]bool{}
+	testenv.Eventually(t, 10*time.Second, "d renews its membership while c lives", func() (bool, string) {
+		l, err := cs.CoordinationV1().Leases(ns).Get(t.Context(), MemberLease("t", "d"), metav1.GetOptions{})
+		if err == nil {
+			rvs[l.ResourceVersion] = true
+		}
+		return len(rvs) >= 4, fmt.Sprint(len(rvs), err)
+	})
+	if got := l8.of("d"); len(got) != 0 {
+		t.Errorf("d works on %v while c, counting another N, lives", got)
+	}
+	c.cancel()
+	<-c.done
+	stopped := time.Now()
+	waitSharesOf(t, l8, 8, 10*time.Second, map[string]int{"d": 8})
+	if first := d.firstWork.Load(); first == nil || first.Before(stopped) {
+		t.Errorf("d worked from %v, before c (another N) stopped at %s", first, stopped)
 	}
 }
