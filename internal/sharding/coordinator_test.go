@@ -68,10 +68,10 @@ func (l *ledger) of(id string) []int {
 // inner manager does. broken makes every lease call fail (a partition); a
 // lost shard ends the work at once, as the process exit would.
 type replica struct {
-	id     string
-	c      *Coordinator
-	cancel context.CancelFunc
-	done   chan struct{}
+	id        string
+	c         *Coordinator
+	cancel    context.CancelFunc
+	done      chan struct{}
 	broken    atomic.Bool
 	lost      atomic.Int32
 	firstWork atomic.Pointer[time.Time]
