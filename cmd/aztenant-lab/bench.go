@@ -53,8 +53,9 @@ scenario | figure | value | aim | met?. It writes the same figures as JSON.
 --scenario runs only some: stack (the first five, which build on each other) or
 footprint; or, not part of all, shards:
 
-  shards     on a stack of its own, the operator as 1, 2 and 4 replicas with --shards=4 (one
-             run after the other, each on fresh namespaces: max(20, 8) of them, the converge
+  shards     on a stack of its own, the operator without --shards (the baseline), then as 1, 2
+             and 4 replicas with --shards=4 (one run after the other, each on fresh namespaces:
+             max(20, 8) of them, the converge
              workload's 1,000 ResourceGroups + 200 StorageAccounts): converge wall time, each
              replica's RSS and objects cached (aztenant_shard_cached_objects, as a share of all
              the cluster's objects; aim for 4 replicas: <= 30 % each), then SIGKILL of the

@@ -25,8 +25,9 @@ var ShardReplicas = []int{1, 2, 4}
 // ShardCount is the shards scenario's --shards.
 const ShardCount = 4
 
-// RunShards starts a stack in dir with no operator, then, for 1, 2 and 4
-// replicas in turn (each run on fresh namespaces, the earlier runs'
+// RunShards starts a stack in dir with no operator, then, for the single
+// operator without --shards (the baseline: converge and RSS only) and 1, 2
+// and 4 replicas in turn (each run on fresh namespaces, the earlier runs'
 // objects staying): the converge workload (ResourceGroups and
 // StorageAccounts across max(Namespaces, 8) namespaces) to Ready, each
 // replica's RSS and objects cached (aztenant_shard_cached_objects, as a
@@ -53,7 +54,8 @@ func RunShards(ctx context.Context, dir string, cfg Config, quick bool, progress
 		return rep, err
 	}
 	r := &runner{s: s, tr: tr, cfg: cfg, rep: rep}
-	for _, n := range ShardReplicas {
+	// 0: the single operator without --shards, the baseline.
+	for _, n := range append([]int{0}, ShardReplicas...) {
 		s.progress("scenario %s: %d replicas", ScenarioShards, n)
 		if err := r.shards(ctx, n); err != nil {
 			rep.Failures = append(rep.Failures, fmt.Sprintf("%s (%d replicas): %v", ScenarioShards, n, err))
@@ -67,11 +69,18 @@ func (r *runner) shards(ctx context.Context, replicas int) error {
 	cfg := r.cfg
 	sc := ScenarioShards
 	p := fmt.Sprintf("%d replica(s): ", replicas)
-	if err := r.s.StartReplicas(ctx, replicas, ShardCount); err != nil {
-		return err
-	}
-	if _, err := r.waitShardsBalanced(ctx, time.Minute); err != nil {
-		return err
+	if replicas == 0 {
+		p = "no --shards (one operator): "
+		if err := r.s.startOperator(ctx); err != nil {
+			return err
+		}
+	} else {
+		if err := r.s.StartReplicas(ctx, replicas, ShardCount); err != nil {
+			return err
+		}
+		if _, err := r.waitShardsBalanced(ctx, time.Minute); err != nil {
+			return err
+		}
 	}
 	var nss []string
 	for i := range max(cfg.Namespaces, 2*ShardCount) {
@@ -105,6 +114,15 @@ func (r *runner) shards(ctx context.Context, replicas int) error {
 	r.rep.add(sc, p+"converge wall time to all Ready", wall.Seconds(), "s", nil)
 	r.rep.add(sc, p+"resources Ready per second", float64(len(objs))/wall.Seconds(), "/s", nil)
 
+	if replicas == 0 {
+		u, err := r.s.Operator.Usage()
+		if err != nil {
+			return err
+		}
+		r.rep.add(sc, p+"RSS after converge (VmRSS)", u.RSSMiB, "MiB", nil)
+		r.rep.add(sc, p+"peak RSS (VmHWM)", u.PeakRSSMiB, "MiB", nil)
+		return nil
+	}
 	// Per replica: memory and objects cached, as a share of all.
 	total, err := r.clusterObjects(ctx, nil)
 	if err != nil {
