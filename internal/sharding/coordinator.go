@@ -262,13 +262,23 @@ func (c *Coordinator) watchdog(stop <-chan struct{}) {
 // shards up to the target. stopping renews and releases only.
 func (c *Coordinator) tick(ctx context.Context, stopping bool) {
 	log := c.o.Log.WithValues("identity", c.o.Identity)
-	rctx, cancel := context.WithTimeout(ctx, c.o.RenewDeadline/2)
-	defer cancel()
-	leases := c.o.Leases.Leases(c.o.Namespace)
-	if !stopping {
-		c.renewMember(rctx, log)
+	call := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, c.o.RenewDeadline/2) }
+	// Renewals first, from the leases as last read or written, each with a
+	// deadline of its own: a slow API server (a replica's informers all
+	// listing at once) must not hold them behind the other calls.
+	for _, k := range c.Held() {
+		rctx, cancel := call()
+		c.renew(rctx, log, k)
+		cancel()
 	}
-	list, err := leases.List(rctx, metav1.ListOptions{})
+	if !stopping {
+		rctx, cancel := call()
+		c.renewMember(rctx, log)
+		cancel()
+	}
+	rctx, cancel := call()
+	defer cancel()
+	list, err := c.o.Leases.Leases(c.o.Namespace).List(rctx, metav1.ListOptions{})
 	if err != nil {
 		log.Error(err, "list leases; retrying")
 		return
@@ -290,12 +300,9 @@ func (c *Coordinator) tick(ctx context.Context, stopping bool) {
 	}
 	members, otherN := c.liveMembersLocked(now)
 	target := Targets(c.o.Shards, members)[c.o.Identity]
-	held := slices.Sorted(maps.Keys(c.held))
+	held := len(c.held)
 	c.mu.Unlock()
 
-	for _, k := range held {
-		c.renew(rctx, log, k)
-	}
 	if !stopping {
 		c.gcMembers(rctx, now)
 		if len(otherN) > 0 {
@@ -303,9 +310,9 @@ func (c *Coordinator) tick(ctx context.Context, stopping bool) {
 			// such a replica lives could overlap its work. Those keep
 			// theirs until they stop; this replica waits.
 			if ticks%30 == 1 {
-				log.Info("replicas with another number of shards are live: taking no shard until they stop", "replicas", otherN, "held", held)
+				log.Info("replicas with another number of shards are live: taking no shard until they stop", "replicas", otherN, "held", c.Held())
 			}
-			target = len(held)
+			target = held
 		}
 		c.balance(rctx, log, target, len(members))
 	}
