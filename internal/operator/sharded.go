@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"time"
 
@@ -62,7 +63,13 @@ func RunSharded(ctx context.Context, restCfg *rest.Config, scheme *runtime.Schem
 		so.GracefulShutdownTimeout = 30 * time.Second
 	}
 	log := ctrl.Log.WithName("sharding")
-	cs, err := kubernetes.NewForConfig(restCfg)
+	// The leases get a connection of their own (a Dial of their own keeps
+	// client-go from sharing its cached transport): on the shared one they
+	// queue behind some 600 watches and the lists of a starting cache.
+	leaseCfg := rest.CopyConfig(restCfg)
+	leaseCfg.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	rest.AddUserAgent(leaseCfg, "shard-leases")
+	cs, err := kubernetes.NewForConfig(leaseCfg)
 	if err != nil {
 		return err
 	}
