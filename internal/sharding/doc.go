@@ -9,10 +9,10 @@
 //     b % N == k. A replica caches the aztenant kinds through the set-based
 //     selector Selector(shards, N), so it holds only its share, and N can
 //     change without relabelling.
-//   - The Labeller, which every replica runs: metadata-only watches of each
-//     installed aztenant namespaced kind restricted to objects without the
-//     label (nearly nothing in steady state), patching the bucket in for the
-//     buckets the replica works on.
+//   - The Labeller, which the holder of shard 0 runs (internal/operator):
+//     metadata-only watches of each installed aztenant namespaced kind
+//     restricted to objects without the label (nearly nothing in steady
+//     state), patching the bucket in for the buckets Owns accepts.
 //   - The Coordinator: one coordination.k8s.io Lease per shard
 //     (<prefix>-shard-<k>) and one per replica (<prefix>-member-<identity>),
 //     written with client-go's LeaderElectionRecord. Each replica aims at its
