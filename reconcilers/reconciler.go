@@ -75,6 +75,12 @@ type Reconciler struct {
 	// GetDriftChecks reads every object by GET at each drift check instead of
 	// comparing a collection's objects with one listing (lists.go).
 	GetDriftChecks bool
+	// Owns, when set (--shards), says whether this replica may act on a
+	// namespace now. A request it does not own is dropped before anything
+	// is read or called: its cache should not hold such an object, but a
+	// label changed out of band, or a shard being handed over, must not
+	// let two replicas act on one namespace.
+	Owns func(namespace string) bool
 
 	writes    lastWrites
 	lists     listings
@@ -88,6 +94,10 @@ type Reconciler struct {
 // (patcher). Any other error is the API server's, returned to
 // controller-runtime, which retries it with its backoff.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if r.Owns != nil && !r.Owns(req.Namespace) {
+		ctrl.LoggerFrom(ctx).V(1).Info("namespace of another shard: not reconciled here")
+		return reconcile.Result{}, nil
+	}
 	kind := r.Registry.groupKindOf(r.Kind).Kind
 	ctx, span := tracer.Start(ctx, "Reconcile "+kind, trace.WithAttributes(
 		attribute.String("k8s.namespace.name", req.Namespace), attribute.String("aztenant.name", req.Name)))

@@ -22,7 +22,7 @@ type benchOptions struct {
 	quick    bool
 	keep     bool
 	// scenario is "all" (or empty), "stack" (the six scenarios that share
-	// one stack) or "footprint".
+	// one stack), "footprint" or "shards" (not part of all).
 	scenario string
 }
 
@@ -54,7 +54,16 @@ scenario | figure | value | aim | met?. It writes the same figures as JSON.
              controller started its workers) and RSS with all kinds installed
 
 --scenario runs only some: stack (the first six, which build on each other) or
-footprint.
+footprint; or, not part of all, shards:
+
+  shards     on a stack of its own, the operator without --shards (the baseline), then as 1, 2
+             and 4 replicas with --shards=4 (one run after the other, each on fresh namespaces:
+             max(20, 8) of them, the converge
+             workload's 1,000 ResourceGroups + 200 StorageAccounts): converge wall time, each
+             replica's RSS and objects cached (aztenant_shard_cached_objects, as a share of all
+             the cluster's objects; aim for 4 replicas: <= 30 % each), then SIGKILL of the
+             replica caching most: the time until a new resource group in each of its
+             namespaces is Ready (failover) and until its shard leases are held by others.
 
 Operator CPU seconds come from /proc/<pid>/stat (utime+stime), RSS from /proc/<pid>/status
 (VmRSS, VmHWM; the footprint's are medians of samples taken once the process was quiet for
@@ -70,12 +79,12 @@ Unmet aims do not fail the command; a scenario that cannot finish does.`,
 	cmd.Flags().StringVar(&o.dir, "dir", "", "folder for the processes' logs and data (default: a temporary folder, removed unless --keep)")
 	cmd.Flags().BoolVar(&o.quick, "quick", false, "run every scenario at a small size (seconds, not minutes): tests the runner, not the aims")
 	cmd.Flags().BoolVar(&o.keep, "keep", false, "keep the logs and data folder")
-	cmd.Flags().StringVar(&o.scenario, "scenario", "all", "scenarios to run: all, stack (converge, steady, ceiling, throttled, idle-10k, fairness) or footprint")
+	cmd.Flags().StringVar(&o.scenario, "scenario", "all", "scenarios to run: all, stack (converge, steady, ceiling, throttled, idle-10k, fairness), footprint, or shards (1, 2 and 4 sharded replicas; not part of all)")
 	return cmd
 }
 
 func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) error {
-	var stack, footprint bool
+	var stack, footprint, shards bool
 	switch o.scenario {
 	case "", "all":
 		stack, footprint = true, true
@@ -83,8 +92,10 @@ func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) erro
 		stack = true
 	case scenarioFootprint:
 		footprint = true
+	case bench.ScenarioShards:
+		shards = true
 	default:
-		return fmt.Errorf("--scenario %q: want all, stack or footprint", o.scenario)
+		return fmt.Errorf("--scenario %q: want all, stack, footprint or shards", o.scenario)
 	}
 	// The runner's informers log nothing worth reading (the processes' logs are in dir).
 	ctrllog.SetLogger(logr.Discard())
@@ -113,6 +124,9 @@ func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) erro
 	var err error
 	if stack {
 		rep, err = bench.Run(ctx, filepath.Clean(dir), cfg, o.quick, progress)
+	}
+	if shards {
+		rep, err = bench.RunShards(ctx, filepath.Join(filepath.Clean(dir), bench.ScenarioShards), cfg, o.quick, progress)
 	}
 	if footprint && err == nil {
 		// After the stack stopped: nothing else of ours runs meanwhile.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -67,5 +68,66 @@ func TestBenchQuick(t *testing.T) {
 		if r.Scenario == scenarioFootprint && r.Unit == "MiB" && !strings.Contains(r.Figure, " per ") && r.Value <= 0 {
 			t.Errorf("%s: %v: /proc not read", r.Figure, r.Value)
 		}
+	}
+}
+
+// `aztenant-lab bench --scenario shards --quick` runs 1, 2 and 4 sharded
+// replicas: each run has its converge, per-replica cache and RSS figures,
+// and the runs with more than one replica a failover time.
+func TestBenchShardsQuick(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "bench.json")
+	var stdout, progress bytes.Buffer
+	err := runBench(t.Context(), &stdout, &progress, benchOptions{out: out, dir: filepath.Join(t.TempDir(), "run"), quick: true, scenario: bench.ScenarioShards})
+	if err != nil {
+		t.Fatalf("bench: %v\n%s\n%s", err, progress.String(), stdout.String())
+	}
+	t.Logf("\n%s", stdout.String())
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep bench.Report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("JSON report: %v", err)
+	}
+	count := map[string]int{}
+	for _, r := range rep.Rows {
+		if r.Scenario != bench.ScenarioShards {
+			t.Errorf("row of scenario %s", r.Scenario)
+		}
+		for _, n := range bench.ShardReplicas {
+			p := fmt.Sprintf("%d replica(s): ", n)
+			if !strings.HasPrefix(r.Figure, p) {
+				continue
+			}
+			switch {
+			case strings.Contains(r.Figure, "converge wall time"):
+				count[p+"converge"]++
+			case strings.Contains(r.Figure, "objects cached"):
+				count[p+"cached"]++
+			case strings.Contains(r.Figure, "RSS after converge"):
+				count[p+"rss"]++
+				if r.Value <= 0 {
+					t.Errorf("%s: %v: /proc not read", r.Figure, r.Value)
+				}
+			case strings.Contains(r.Figure, "failover: SIGKILL of"):
+				count[p+"failover"]++
+			}
+		}
+	}
+	for _, n := range bench.ShardReplicas {
+		p := fmt.Sprintf("%d replica(s): ", n)
+		want := map[string]int{"converge": 1, "cached": n, "rss": n, "failover": 1}
+		if n == 1 {
+			want["failover"] = 0
+		}
+		for k, v := range want {
+			if count[p+k] != v {
+				t.Errorf("%s%s: %d figures, want %d", p, k, count[p+k], v)
+			}
+		}
+	}
+	if !rep.Quick || len(rep.Failures) != 0 {
+		t.Errorf("quick=%v failures=%v", rep.Quick, rep.Failures)
 	}
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,6 +24,7 @@ import (
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/crdinstall"
 	"github.com/aztenant/aztenant/internal/operator"
+	"github.com/aztenant/aztenant/internal/sharding"
 	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
@@ -43,6 +46,10 @@ type options struct {
 	crdManagement          string
 	cloud                  identity.CloudFlags
 	cfg                    operator.Config
+	shards                 int
+	shardIdentity          string
+	shardLeasePrefix       string
+	shardLeaseDuration     time.Duration
 }
 
 func main() {
@@ -51,7 +58,11 @@ func main() {
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader so only one replica reconciles")
-	fs.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader-election lease (default: the pod's namespace)")
+	fs.StringVar(&o.leaderElectionNS, "leader-election-namespace", "", "namespace of the leader-election lease, and of the shard leases with --shards (default: the pod's namespace)")
+	fs.IntVar(&o.shards, "shards", 0, "share the namespaces out across replicas: N shards (2 to 64), each held by one replica through a lease, each replica caching and reconciling only its shards' namespaces and taking over a dead replica's; 0 or 1: one replica reconciles everything (with --leader-elect, the others stand by)")
+	fs.StringVar(&o.shardIdentity, "shard-identity", "", "with --shards: this replica's identity, unique among the replicas (default: $POD_NAME, else the host name)")
+	fs.StringVar(&o.shardLeasePrefix, "shard-lease-prefix", "aztenant", "with --shards: the leases are <prefix>-shard-<k> and <prefix>-member-<identity>")
+	fs.DurationVar(&o.shardLeaseDuration, "shard-lease-duration", 10*time.Second, "with --shards: how long a dead replica's shards stay held before another replica takes them over (it renews every fifth of it, and stops working on a shard it could not renew for 70 % of it)")
 	fs.DurationVar(&o.cfg.TokenExpiry, "serviceaccount-token-expiry", time.Hour, "lifetime requested for ServiceAccount tokens exchanged with Entra ID (the API server's minimum is 10m)")
 	fs.DurationVar(&o.cfg.IdentityResync, "identity-resync", 30*time.Minute, "how often a Ready Identity's federation is checked again")
 	fs.DurationVar(&o.cfg.SyncPeriod, "sync-period", time.Hour, "how often an unchanged resource is compared with Azure to revert drift (a tenth is added at random); the annotation aztenant.io/sync-period overrides it per object")
@@ -130,6 +141,10 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 	if o.cfg.OIDCIssuerURL != "" && !strings.HasPrefix(o.cfg.OIDCIssuerURL, "https://") {
 		return fmt.Errorf("--oidc-issuer-url %q: Entra ID only trusts https issuers", o.cfg.OIDCIssuerURL)
 	}
+	sharded, err := checkShards(&o)
+	if err != nil {
+		return err
+	}
 	if o.cfg.Cloud, err = o.cloud.Cloud(); err != nil {
 		return err
 	}
@@ -170,6 +185,12 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 	default:
 		return fmt.Errorf("--crd-management %q: want auto or none", o.crdManagement)
 	}
+	if sharded {
+		return operator.RunSharded(ctx, restCfg, scheme, o.cfg, operator.ShardOptions{
+			Shards: o.shards, Identity: o.shardIdentity, LeaseNamespace: o.leaderElectionNS, LeasePrefix: o.shardLeasePrefix,
+			LeaseDuration: o.shardLeaseDuration, MetricsAddr: o.metricsAddr, ProbeAddr: o.probeAddr,
+		}, nil)
+	}
 	mgr, err := ctrl.NewManager(restCfg, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddr},
@@ -200,4 +221,46 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 		return err
 	}
 	return mgr.Start(ctx)
+}
+
+// checkShards validates the --shards flags and fills in the replica's
+// identity and the leases' namespace; it reports whether to run sharded.
+func checkShards(o *options) (bool, error) {
+	if o.shards <= 1 {
+		return false, nil
+	}
+	switch {
+	case o.shards > sharding.Buckets:
+		return false, fmt.Errorf("--shards %d: at most %d", o.shards, sharding.Buckets)
+	case o.leaderElect:
+		return false, errors.New("--shards and --leader-elect exclude each other: with shards every replica works, on its share")
+	case o.platformIdentity != "":
+		// Onboarding reads a Tenant's objects in all its namespaces, which
+		// no one replica caches.
+		return false, errors.New("--shards does not support onboarding (--platform-identity) yet")
+	}
+	if o.shardIdentity == "" {
+		o.shardIdentity = os.Getenv("POD_NAME")
+	}
+	if o.shardIdentity == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return false, fmt.Errorf("--shard-identity: %w", err)
+		}
+		o.shardIdentity = host
+	}
+	if errs := validation.IsDNS1123Subdomain(sharding.MemberLease(o.shardLeasePrefix, o.shardIdentity)); len(errs) > 0 {
+		return false, fmt.Errorf("--shard-identity %q with --shard-lease-prefix %q: not a lease name: %s", o.shardIdentity, o.shardLeasePrefix, strings.Join(errs, "; "))
+	}
+	if o.leaderElectionNS == "" {
+		o.leaderElectionNS = os.Getenv("POD_NAMESPACE")
+	}
+	if o.leaderElectionNS == "" {
+		b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+		if err != nil {
+			return false, errors.New("--shards needs --leader-election-namespace outside a pod")
+		}
+		o.leaderElectionNS = strings.TrimSpace(string(b))
+	}
+	return true, nil
 }

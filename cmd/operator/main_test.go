@@ -68,3 +68,30 @@ func TestLoggerKeepsBursts(t *testing.T) {
 		t.Errorf("line %q is not the JSON controller-runtime writes", lines[0])
 	}
 }
+
+// --shards: off at 0 and 1; with N > 1 it refuses --leader-elect,
+// onboarding and more than 64 shards, and takes the identity and the
+// leases' namespace from the downward API.
+func TestCheckShards(t *testing.T) {
+	t.Setenv("POD_NAME", "aztenant-5d8f7-x2p")
+	t.Setenv("POD_NAMESPACE", "aztenant-system")
+	for _, n := range []int{0, 1} {
+		if on, err := checkShards(&options{shards: n}); on || err != nil {
+			t.Errorf("--shards=%d: sharded %v, %v", n, on, err)
+		}
+	}
+	o := options{shards: 3, shardLeasePrefix: "aztenant"}
+	if on, err := checkShards(&o); !on || err != nil || o.shardIdentity != "aztenant-5d8f7-x2p" || o.leaderElectionNS != "aztenant-system" {
+		t.Errorf("--shards=3: sharded %v, %v, identity %q, namespace %q", on, err, o.shardIdentity, o.leaderElectionNS)
+	}
+	for name, o := range map[string]options{
+		"leader-elect":    {shards: 3, leaderElect: true, shardLeasePrefix: "aztenant"},
+		"onboarding":      {shards: 3, platformIdentity: "aztenant-system/platform", shardLeasePrefix: "aztenant"},
+		"too many":        {shards: 65, shardLeasePrefix: "aztenant"},
+		"bad lease names": {shards: 2, shardLeasePrefix: "Az_"},
+	} {
+		if _, err := checkShards(&o); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

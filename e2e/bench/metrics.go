@@ -117,7 +117,11 @@ func parseLabels(s string, into map[string]string) error {
 
 // OperatorMetrics scrapes the operator's metrics endpoint.
 func (s *Stack) OperatorMetrics(ctx context.Context) (Metrics, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.MetricsURL, nil)
+	return scrape(ctx, s.MetricsURL)
+}
+
+func scrape(ctx context.Context, url string) (Metrics, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -56,6 +57,9 @@ type Options struct {
 	OperatorArgs []string
 	// Progress receives one line per step; nil discards them.
 	Progress io.Writer
+	// NoOperator starts no operator: the caller starts replicas
+	// (StartReplicas).
+	NoOperator bool
 }
 
 // Stack is the product running as processes: etcd and kube-apiserver, the
@@ -69,6 +73,18 @@ type Stack struct {
 	EmuProc  *Process
 	Operator *Process
 	// MetricsURL and probeURL are the operator's endpoints.
+	MetricsURL string
+	probeURL   string
+	// Replicas are the operator replicas StartReplicas started (--shards).
+	Replicas   []*Replica
+	replicaGen int
+}
+
+// Replica is one operator replica of a sharded operator.
+type Replica struct {
+	*Process
+	// Identity is its --shard-identity (its pod name in a cluster).
+	Identity   string
 	MetricsURL string
 	probeURL   string
 }
@@ -127,6 +143,9 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	s.progress("starting the Azure emulator")
 	if err := s.startEmulator(ctx); err != nil {
 		return nil, err
+	}
+	if opts.NoOperator {
+		return s, nil
 	}
 	s.progress("starting the operator")
 	if err := s.startOperator(ctx); err != nil {
@@ -190,30 +209,110 @@ func (s *Stack) startEmulator(ctx context.Context) error {
 	})
 }
 
-func (s *Stack) startOperator(ctx context.Context) error {
-	ports := make([]int, 2)
-	for i := range ports {
-		p, err := controlplane.FreePort()
-		if err != nil {
-			return err
-		}
-		ports[i] = p
-	}
-	s.MetricsURL = "http://127.0.0.1:" + strconv.Itoa(ports[0]) + "/metrics"
-	s.probeURL = "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/readyz"
+// operatorArgs are the flags every operator process gets, with its own
+// metrics and probe ports.
+func (s *Stack) operatorArgs(metricsPort, probePort int) []string {
 	args := []string{
-		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[0]),
-		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[1]),
+		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probePort),
 		"--azure-authority-host=" + s.Emulator.URL + "/", "--azure-arm-endpoint=" + s.Emulator.URL,
 		"--azure-arm-audience=https://management.core.windows.net/",
 		"--azure-ca-bundle=" + filepath.Join(s.opts.Dir, "emulator-ca.pem"),
 		// The stack installed the CRDs (api.CRDs) before the operator starts.
 		"--crd-management=none",
 	}
+	return append(args, s.opts.OperatorArgs...)
+}
+
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, n)
+	for i := range ports {
+		p, err := controlplane.FreePort()
+		if err != nil {
+			return nil, err
+		}
+		ports[i] = p
+	}
+	return ports, nil
+}
+
+func (s *Stack) startOperator(ctx context.Context) error {
+	ports, err := freePorts(2)
+	if err != nil {
+		return err
+	}
+	s.MetricsURL = "http://127.0.0.1:" + strconv.Itoa(ports[0]) + "/metrics"
+	s.probeURL = "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/readyz"
 	s.Operator = &Process{Name: "operator", Path: filepath.Join(s.bin, "operator"), Log: filepath.Join(s.opts.Dir, "operator.log"),
-		Args: append(args, s.opts.OperatorArgs...), Env: []string{"KUBECONFIG=" + s.CP.OperatorKubeconfigPath}}
+		Args: s.operatorArgs(ports[0], ports[1]), Env: []string{"KUBECONFIG=" + s.CP.OperatorKubeconfigPath}}
 	return s.StartOperator(ctx)
 }
+
+// ShardLeaseNamespace holds the replicas' leases.
+const ShardLeaseNamespace = "aztenant-system"
+
+// StartReplicas stops the operator and any replicas, then starts n
+// replicas with --shards=shards (and args), named op<generation>-<i>, and
+// waits until each reports ready.
+func (s *Stack) StartReplicas(ctx context.Context, n, shards int, args ...string) error {
+	if s.Operator != nil {
+		s.Operator.Stop(30 * time.Second)
+	}
+	s.StopReplicas()
+	if err := s.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ShardLeaseNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	s.replicaGen++
+	for i := range n {
+		ports, err := freePorts(2)
+		if err != nil {
+			return err
+		}
+		id := fmt.Sprintf("op%d-%d", s.replicaGen, i)
+		r := &Replica{Identity: id, MetricsURL: "http://127.0.0.1:" + strconv.Itoa(ports[0]) + "/metrics",
+			probeURL: "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/readyz"}
+		r.Process = &Process{Name: "operator " + id, Path: filepath.Join(s.bin, "operator"), Log: filepath.Join(s.opts.Dir, "operator-"+id+".log"),
+			Args: append(s.operatorArgs(ports[0], ports[1]), fmt.Sprintf("--shards=%d", shards), "--leader-election-namespace="+ShardLeaseNamespace),
+			Env:  []string{"KUBECONFIG=" + s.CP.OperatorKubeconfigPath, "POD_NAME=" + id}}
+		r.Args = append(r.Args, args...)
+		s.Replicas = append(s.Replicas, r)
+		if err := r.Start(); err != nil {
+			return err
+		}
+	}
+	for _, r := range s.Replicas {
+		if err := waitReady(ctx, r.Process, r.probeURL); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RestartReplica starts a killed or stopped replica again as a new pod
+// would: under a new identity (<identity>r), on the same ports.
+func (s *Stack) RestartReplica(ctx context.Context, r *Replica) error {
+	r.Identity += "r"
+	for i, e := range r.Env {
+		if strings.HasPrefix(e, "POD_NAME=") {
+			r.Env[i] = "POD_NAME=" + r.Identity
+		}
+	}
+	if err := r.Start(); err != nil {
+		return err
+	}
+	return waitReady(ctx, r.Process, r.probeURL)
+}
+
+// StopReplicas ends every replica (SIGTERM: they hand their shards back).
+func (s *Stack) StopReplicas() {
+	for _, r := range s.Replicas {
+		r.Stop(45 * time.Second)
+	}
+	s.Replicas = nil
+}
+
+// Metrics scrapes the replica's metrics endpoint.
+func (r *Replica) Metrics(ctx context.Context) (Metrics, error) { return scrape(ctx, r.MetricsURL) }
 
 // StartOperator starts the operator (again, after KillOperator or
 // StopOperator) and waits until it reports ready.
@@ -221,12 +320,17 @@ func (s *Stack) StartOperator(ctx context.Context) error {
 	if err := s.Operator.Start(); err != nil {
 		return err
 	}
+	return waitReady(ctx, s.Operator, s.probeURL)
+}
+
+// waitReady waits until p's readiness probe answers OK.
+func waitReady(ctx context.Context, p *Process, probeURL string) error {
 	plain := &http.Client{Timeout: 2 * time.Second}
-	return WaitUntil(ctx, 100*time.Millisecond, 60*time.Second, "operator readiness", func() error {
-		if err := s.Operator.Exited(); err != nil {
+	return WaitUntil(ctx, 100*time.Millisecond, 60*time.Second, p.Name+" readiness", func() error {
+		if err := p.Exited(); err != nil {
 			return err
 		}
-		resp, err := plain.Get(s.probeURL)
+		resp, err := plain.Get(probeURL)
 		if err != nil {
 			return err
 		}
@@ -245,6 +349,9 @@ func (s *Stack) KillOperator() { s.Operator.Kill() }
 func (s *Stack) Stop() {
 	if s.Operator != nil {
 		s.Operator.Stop(10 * time.Second)
+	}
+	for _, r := range s.Replicas {
+		r.Stop(10 * time.Second)
 	}
 	if s.EmuProc != nil {
 		s.EmuProc.Stop(10 * time.Second)

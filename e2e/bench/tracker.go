@@ -28,7 +28,10 @@ type Tracker struct {
 	cache cache.Cache
 }
 
-// Lists are the kinds the tracker watches.
+// TrackedLists are empty lists of the kinds the tracker watches: the
+// Azure-backed kinds the scenarios create, and Identities.
+func TrackedLists() []client.ObjectList { return trackedLists() }
+
 func trackedLists() []client.ObjectList {
 	return []client.ObjectList{&resourcesv1alpha1.ResourceGroupList{}, &storagev1alpha1.StorageAccountList{},
 		&managedidentityv1alpha1.UserAssignedIdentityList{}, &managedidentityv1alpha1.FederatedIdentityCredentialList{},

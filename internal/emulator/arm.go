@@ -43,7 +43,7 @@ func (e *Emulator) serveARM(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	aw := &armWriter{ResponseWriter: w}
 	aw.Header().Set("x-ms-request-id", newGUID())
-	entry := AuditEntry{Time: start, Service: "arm", Method: r.Method, Path: r.URL.Path}
+	entry := AuditEntry{Time: start, Service: "arm", Method: r.Method, Path: r.URL.Path, UserAgent: r.UserAgent()}
 	if err := e.handleARM(aw, r, &entry); err != nil {
 		entry.ErrorCode = err.Code
 		if err.Status == http.StatusUnauthorized {

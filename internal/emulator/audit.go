@@ -28,6 +28,9 @@ type AuditEntry struct {
 	ErrorCode string `json:"errorCode,omitempty"`
 	// Fault names an injected fault: "throttled", "error-rate", "fail-next".
 	Fault string `json:"fault,omitempty"`
+	// UserAgent is the caller's (ARM): it tells apart callers sharing a
+	// principal, such as operator replicas.
+	UserAgent string `json:"userAgent,omitempty"`
 }
 
 // AuditFilter selects audit entries; zero fields match everything.

@@ -77,6 +77,16 @@ type Config struct {
 	// operator's --crd-pattern); nil serves every kind whose CRD is
 	// installed.
 	Kinds *crdinstall.Pattern
+	// Owns, when set (--shards), says whether this replica may act on a
+	// namespace's objects now; the reconcilers skip the others (defence in
+	// depth: the cache holds only the replica's shards already).
+	Owns func(namespace string) bool
+	// SkipClusterControllers leaves out the Tenant status controller, which
+	// one replica runs (the holder of shard 0).
+	SkipClusterControllers bool
+	// Replica, when set, is added to the User-Agent of every ARM call
+	// (aztenant-replica/<Replica>), so that Azure's logs tell replicas apart.
+	Replica string
 }
 
 // ClusterID returns cfg.ClusterID or, when empty, the UID of the
@@ -138,8 +148,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	}
 	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: mgr.GetClient()}, cfg.TokenExpiry)
 	limits := armlimit.New(armlimit.DefaultOptions())
+	armPolicies := []azpolicy.Policy{reconcilers.ARMPolicy()}
+	if cfg.Replica != "" {
+		armPolicies = append(armPolicies, replicaAgent("aztenant-replica/"+cfg.Replica))
+	}
 	creds := identity.NewCredentials(tokens, azOpts).
-		WithARMPolicies(reconcilers.ARMPolicy()).
+		WithARMPolicies(armPolicies...).
 		WithPerIdentityARMPolicy(limits.Policy)
 	broker := identity.NewBroker(mgr.GetClient(), creds).AllowUnreservedServiceAccounts(cfg.AllowUnreservedServiceAccounts)
 	if err := broker.CacheResolutions(ctx, mgr.GetCache()); err != nil {
@@ -161,8 +175,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	if err := dir.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
-	if err := (&tenancy.TenantReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
-		return nil, err
+	if !cfg.SkipClusterControllers {
+		if err := (&tenancy.TenantReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
 	}
 	issuer := onboarding.StaticIssuer(cfg.OIDCIssuerURL)
 	if cfg.OIDCIssuerURL == "" {
@@ -180,14 +196,16 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	}
 	rgGVK := resourcesv1alpha1.GroupVersion.WithKind(resourcesv1alpha1.ResourceGroupGroupKind.Kind)
 	_, rgErr := mgr.GetRESTMapper().RESTMapping(rgGVK.GroupKind(), rgGVK.Version)
-	if err := (&onboarding.Reconciler{
-		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Directory: dir, Credentials: creds,
-		ARMOptions: &arm.ClientOptions{ClientOptions: onboardOpts, DisableRPRegistration: true},
-		Platform:   cfg.PlatformIdentity, Issuer: issuer, Recorder: mgr.GetEventRecorder("aztenant-onboarding"),
-		Resync: cfg.SyncPeriod, InUse: registry.InUse(mgr.GetClient()),
-		RequestedGroups: rgErr == nil, ClusterID: clusterID,
-	}).SetupWithManager(mgr); err != nil {
-		return nil, err
+	if !cfg.SkipClusterControllers {
+		if err := (&onboarding.Reconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Directory: dir, Credentials: creds,
+			ARMOptions: &arm.ClientOptions{ClientOptions: onboardOpts, DisableRPRegistration: true},
+			Platform:   cfg.PlatformIdentity, Issuer: issuer, Recorder: mgr.GetEventRecorder("aztenant-onboarding"),
+			Resync: cfg.SyncPeriod, InUse: registry.InUse(mgr.GetClient()),
+			RequestedGroups: rgErr == nil, ClusterID: clusterID,
+		}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
 	}
 
 	tenantGuard := tenancy.NewGuard(dir)
@@ -222,7 +240,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
 			Guards: guards, ReferenceGuard: tenantGuard, Expressions: exprs,
 			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod, SecretRefreshPeriod: cfg.SecretRefreshPeriod, GetDriftChecks: cfg.GetDriftChecks,
-			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval,
+			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval, Owns: cfg.Owns,
 		}
 	}
 	// The chart may install only some kinds' CRDs (crds.pattern): serve

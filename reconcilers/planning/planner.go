@@ -35,6 +35,8 @@ type Planner struct {
 }
 
 // +kubebuilder:rbac:groups=plan.aztenant.io,resources=plans,verbs=get;list;watch;delete
+// With --shards, the labeller writes the shard-bucket label on Plans:
+// +kubebuilder:rbac:groups=plan.aztenant.io,resources=plans,verbs=patch
 // +kubebuilder:rbac:groups=plan.aztenant.io,resources=plans/status,verbs=get;patch;update
 
 // SetupWithManager registers the controller.
