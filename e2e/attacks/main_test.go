@@ -63,10 +63,14 @@ func (a *attack) begin() {
 const exampleConstraints = "../../examples/policy/constraints.yaml"
 
 // Demo IDs in the example constraints, which a platform replaces with its
-// own: here the stack's.
+// own: here the stack's. The demo's two onboarded groups (allowed scopes and
+// unmanaged owners) become the stack's subscription: each namespace's groups
+// are a pattern (<namespace>-*), which the Tenant guard bounds.
 const (
 	demoTenant       = "8f2c1c9e-0d7a-4c53-9a37-3f1d2b6a0c11"
 	demoSubscription = "5b1e7c2a-6f4d-4e8b-9c0a-1d2e3f4a5b6c"
+	demoGroupA       = "/subscriptions/" + demoSubscription + "/resourceGroups/team-a-stack"
+	demoGroupB       = "/subscriptions/" + demoSubscription + "/resourceGroups/team-b-aks"
 )
 
 // constraints are what the attack suite's operator enforces: the example
@@ -80,7 +84,8 @@ func constraints(t *testing.T, issuer string) []*unstructured.Unstructured {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.NewReplacer(demoTenant, stacktest.TenantID, demoSubscription, subID).Replace(string(data))
+	text := strings.NewReplacer(demoGroupA, "/subscriptions/"+subID, demoGroupB, "/subscriptions/"+subID,
+		demoTenant, stacktest.TenantID, demoSubscription, subID).Replace(string(data))
 	objs, err := policy.DecodeManifests(exampleConstraints, []byte(text+`
 ---
 apiVersion: constraints.gatekeeper.sh/v1beta1
