@@ -187,10 +187,11 @@ func Evaluate(ctx context.Context, objs []*unstructured.Unstructured, namespaces
 	if err != nil {
 		return nil, err
 	}
-	tmpls, err := libraryTemplates(scheme)
+	library, err := libraryTemplates(scheme)
 	if err != nil {
 		return nil, err
 	}
+	var tmpls []*templates.ConstraintTemplate
 	var constraints, reviewed []*unstructured.Unstructured
 	for _, u := range objs {
 		switch {
@@ -208,6 +209,20 @@ func Evaluate(ctx context.Context, objs []*unstructured.Unstructured, namespaces
 			reviewed = append(reviewed, u)
 		}
 	}
+	// Only the library templates a constraint uses are compiled: a template
+	// without a constraint denies nothing, and compiling all of them is most
+	// of an evaluation's time.
+	used := map[string]bool{}
+	for _, c := range constraints {
+		used[c.GetKind()] = true
+	}
+	var needed []*templates.ConstraintTemplate
+	for _, t := range library {
+		if used[t.Spec.CRD.Spec.Names.Kind] {
+			needed = append(needed, t)
+		}
+	}
+	tmpls = append(needed, tmpls...)
 	for _, t := range tmpls {
 		if _, err := client.AddTemplate(ctx, t); err != nil {
 			return nil, fmt.Errorf("ConstraintTemplate %s: %w", t.GetName(), err)
