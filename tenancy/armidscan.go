@@ -36,6 +36,9 @@ import (
 // parse strictly is refused by the guard, naming the field. Text that only
 // mentions the words ("see /subscriptions/ in the portal") returns nothing.
 func FindARMIDs(s string) []string {
+	if !strings.ContainsAny(s, "/%") { // names, enums, numbers: most of a body
+		return nil
+	}
 	var out []string
 	if _, err := ParseARMID(s); err == nil {
 		out = []string{s}
