@@ -56,7 +56,7 @@ func FindARMIDs(s string) []string {
 }
 
 func scanARMIDs(s string, out []string) []string {
-	lower := strings.ToLower(s)
+	lower := asciiLower(s) // byte for byte: indexes stay those of s
 	// A value that starts as an ID does is one, whatever follows the keyword.
 	lead := len(s) - len(strings.TrimLeftFunc(s, unicode.IsSpace))
 	if lead < len(s) && s[lead] == '/' {
@@ -159,4 +159,16 @@ func appendNew(list []string, s string) []string {
 		}
 	}
 	return append(list, s)
+}
+
+// asciiLower lowers ASCII letters only, keeping every other byte (invalid
+// UTF-8 included) where it is, unlike strings.ToLower.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
