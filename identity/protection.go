@@ -212,12 +212,17 @@ func (c *Controller) releaseUnnamed(ctx context.Context, req reconcile.Request) 
 func (c *Controller) showTerminating(ctx context.Context, id *identityv1alpha1.Identity, holders []Holder) error {
 	before := id.DeepCopy()
 	msg := TerminatingMessage(id.Namespace+"/"+id.Name, id.Namespace, holders)
-	prev := meta.FindStatusCondition(id.Status.Conditions, ConditionReady)
+	// The reason before the update: SetStatusCondition rewrites the
+	// condition FindStatusCondition points to.
+	prevReason := ""
+	if prev := meta.FindStatusCondition(id.Status.Conditions, ConditionReady); prev != nil {
+		prevReason = prev.Reason
+	}
 	meta.SetStatusCondition(&id.Status.Conditions, metav1.Condition{
 		Type: ConditionReady, Status: metav1.ConditionFalse, Reason: ReasonTerminating, Message: msg, ObservedGeneration: id.Generation,
 	})
 	id.Status.ObservedGeneration = id.Generation
-	if prev == nil || prev.Reason != ReasonTerminating {
+	if prevReason != ReasonTerminating {
 		c.event(id, corev1.EventTypeNormal, ReasonTerminating, "%s", msg)
 	}
 	return c.patchStatus(ctx, before, id)
