@@ -212,3 +212,22 @@ func TestGenerateNames(t *testing.T) {
 		t.Error("no names overrides in the config")
 	}
 }
+
+// Every generated kind with tags refuses the operator's own (aztenant.io-*, any casing) at
+// admission, as the hand-written kinds do.
+func TestGenerateReservedTags(t *testing.T) {
+	files := generate(t)
+	n := 0
+	for p, data := range files {
+		if !strings.HasPrefix(p, "api/") || !strings.Contains(string(data), "// Tags are Azure resource tags") {
+			continue
+		}
+		n++
+		if !strings.Contains(string(data), "message=\"tags beginning with aztenant.io- are reserved for the operator\"") {
+			t.Errorf("%s: spec.tags without the reserved tags rule", p)
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d generated kinds with tags", n)
+	}
+}
