@@ -86,9 +86,13 @@ func (r *Reconciler) admitNames(ctx context.Context, obj azurev1alpha1.Resource,
 				n.SubscriptionID = sub
 			}
 			if ref.Means != NameResourceGroup && ref.Means != NameSubscription {
-				owned, err := r.ownsNamed(ctx, obj.GetNamespace(), ref.Means, v.value, n.SubscriptionID)
+				owned, pending, err := r.ownsNamed(ctx, obj.GetNamespace(), ref.Means, v.value, n.SubscriptionID)
 				if err != nil {
 					return newOutcome(ReasonGuardFailed, fmt.Sprintf("could not list the namespace's objects of type %s to check %s: %v", ref.Means, v.path, err)).after(30 * time.Second)
+				}
+				if pending != "" {
+					// Its own, once its object has created it: wait, as for a reference by name.
+					return newOutcome(ReasonReferenceNotFound, fmt.Sprintf("%s names %q: waiting for %s %q of this namespace to exist in Azure", v.path, v.value, pending, v.value)).after(10 * time.Second)
 				}
 				n.Owned = owned
 			}
@@ -130,10 +134,12 @@ func subscriptionBeside(body map[string]any, ref NameRef, v nameValue) (string, 
 
 // ownsNamed reports whether an object of namespace, of a served kind of ARM
 // type armType, manages a resource called name (in subscription sub unless it
-// is ""). Names are compared as ARM does, without regard to case.
-func (r *Reconciler) ownsNamed(ctx context.Context, namespace, armType, name, sub string) (bool, error) {
+// is ""). Names are compared as ARM does, without regard to case. pending
+// names the kind of an object of that Azure name that has no resource in
+// Azure yet (not being deleted): the caller waits for it.
+func (r *Reconciler) ownsNamed(ctx context.Context, namespace, armType, name, sub string) (owned bool, pending string, err error) {
 	if r.Registry == nil {
-		return false, nil
+		return false, "", nil
 	}
 	for _, k := range r.Registry.Kinds() {
 		gk := r.Registry.groupKindOf(k)
@@ -142,27 +148,31 @@ func (r *Reconciler) ownsNamed(ctx context.Context, namespace, armType, name, su
 		}
 		list, err := r.Registry.newList(k)
 		if err != nil {
-			return false, err
+			return false, "", err
 		}
 		if err := r.Client.List(ctx, list, client.InNamespace(namespace)); err != nil {
 			if meta.IsNoMatchError(err) {
 				continue
 			}
-			return false, err
+			return false, "", err
 		}
-		found := false
 		_ = meta.EachListItem(list, func(item runtime.Object) error {
-			p, err := tenancy.ParseARMID(item.(azurev1alpha1.Resource).AzureStatus().ID)
+			o := item.(azurev1alpha1.Resource)
+			id := o.AzureStatus().ID
+			if id == "" && strings.EqualFold(o.AzureName(), name) && o.GetDeletionTimestamp().IsZero() {
+				pending = gk.Kind
+			}
+			p, err := tenancy.ParseARMID(id)
 			if err == nil && strings.EqualFold(p.Type, armType) && strings.EqualFold(p.Name, name) && (sub == "" || strings.EqualFold(p.SubscriptionID, sub)) {
-				found = true
+				owned = true
 			}
 			return nil
 		})
-		if found {
-			return true, nil
+		if owned {
+			return true, "", nil
 		}
 	}
-	return false, nil
+	return false, pending, nil
 }
 
 // nameValue is one string found at a NameRef's path.
