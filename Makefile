@@ -28,11 +28,11 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	$(BIN)/controller-gen crd:crdVersions=v1 paths=./api/... output:crd:artifacts:config=api/crds
 	go run ./hack/crdindex charts/aztenant/files/crds.yaml # the chart's index; the operator applies the CRDs
 	cp identity/reservation/policies.yaml charts/aztenant/files/reservation-policies.yaml
-	go test ./policy -run '^TestPublicNetworkAccessFieldsMatchTheCRDs$$' -count=1 -update >/dev/null # the template's kinds, from the CRDs
+	go test ./policy -run '^(TestPublicNetworkAccessFieldsMatchTheCRDs|TestExampleConstraintsMatchTheCRDs)$$' -count=1 -update >/dev/null # the template's and the example constraints' kinds, from the CRDs
 	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... paths=./reconcilers/... output:rbac:artifacts:config=charts/aztenant/files
 
 # What make generate writes (kindgen also writes adapters, emulator facts and samples).
-GENERATED := api charts examples/generated policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)internal/emulator/zz_generated_*'
+GENERATED := api charts examples/generated examples/policy/constraints.yaml policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)internal/emulator/zz_generated_*'
 
 .PHONY: verify-generate
 verify-generate: generate ## Fail if generated files differ from what is committed.

@@ -294,7 +294,7 @@ func TestEvaluateMixedInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tmpls) != 16 {
-		t.Errorf("library has %d templates, want 16", len(tmpls))
+	if len(tmpls) != 19 {
+		t.Errorf("library has %d templates, want 19", len(tmpls))
 	}
 }

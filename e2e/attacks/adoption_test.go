@@ -38,6 +38,7 @@ func TestAttack_AdoptInAnotherTenantsGroup(t *testing.T) {
 // leaves the resource in Azure and no DELETE is sent.
 func TestAttack_DeleteAdoptedResource(t *testing.T) {
 	a := newAttack(t, "deladopt")
+	allowReconcileAnnotations(t, a, a.attacker) // adopting is the platform's to allow
 	name := a.attacker + "-legacy"
 	rgs, err := armresources.NewResourceGroupsClient(subID, a.PlatformCredential(t), &arm.ClientOptions{ClientOptions: a.Emu.ClientOptions(), DisableRPRegistration: true})
 	if err != nil {

@@ -1,12 +1,15 @@
 package attacks_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/internal/emulator"
@@ -22,9 +25,9 @@ func TestMain(m *testing.M) { testenv.Main(m, testenv.WithControllerManager()) }
 const subID = stacktest.SubscriptionID
 
 // attack is one attacker namespace and one victim namespace, each onboarded
-// as a team (stacktest), with the operator enforcing the policy library's
-// RoleAssignment and FederatedIdentityCredential constraints as a platform
-// would configure it.
+// as a team (stacktest), with the operator enforcing the example constraints
+// users get (examples/policy/constraints.yaml) as a platform would configure
+// them, and federated credentials only for this cluster's issuer.
 type attack struct {
 	*stacktest.Stack
 	attacker, victim string
@@ -55,22 +58,35 @@ func (a *attack) begin() {
 	}
 }
 
-// constraints are the library constraints the attack suite's operator
-// enforces: no privileged role (and no armId scope) in a RoleAssignment, and
+// exampleConstraints are the constraints README and SECURITY.md point
+// users to, and the demo enforces.
+const exampleConstraints = "../../examples/policy/constraints.yaml"
+
+// Demo IDs in the example constraints, which a platform replaces with its
+// own: here the stack's. The demo's two onboarded groups (allowed scopes and
+// unmanaged owners) become the stack's subscription: each namespace's groups
+// are a pattern (<namespace>-*), which the Tenant guard bounds.
+const (
+	demoTenant       = "8f2c1c9e-0d7a-4c53-9a37-3f1d2b6a0c11"
+	demoSubscription = "5b1e7c2a-6f4d-4e8b-9c0a-1d2e3f4a5b6c"
+	demoGroupA       = "/subscriptions/" + demoSubscription + "/resourceGroups/team-a-stack"
+	demoGroupB       = "/subscriptions/" + demoSubscription + "/resourceGroups/team-b-aks"
+)
+
+// constraints are what the attack suite's operator enforces: the example
+// constraints, with the stack's tenant and subscription for the demo's, and
 // federated credentials only for this cluster's issuer and the credential's
-// own namespace.
+// own namespace (the example leaves that one out: its issuer is the
+// cluster's).
 func constraints(t *testing.T, issuer string) []*unstructured.Unstructured {
 	t.Helper()
-	objs, err := policy.DecodeManifests("attack constraints", []byte(`
-apiVersion: constraints.gatekeeper.sh/v1beta1
-kind: AztenantRoleAssignment
-metadata:
-  name: no-privileged-roles
-spec:
-  match:
-    kinds:
-      - apiGroups: ["authorization.aztenant.io"]
-        kinds: ["RoleAssignment"]
+	data, err := os.ReadFile(exampleConstraints)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.NewReplacer(demoGroupA, "/subscriptions/"+subID, demoGroupB, "/subscriptions/"+subID,
+		demoTenant, stacktest.TenantID, demoSubscription, subID).Replace(string(data))
+	objs, err := policy.DecodeManifests(exampleConstraints, []byte(text+`
 ---
 apiVersion: constraints.gatekeeper.sh/v1beta1
 kind: AztenantFederatedIdentityCredential
@@ -88,6 +104,24 @@ spec:
 		t.Fatal(err)
 	}
 	return objs
+}
+
+// allowReconcileAnnotations labels ns as a platform team lets a namespace
+// adopt and set reconcile policies (restrict-reconcile-annotations).
+func allowReconcileAnnotations(t *testing.T, a *attack, ns string) {
+	t.Helper()
+	var n corev1.Namespace
+	if err := a.Client.Get(t.Context(), client.ObjectKey{Name: ns}, &n); err != nil {
+		t.Fatal(err)
+	}
+	patch := client.MergeFrom(n.DeepCopy())
+	if n.Labels == nil {
+		n.Labels = map[string]string{}
+	}
+	n.Labels["aztenant.io/allow-reconcile-annotations"] = "true"
+	if err := a.Client.Patch(t.Context(), &n, patch); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // denied waits until obj is refused with reason, and checks that the message

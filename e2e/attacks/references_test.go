@@ -115,6 +115,8 @@ spec:
   kind: web
   Application_Type: web
   IngestionMode: LogAnalytics
+  publicNetworkAccessForIngestion: Disabled
+  publicNetworkAccessForQuery: Disabled
   WorkspaceResourceReference: {armId: `+workspace+`}
 `)
 	a.Create(t, component)

@@ -20,7 +20,7 @@ func storageAccount(ns, name string, owner azurev1alpha1.OwnerReference) *storag
 	return &storagev1alpha1.StorageAccount{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: storagev1alpha1.StorageAccountSpec{Owner: &owner, Location: stacktest.Location, Kind: "StorageV2",
-			Sku: storagev1alpha1.StorageSku{Name: "Standard_LRS"}},
+			Sku: storagev1alpha1.StorageSku{Name: "Standard_LRS"}, PublicNetworkAccess: "Disabled"}, // private-by-default
 	}
 }
 
