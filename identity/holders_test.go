@@ -235,7 +235,9 @@ func TestSharedServiceAccountOutlivesOnlyTheIdentityInUse(t *testing.T) {
 	eventually(t, "protection finalizer on the provisioner account", func() (*corev1.ServiceAccount, error) {
 		err := c.Get(t.Context(), client.ObjectKeyFromObject(sa), sa)
 		return sa, err
-	}, func(sa *corev1.ServiceAccount) bool { return controllerutil.ContainsFinalizer(sa, identity.ProtectionFinalizer) })
+	}, func(sa *corev1.ServiceAccount) bool {
+		return controllerutil.ContainsFinalizer(sa, identity.ProtectionFinalizer)
+	})
 
 	def := &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}
 	must(t, c.Delete(t.Context(), sa))
