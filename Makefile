@@ -76,6 +76,7 @@ FUZZTIME ?= 15s
 .PHONY: fuzz
 fuzz: tools ## Run each fuzz target for FUZZTIME (default 15s), one at a time.
 	go test -run '^$$' -fuzz '^FuzzParseARMID$$' -fuzztime $(FUZZTIME) ./tenancy
+	go test -run '^$$' -fuzz '^FuzzFindARMIDs$$' -fuzztime $(FUZZTIME) ./tenancy
 	go test -run '^$$' -fuzz '^FuzzCompileEval$$' -fuzztime $(FUZZTIME) ./reconcilers/expressions
 	go test -run '^$$' -fuzz '^FuzzDesired$$' -fuzztime $(FUZZTIME) ./reconcilers/kinds
 	go test -run '^$$' -fuzz '^FuzzARMRequest$$' -fuzztime $(FUZZTIME) ./internal/emulator

@@ -82,6 +82,11 @@ func (c *Controller) SetupWithManager(mgr ctrl.Manager) error {
 	if c.Workers == 0 {
 		c.Workers = 4
 	}
+	if c.InUse != nil {
+		if err := c.setupServiceAccountRelease(mgr); err != nil {
+			return err
+		}
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("identity").
 		WithOptions(controller.Options{MaxConcurrentReconciles: c.Workers}).
@@ -93,8 +98,13 @@ func (c *Controller) SetupWithManager(mgr ctrl.Manager) error {
 				c.serviceAccountChanged(ctx, e.Object, q)
 			},
 			UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-				if federationChanged(e.ObjectOld, e.ObjectNew) {
+				switch {
+				case federationChanged(e.ObjectOld, e.ObjectNew):
 					c.serviceAccountChanged(ctx, e.ObjectNew, q)
+				case e.ObjectOld.GetDeletionTimestamp().IsZero() && !e.ObjectNew.GetDeletionTimestamp().IsZero():
+					// Deleted, held by the protection finalizer: release it
+					// now if no resource needs it (the credential still works).
+					c.enqueueNaming(ctx, e.ObjectNew, q)
 				}
 			},
 			DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
@@ -130,6 +140,11 @@ func federationChanged(old, new client.Object) bool {
 // Identities naming it.
 func (c *Controller) serviceAccountChanged(ctx context.Context, obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 	c.Broker.Credentials().Forget(obj.GetNamespace(), obj.GetName())
+	c.enqueueNaming(ctx, obj, q)
+}
+
+// enqueueNaming re-checks the Identities naming the ServiceAccount obj.
+func (c *Controller) enqueueNaming(ctx context.Context, obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 	var ids identityv1alpha1.IdentityList
 	if err := c.Client.List(ctx, &ids, client.InNamespace(obj.GetNamespace())); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing Identities after a ServiceAccount change; they are checked again at their next resync", "serviceAccount", client.ObjectKeyFromObject(obj))

@@ -15,7 +15,8 @@ import (
 // Azure's a PUT must carry.
 
 // desired builds the PUT body and normalises it through JSON, so numbers and
-// nested types compare like ARM's decoded answers.
+// nested types compare like ARM's decoded answers. A spec's reserved tags
+// (tags.go) are refused.
 func (r *Reconciler) desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	body, err := r.Kind.Desired(obj, resolved)
 	if err != nil {
@@ -26,7 +27,13 @@ func (r *Reconciler) desired(obj azurev1alpha1.Resource, resolved map[string]str
 		return nil, err
 	}
 	var out map[string]any
-	return out, json.Unmarshal(raw, &out)
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	if err := reservedTags(out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // carryOnPut returns body with the paths the kind declares (Facts.CarriedOnPut)

@@ -83,7 +83,9 @@
 //     which serve deletions only; the desired body (Kind.Desired, given what
 //     Hooks.Resolve read of Secrets and referenced objects; desired.go) and
 //     every other ARM ID in it, held to the Tenant's bounds by the
-//     ReferenceGuard (references.go); the kind's Hooks.Verify (verify.go);
+//     ReferenceGuard (references.go), and the names in it Azure turns into
+//     resources (Facts.Names) by the NameGuard (names.go); a spec's
+//     aztenant.io- tags are refused (tags.go); the kind's Hooks.Verify (verify.go);
 //     then the finalizer and the owner reference;
 //  3. a long-running operation recorded in status.resumeToken is resumed
 //     (operation.go);

@@ -78,6 +78,15 @@ type Facts struct {
 	// Every other ARM ID in the body must lie in the Tenant's resource groups or
 	// be shared with it (references.go); these only in its subscriptions.
 	OutsideGroups []string
+	// Names are the body's fields holding names, not ARM IDs, that Azure turns
+	// into resources or destinations: a resource group it creates (an AKS
+	// cluster's properties.nodeResourceGroup), a subscription given by ID, an
+	// account it writes to by name (an Event Hubs capture's Data Lake
+	// account). The generator keeps the list, with a reason per field
+	// (api/kinds.yaml, names:). Before any ARM call each value is bounded by
+	// the Tenant like the ARM ID it stands for (names.go); a refusal is
+	// Ready=False TenantPolicyDenied naming the field and the value.
+	Names []NameRef
 }
 
 // Hooks are a kind's hand-written behaviour, for what Azure does that Facts

@@ -51,6 +51,9 @@ func (r *Reconciler) observe(ctx context.Context, obj azurev1alpha1.Resource, pe
 	if o := r.admitReferences(ctx, obj, b.desired); o != nil {
 		return o
 	}
+	if o := r.admitNames(ctx, obj, id, b.desired); o != nil {
+		return o
+	}
 	actual, err := calls.get(ctx, id)
 	if err != nil {
 		return r.armFailure(err, scope)

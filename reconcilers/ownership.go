@@ -155,6 +155,12 @@ func (r *Reconciler) applyTags(obj azurev1alpha1.Resource, desired map[string]an
 			dropped = append(dropped, k)
 		}
 	}
+	// The marker's name in any other casing is the same tag in Azure.
+	for k := range tags {
+		if strings.EqualFold(k, TagOwner) {
+			delete(tags, k)
+		}
+	}
 	tags[TagOwner] = r.marker(obj)
 	return spec, dropped, true
 }

@@ -97,6 +97,9 @@ func (r *Reconciler) Preview(ctx context.Context, obj azurev1alpha1.Resource, ow
 	if o := r.admitReferences(ctx, obj, b.desired); o != nil {
 		return fromOutcome(o, id)
 	}
+	if o := r.admitNames(ctx, obj, id, b.desired); o != nil {
+		return fromOutcome(o, id)
+	}
 	armc := armCalls{client: calls, apiVersion: r.Kind.Facts().APIVersion}
 	if err := r.verify(ctx, armc, obj, id, scope); err != nil {
 		return fromOutcome(err, id)

@@ -81,6 +81,9 @@ type Reconciler struct {
 	// label changed out of band, or a shard being handed over, must not
 	// let two replicas act on one namespace.
 	Owns func(namespace string) bool
+	// NameGuard bounds the names in a request that Azure turns into resources
+	// or destinations (names.go); nil checks none.
+	NameGuard NameGuard
 
 	writes    lastWrites
 	lists     listings
@@ -205,6 +208,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, 
 		return err
 	}
 	if o := r.admitReferences(ctx, obj, b.desired); o != nil {
+		return o
+	}
+	if o := r.admitNames(ctx, obj, id, b.desired); o != nil {
 		return o
 	}
 	if err := r.verify(ctx, calls, obj, id, scope); err != nil {

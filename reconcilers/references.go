@@ -24,24 +24,29 @@ type ReferenceGuard interface {
 	AdmitReferences(ctx context.Context, obj client.Object, refs []tenancy.Reference) error
 }
 
-// armReferences lists every ARM ID in body: the string values, and the map keys
-// (identity.userAssignedIdentities is keyed by ID), that start as ARM IDs do,
-// whatever field holds them. A field the generator did not know for a reference
-// is bounded all the same. Tags are the user's words, not references. Paths
-// are dotted with list indexes ("properties.ipConfigurations[0].properties.subnet.id");
-// outside lists the kind's Facts.OutsideGroups paths (without indexes).
+// armReferences lists every ARM ID in body: in the string values, and in the
+// map keys (identity.userAssignedIdentities is keyed by ID), however they are
+// spelled (tenancy.FindARMIDs: spaces, no leading slash, another casing,
+// embedded in a longer text, percent-encoded), whatever field holds them. A
+// field the generator did not know for a reference is bounded all the same,
+// and an ID-like text that does not parse is refused by the guard, naming the
+// field. Tags are the user's words, not references. Paths are dotted with list
+// indexes ("properties.ipConfigurations[0].properties.subnet.id"); outside
+// lists the kind's Facts.OutsideGroups paths (without indexes).
 func armReferences(body map[string]any, outside []string) []tenancy.Reference {
 	var out []tenancy.Reference
 	var walk func(path, plain string, v any)
-	add := func(path, plain, id string) {
-		out = append(out, tenancy.Reference{Path: path, ARMID: id, OutsideGroups: containsFold(outside, plain)})
+	add := func(path, plain, s string) bool {
+		ids := tenancy.FindARMIDs(s)
+		for _, id := range ids {
+			out = append(out, tenancy.Reference{Path: path, ARMID: id, OutsideGroups: containsFold(outside, plain)})
+		}
+		return len(ids) > 0
 	}
 	walk = func(path, plain string, v any) {
 		switch t := v.(type) {
 		case string:
-			if looksLikeARMID(t) {
-				add(path, plain, t)
-			}
+			add(path, plain, t)
 		case map[string]any:
 			keys := make([]string, 0, len(t))
 			for k := range t {
@@ -52,8 +57,7 @@ func armReferences(body map[string]any, outside []string) []tenancy.Reference {
 				if path == "" && k == "tags" {
 					continue
 				}
-				if looksLikeARMID(k) {
-					add(path, plain, k)
+				if add(path, plain, k) {
 					walk(path+"["+k+"]", plain, t[k])
 					continue
 				}
@@ -67,12 +71,6 @@ func armReferences(body map[string]any, outside []string) []tenancy.Reference {
 	}
 	walk("", "", body)
 	return out
-}
-
-// looksLikeARMID: ARM IDs start at a subscription or at the directory's providers.
-func looksLikeARMID(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "/subscriptions/") || strings.HasPrefix(l, "/providers/")
 }
 
 func containsFold(list []string, s string) bool {

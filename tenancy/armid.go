@@ -39,7 +39,8 @@ func (e *InvalidARMIDError) Error() string {
 // including extension resources (.../providers/{ns}/{type}/{name}/providers/{ns2}/{type2}/{name2}).
 // It is strict on purpose: the Guard decides where a request goes from this
 // parse, so anything a proxy or ARM could read differently (dot segments,
-// empty segments, escapes, query or fragment characters) is refused.
+// empty segments, escapes, query or fragment characters, an ID appended to
+// another) is refused.
 func ParseARMID(id string) (ARMID, error) {
 	bad := func(format string, args ...any) (ARMID, error) {
 		return ARMID{}, &InvalidARMIDError{ID: id, Reason: fmt.Sprintf(format, args...)}
@@ -91,6 +92,10 @@ func ParseARMID(id string) (ARMID, error) {
 			}
 			if !isTypeSegment(rest[0]) {
 				return bad("%q is not a resource type", rest[0])
+			}
+			if strings.EqualFold(rest[0], "subscriptions") && isGUID(rest[1]) && len(rest) > 2 &&
+				(strings.EqualFold(rest[2], "resourceGroups") || strings.EqualFold(rest[2], "providers")) {
+				return bad("another ID starts inside it at %q", "/"+strings.Join(rest, "/"))
 			}
 			typ = append(typ, rest[0])
 			out.Name = rest[1]

@@ -21,6 +21,8 @@ func TestParseARMID(t *testing.T) {
 		{id: rg + "/providers/Microsoft.Storage/storageAccounts/sa1/providers/Microsoft.Authorization/roleAssignments/r1", want: ARMID{SubscriptionID: subA, ResourceGroup: "team-a-db", Provider: "Microsoft.Storage", Type: "Microsoft.Authorization/roleAssignments", Name: "r1"}},
 		{id: "/subscriptions/" + subA + "/providers/Microsoft.Authorization/roleAssignments/r1", want: ARMID{SubscriptionID: subA, Provider: "Microsoft.Authorization", Type: "Microsoft.Authorization/roleAssignments", Name: "r1"}},
 		{id: rg + "/providers/Microsoft.Cache/redis/my cache", want: ARMID{SubscriptionID: subA, ResourceGroup: "team-a-db", Provider: "Microsoft.Cache", Type: "Microsoft.Cache/redis", Name: "my cache"}},
+		// API Management and Service Bus have types named subscriptions.
+		{id: rg + "/providers/Microsoft.ApiManagement/service/apim/subscriptions/" + subB, want: ARMID{SubscriptionID: subA, ResourceGroup: "team-a-db", Provider: "Microsoft.ApiManagement", Type: "Microsoft.ApiManagement/service/subscriptions", Name: subB}},
 
 		{id: "", wantErr: true},
 		{id: "subscriptions/" + subA, wantErr: true},
@@ -48,6 +50,8 @@ func TestParseARMID(t *testing.T) {
 		{id: "/subscriptions/" + subA + "/resourceGroups/" + string(make([]byte, 91)), wantErr: true},
 		{id: "/subscriptions/" + subA + "/resourceGroups/a/resourceGroups/b", wantErr: true},
 		{id: "/tenants/x", wantErr: true},
+		{id: rg + "/providers/Microsoft.Network/privateDnsZones/z/subscriptions/" + subB + "/resourceGroups/b/providers/Microsoft.Network/virtualNetworks/v", wantErr: true},
+		{id: rg + "/providers/Microsoft.Network/privateDnsZones/z/SUBSCRIPTIONS/" + subB + "/providers/Microsoft.Network/networkWatchers/w", wantErr: true},
 	}
 	for _, tt := range tests {
 		got, err := ParseARMID(tt.id)

@@ -82,6 +82,16 @@ func (g *Guard) AdmitReferences(ctx context.Context, obj client.Object, refs []R
 }
 
 func (g *Guard) admitReference(ctx context.Context, obj client.Object, p *policy, ref Reference) error {
+	// Parsed first: a share applies to a well-formed ID only, so text after a
+	// shared ID cannot ride on it. (An ID appended to a shared one is found
+	// and bounded on its own as well: FindARMIDs.)
+	id, err := ParseARMID(ref.ARMID)
+	if err != nil {
+		if ref.OutsideGroups && isDirectoryDefinition(ref.ARMID) {
+			return nil // a definition of the directory (a built-in role), in no subscription
+		}
+		return denied(RuleARMID, "%s: %v", ref.Path, err)
+	}
 	if p != nil {
 		if _, ok := p.shares(ref.ARMID); ok {
 			return nil
@@ -90,13 +100,6 @@ func (g *Guard) admitReference(ctx context.Context, obj client.Object, p *policy
 	share := "a platform team can share it with the Tenant's spec.sharedResources"
 	if p != nil {
 		share = fmt.Sprintf("a platform team can share it in tenant %q's spec.sharedResources", p.name())
-	}
-	id, err := ParseARMID(ref.ARMID)
-	if err != nil {
-		if ref.OutsideGroups && strings.HasPrefix(strings.ToLower(ref.ARMID), "/providers/") {
-			return nil // a definition of the directory (a built-in role), in no subscription
-		}
-		return denied(RuleARMID, "%s: %v", ref.Path, err)
 	}
 	if strings.EqualFold(id.Type, userAssignedIdentityType) {
 		if ref.Owned {
@@ -127,4 +130,15 @@ func (g *Guard) admitReference(ctx context.Context, obj client.Object, p *policy
 			ref.Path, ref.ARMID, id.ResourceGroup, other, share)
 	}
 	return nil
+}
+
+// isDirectoryDefinition: /providers/{namespace}/{type}/{name}, a definition
+// the directory keeps in no subscription (a built-in role definition), with
+// the segments the strict parser accepts.
+func isDirectoryDefinition(id string) bool {
+	segs := strings.Split(id, "/")
+	if len(segs) != 5 || segs[0] != "" || !strings.EqualFold(segs[1], "providers") || !isProviderNamespace(segs[2]) || !isTypeSegment(segs[3]) {
+		return false
+	}
+	return checkSegment(segs[4]) == ""
 }

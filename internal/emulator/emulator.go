@@ -94,8 +94,16 @@ func New(cfg Config) (*Emulator, error) {
 		// A hand-written behaviour refines a generated one, keeping its long-running
 		// shape (read from the SDK) unless it says its own.
 		key := strings.ToLower(b.fullType)
-		if g := e.behaviours[key]; g != nil && b.lro == (LROConfig{}) {
-			b.lro = g.lro
+		if g := e.behaviours[key]; g != nil {
+			if b.lro == (LROConfig{}) {
+				b.lro = g.lro
+			}
+			if b.writeOnly == nil {
+				b.writeOnly = g.writeOnly
+			}
+			if b.actions == nil {
+				b.actions = g.actions
+			}
 		}
 		e.behaviours[key] = b
 	}

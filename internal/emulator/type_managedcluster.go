@@ -65,7 +65,17 @@ func managedClusterBehaviour() *typeBehaviour {
 			if ap := armpath.Parse(w.target.id); ap.ResourceGroup() != "" {
 				rg = ap.ResourceGroup()
 			}
-			w.keep("nodeResourceGroup", func() any { return fmt.Sprintf("MC_%s_%s_%s", rg, w.target.name, w.location()) })
+			// AKS creates the node resource group, in the cluster's subscription: the one
+			// nodeResourceGroup names, which must be a new group, else
+			// MC_<group>_<cluster>_<location>; the name cannot change afterwards (AKS FAQ,
+			// "Can I provide my own name for the AKS node resource group?",
+			// https://learn.microsoft.com/azure/aks/faq). The GET answers it, and AKS
+			// deletes the group with the cluster.
+			if err := w.checkManagedGroup("nodeResourceGroup", w.subscriptionID, func() string {
+				return fmt.Sprintf("MC_%s_%s_%s", rg, w.target.name, w.location())
+			}, true); err != nil {
+				return err
+			}
 			// A cluster with a managed identity, not a service principal,
 			// reports the placeholder client ID "msi", as AKS does (az aks
 			// show reads this object and fails without it).
@@ -82,7 +92,9 @@ func managedClusterBehaviour() *typeBehaviour {
 				r.secrets = map[string]string{"clusterUser": randomKey(24), "clusterAdmin": randomKey(24)}
 			}
 			storeClusterPools(e, r)
+			e.ensureManagedGroupLocked(nodeResourceGroup(r), str(r.body, "location"), r.id)
 		},
+		removed: func(e *Emulator, r *resource) { e.removeManagedGroupLocked(nodeResourceGroup(r), r.id) },
 		actions: map[string]actionFunc{
 			"listclusterusercredential":  kubeconfigAction("clusterUser"),
 			"listclusteradmincredential": kubeconfigAction("clusterAdmin"),
@@ -98,4 +110,9 @@ func kubeconfigAction(user string) actionFunc {
 			name, fqdn, name, name, user, name, name, user, name, r.secrets[user])
 		return http.StatusOK, map[string]any{"kubeconfigs": []map[string]any{{"name": user, "value": base64.StdEncoding.EncodeToString([]byte(kc))}}}, nil
 	}
+}
+
+// nodeResourceGroup is the node resource group of a stored cluster.
+func nodeResourceGroup(r *resource) managedGroup {
+	return managedGroup{subscriptionOfID(r.id), str(r.props(), "nodeResourceGroup")}
 }

@@ -64,6 +64,7 @@ func builtinBehaviours() []*typeBehaviour {
 		postgresFirewallRuleBehaviour(),
 		managedClusterBehaviour(),
 		agentPoolBehaviour(),
+		managedEnvironmentBehaviour(),
 	}, networkBehaviours()...)
 }
 

@@ -238,7 +238,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	newReconciler := func(k reconcilers.Kind) *reconcilers.Reconciler {
 		return &reconcilers.Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
-			Guards: guards, ReferenceGuard: tenantGuard, Expressions: exprs,
+			Guards: guards, ReferenceGuard: tenantGuard, NameGuard: tenantGuard, Expressions: exprs,
 			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod, SecretRefreshPeriod: cfg.SecretRefreshPeriod, GetDriftChecks: cfg.GetDriftChecks,
 			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval, Owns: cfg.Owns,
 		}

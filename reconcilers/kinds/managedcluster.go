@@ -37,6 +37,12 @@ func (ManagedCluster) Facts() reconcilers.Facts {
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
 		// The pools of the cluster are an open set.
 		OpenSets: []string{"properties.agentPoolProfiles"},
+		Names: []reconcilers.NameRef{
+			// AKS creates this resource group for the cluster's nodes, in the
+			// cluster's subscription, and deletes it with the cluster
+			// (api/kinds.yaml says so for the generator).
+			{Path: "properties.nodeResourceGroup", Means: reconcilers.NameResourceGroup},
+		},
 	}
 }
 func (k ManagedCluster) Hooks() reconcilers.Hooks {

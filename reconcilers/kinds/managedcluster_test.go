@@ -122,6 +122,41 @@ func TestManagedClusterNodeCountDrift(t *testing.T) {
 	}
 }
 
+// A cluster naming its node resource group (in the Tenant's bounds) converges:
+// AKS creates the group and answers its name, so the cluster is written once
+// and then only read at every sync (the emulator once answered another name,
+// and the operator wrote the cluster again at every sync while showing it
+// Ready). Deleting the cluster deletes the group with it.
+func TestManagedClusterNamedNodeResourceGroupIsSteady(t *testing.T) {
+	const ns = "aksnrg"
+	s := newStack(t, ns)
+	ctx := t.Context()
+	s.Create(t, resourceGroup(ns, "aksnrg-rg", nil, nil))
+	mc := managedCluster(ns, "aks-nrg", "aksnrg-rg", map[string]string{reconcilers.AnnotationSyncPeriod: "1s"})
+	mc.Spec.NodeResourceGroup = "aksnrg-nodes"
+	s.Create(t, mc)
+	s.WaitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	id, nodeRG := managedClusterID("aksnrg-rg", "aks-nrg"), rgID("aksnrg-nodes")
+	if mc.Status.NodeResourceGroup != "aksnrg-nodes" {
+		t.Errorf("status.nodeResourceGroup %q", mc.Status.NodeResourceGroup)
+	}
+	if _, err := s.Emu.Resource(nodeRG); err != nil {
+		t.Errorf("AKS did not create the node resource group: %v", err)
+	}
+	puts := func() int { return strings.Count(methods(s.ARMCalls("/managedClusters/aks-nrg")), "PUT") }
+	// Five more drift checks (a second apart) find nothing to write.
+	reads := s.Reads(id)
+	until(t, "five drift checks", func() bool { return s.Reads(id) >= reads+5 })
+	if n := puts(); n != 1 {
+		t.Errorf("%d PUTs after five drift checks, want the create's only", n)
+	}
+	must(t, s.Client.Delete(ctx, mc))
+	until(t, "cluster object gone", func() bool { return s.Gone(mc) })
+	if _, err := s.Emu.Resource(nodeRG); err == nil {
+		t.Error("the node resource group outlived its cluster")
+	}
+}
+
 // An operator that dies while Azure is still creating a cache and a cluster
 // (each taking 2s) leaves the operations' resume tokens in status; the next
 // operator continues them instead of writing again: one PUT each, then Ready.

@@ -20,11 +20,19 @@ var _ reconcilers.Kind = ActionGroup{}
 
 func (ActionGroup) New() azurev1alpha1.Resource { return &insightsv1alpha1.ActionGroup{} }
 
+// Facts: the names Azure turns into resources or destinations are bounded by the Tenant.
 func (ActionGroup) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.Insights/actionGroups",
 		APIVersion:   "2024-10-01-preview",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		Names: []reconcilers.NameRef{
+			// Azure Monitor sends the group's alerts into an event hub of this Event Hubs namespace, of
+			// the subscription given beside it
+			{Path: "properties.eventHubReceivers.eventHubNameSpace", Means: "Microsoft.EventHub/namespaces", SubscriptionPath: "properties.eventHubReceivers.subscriptionId"},
+			// the subscription of the Event Hubs namespace Azure Monitor sends alerts into
+			{Path: "properties.eventHubReceivers.subscriptionId", Means: "subscription"},
+		},
 	}
 }
 

@@ -17,11 +17,17 @@ func (ConnectedEnvironmentsStorage) New() azurev1alpha1.Resource {
 	return &appv1alpha1.ConnectedEnvironmentsStorage{}
 }
 
+// Facts: the names Azure turns into resources or destinations are bounded by the Tenant.
 func (ConnectedEnvironmentsStorage) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.App/connectedEnvironments/storages",
 		APIVersion:   "2025-01-01",
 		OwnerKind:    appv1alpha1.ConnectedEnvironmentGroupKind,
+		Names: []reconcilers.NameRef{
+			// the environment mounts a file share of this storage account into its container apps, which
+			// write to it
+			{Path: "properties.azureFile.accountName", Means: "Microsoft.Storage/storageAccounts"},
+		},
 	}
 }
 

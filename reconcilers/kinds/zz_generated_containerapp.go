@@ -20,11 +20,16 @@ var _ reconcilers.Kind = ContainerApp{}
 
 func (ContainerApp) New() azurev1alpha1.Resource { return &appv1alpha1.ContainerApp{} }
 
+// Facts: the names Azure turns into resources or destinations are bounded by the Tenant.
 func (ContainerApp) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.App/containerApps",
 		APIVersion:   "2025-01-01",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		Names: []reconcilers.NameRef{
+			// the app's scale rule reads this storage account's queue, with the app's identity
+			{Path: "properties.template.scale.rules.azureQueue.accountName", Means: "Microsoft.Storage/storageAccounts"},
+		},
 	}
 }
 

@@ -17,11 +17,17 @@ func (ContainerAppsSourcecontrol) New() azurev1alpha1.Resource {
 	return &appv1alpha1.ContainerAppsSourcecontrol{}
 }
 
+// Facts: the names Azure turns into resources or destinations are bounded by the Tenant.
 func (ContainerAppsSourcecontrol) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.App/containerApps/sourcecontrols",
 		APIVersion:   "2025-01-01",
 		OwnerKind:    appv1alpha1.ContainerAppGroupKind,
+		Names: []reconcilers.NameRef{
+			// the GitHub Actions workflow Container Apps writes deploys into this subscription with the
+			// credentials given
+			{Path: "properties.githubActionConfiguration.azureCredentials.subscriptionId", Means: "subscription"},
+		},
 	}
 }
 

@@ -22,11 +22,20 @@ func (MachinelearningservicesWorkspace) New() azurev1alpha1.Resource {
 	return &machinelearningservicesv1alpha1.Workspace{}
 }
 
+// Facts: the names Azure turns into resources or destinations are bounded by the Tenant.
 func (MachinelearningservicesWorkspace) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.MachineLearningServices/workspaces",
 		APIVersion:   "2024-04-01",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		Names: []reconcilers.NameRef{
+			// a hub workspace gives its projects these storage accounts, which they write to (names, or
+			// ARM IDs)
+			{Path: "properties.workspaceHubConfig.additionalWorkspaceStorageAccounts", Means: "Microsoft.Storage/storageAccounts"},
+			// a hub workspace creates its project workspaces in this resource group (a name, or its ARM
+			// ID)
+			{Path: "properties.workspaceHubConfig.defaultWorkspaceResourceGroup", Means: "resourceGroup"},
+		},
 	}
 }
 

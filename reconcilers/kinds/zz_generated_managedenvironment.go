@@ -20,13 +20,19 @@ var _ reconcilers.Kind = ManagedEnvironment{}
 
 func (ManagedEnvironment) New() azurev1alpha1.Resource { return &appv1alpha1.ManagedEnvironment{} }
 
-// Facts: the write-only values, which ARM never returns, are not compared.
+// Facts: the write-only values, which ARM never returns, are not compared;
+// the names Azure turns into resources or destinations are bounded by the Tenant.
 func (ManagedEnvironment) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.App/managedEnvironments",
 		APIVersion:   "2025-01-01",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
 		WriteOnly:    []string{"properties.daprAIConnectionString"},
+		Names: []reconcilers.NameRef{
+			// Container Apps creates this resource group for the environment's infrastructure, in the
+			// subnet's subscription when a subnet is given (SDK doc), else the environment's
+			{Path: "properties.infrastructureResourceGroup", Means: "resourceGroup", SubscriptionPath: "properties.vnetConfiguration.infrastructureSubnetId"},
+		},
 	}
 }
 

@@ -19,11 +19,19 @@ var _ reconcilers.Kind = NamespacesEventhub{}
 
 func (NamespacesEventhub) New() azurev1alpha1.Resource { return &eventhubv1alpha1.NamespacesEventhub{} }
 
+// Facts: the names Azure turns into resources or destinations are bounded by the Tenant.
 func (NamespacesEventhub) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.EventHub/namespaces/eventhubs",
 		APIVersion:   "2024-01-01",
 		OwnerKind:    eventhubv1alpha1.NamespaceGroupKind,
+		Names: []reconcilers.NameRef{
+			// Event Hubs Capture writes the hub's events into this Data Lake Store account, of the
+			// subscription given beside it
+			{Path: "properties.captureDescription.destination.properties.dataLakeAccountName", Means: "Microsoft.DataLakeStore/accounts", SubscriptionPath: "properties.captureDescription.destination.properties.dataLakeSubscriptionId"},
+			// the subscription of the Data Lake Store account Capture writes into
+			{Path: "properties.captureDescription.destination.properties.dataLakeSubscriptionId", Means: "subscription"},
+		},
 	}
 }
 

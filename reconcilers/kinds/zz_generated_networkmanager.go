@@ -16,11 +16,17 @@ var _ reconcilers.Kind = NetworkManager{}
 
 func (NetworkManager) New() azurev1alpha1.Resource { return &networkv1alpha1.NetworkManager{} }
 
+// Facts: the names Azure turns into resources or destinations are bounded by the Tenant.
 func (NetworkManager) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.Network/networkManagers",
 		APIVersion:   "2025-05-01",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		Names: []reconcilers.NameRef{
+			// the network manager applies its connectivity and security admin rules to the networks of
+			// these subscriptions (/subscriptions/<id>)
+			{Path: "properties.networkManagerScopes.subscriptions", Means: "subscription"},
+		},
 	}
 }
 

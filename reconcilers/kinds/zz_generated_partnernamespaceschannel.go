@@ -17,11 +17,19 @@ func (PartnerNamespacesChannel) New() azurev1alpha1.Resource {
 	return &eventgridv1alpha1.PartnerNamespacesChannel{}
 }
 
+// Facts: the names Azure turns into resources or destinations are bounded by the Tenant.
 func (PartnerNamespacesChannel) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.EventGrid/partnerNamespaces/channels",
 		APIVersion:   "2022-06-15",
 		OwnerKind:    eventgridv1alpha1.PartnerNamespaceGroupKind,
+		Names: []reconcilers.NameRef{
+			// the subscription Event Grid creates the channel's partner topic in
+			{Path: "properties.partnerTopicInfo.azureSubscriptionId", Means: "subscription"},
+			// Event Grid creates the channel's partner topic in this resource group, of the subscription
+			// given beside it
+			{Path: "properties.partnerTopicInfo.resourceGroupName", Means: "resourceGroup", SubscriptionPath: "properties.partnerTopicInfo.azureSubscriptionId"},
+		},
 	}
 }
 

@@ -20,11 +20,16 @@ var _ reconcilers.Kind = Site{}
 
 func (Site) New() azurev1alpha1.Resource { return &webv1alpha1.Site{} }
 
+// Facts: the names Azure turns into resources or destinations are bounded by the Tenant.
 func (Site) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.Web/sites",
 		APIVersion:   "2024-11-01",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		Names: []reconcilers.NameRef{
+			// the app mounts a share or container of this storage account, which it writes to
+			{Path: "properties.siteConfig.azureStorageAccounts.*.accountName", Means: "Microsoft.Storage/storageAccounts"},
+		},
 	}
 }
 

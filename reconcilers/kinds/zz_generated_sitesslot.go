@@ -19,11 +19,16 @@ var _ reconcilers.Kind = SitesSlot{}
 
 func (SitesSlot) New() azurev1alpha1.Resource { return &webv1alpha1.SitesSlot{} }
 
+// Facts: the names Azure turns into resources or destinations are bounded by the Tenant.
 func (SitesSlot) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.Web/sites/slots",
 		APIVersion:   "2024-11-01",
 		OwnerKind:    webv1alpha1.SiteGroupKind,
+		Names: []reconcilers.NameRef{
+			// the app mounts a share or container of this storage account, which it writes to
+			{Path: "properties.siteConfig.azureStorageAccounts.*.accountName", Means: "Microsoft.Storage/storageAccounts"},
+		},
 	}
 }
 

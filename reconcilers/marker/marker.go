@@ -32,3 +32,19 @@ func Owner(clusterID, namespace string, gk schema.GroupKind, name string) string
 	o := sha256.Sum256([]byte(strings.Join([]string{"aztenant.io/owner", clusterID, namespace, gk.Kind + "." + gk.Group, name}, "\x00")))
 	return hex.EncodeToString(c[:4]) + "." + hex.EncodeToString(o[:16])
 }
+
+// Tag returns the value of tag name in tags, whatever the casing of its name:
+// Azure's tag names are case-insensitive, so AZTENANT.IO-OWNER is the owner
+// marker as much as aztenant.io-owner is.
+func Tag[V any](tags map[string]V, name string) (V, bool) {
+	if v, ok := tags[name]; ok {
+		return v, true
+	}
+	for k, v := range tags {
+		if strings.EqualFold(k, name) {
+			return v, true
+		}
+	}
+	var zero V
+	return zero, false
+}

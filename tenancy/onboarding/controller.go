@@ -760,7 +760,10 @@ func (s *pass) keptFor(ctx context.Context, ns string) string {
 		return generic
 	}
 	holders, err := s.r.InUse(ctx, ns)
-	if err != nil || len(holders) == 0 {
+	if err != nil {
+		return generic
+	}
+	if holders, err = s.usersOfKept(ctx, ns, holders); err != nil || len(holders) == 0 {
 		return generic
 	}
 	counts := map[string]int{}
@@ -781,6 +784,32 @@ func (s *pass) keptFor(ctx context.Context, ns string) string {
 	s.waiting = append(s.waiting, what)
 	return fmt.Sprintf("deleted; kept while %d object(s) of namespace %s still hold it: %s. Delete them (their Azure resources are deleted with the namespace's identity) "+
 		"or annotate them aztenant.io/reconcile-policy: detach-on-delete to leave their resources in Azure", len(holders), ns, strings.Join(byKind, ", "))
+}
+
+// usersOfKept keeps, of the namespace's holders, those that use an Identity
+// onboarding created there or one acting with a ServiceAccount it created:
+// a resource served by another Identity holds neither.
+func (s *pass) usersOfKept(ctx context.Context, ns string, holders []identity.Holder) ([]identity.Holder, error) {
+	ids, sas := map[string]bool{}, map[string]bool{}
+	for _, c := range s.rec.of(ns) {
+		_, name, _ := strings.Cut(c.ID, "/")
+		switch c.Kind {
+		case KindIdentity:
+			ids[name] = true
+		case KindServiceAccount:
+			sas[name] = true
+		}
+	}
+	var list identityv1alpha1.IdentityList
+	if err := s.r.APIReader.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		return nil, err
+	}
+	for _, id := range list.Items {
+		if sas[id.Spec.ServiceAccountName] {
+			ids[id.Name] = true
+		}
+	}
+	return slices.DeleteFunc(holders, func(h identity.Holder) bool { return !ids[h.Identity] }), nil
 }
 
 func stepOfKind(kind string) string {

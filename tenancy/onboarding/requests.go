@@ -154,7 +154,7 @@ func (a *azure) ensureRequestedGroup(ctx context.Context, name, location, mark, 
 	switch {
 	case err == nil:
 		for _, k := range []string{marker.TagCreatedFor, marker.TagOwner} {
-			if v := got.Tags[k]; v != nil && *v == mark {
+			if v, _ := marker.Tag(got.Tags, k); v != nil && *v == mark {
 				return *got.ID, false, nil
 			}
 		}

@@ -37,6 +37,7 @@ type CapacityReservationGroupsCapacityReservationSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxProperties=50
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 512 && size(self[k]) <= 256)",message="tag names are at most 512 characters and values at most 256"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.lowerAscii().startsWith('aztenant.io-') && !k.lowerAscii().startsWith('aztenant.io/'))",message="tags beginning with aztenant.io- are reserved for the operator"
 	Tags map[string]string `json:"tags,omitempty"`
 
 	// SKU of the resource for which capacity needs be reserved. The SKU name and capacity is

@@ -38,6 +38,7 @@ type QueryPackSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxProperties=50
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 512 && size(self[k]) <= 256)",message="tag names are at most 512 characters and values at most 256"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.lowerAscii().startsWith('aztenant.io-') && !k.lowerAscii().startsWith('aztenant.io/'))",message="tags beginning with aztenant.io- are reserved for the operator"
 	Tags map[string]string `json:"tags,omitempty"`
 
 	// OperatorSpec holds CEL exports, if any.

@@ -60,6 +60,16 @@ type FieldOverride struct {
 	// OpenEnum drops the enum's values from the schema: Azure's enum is extensible and the
 	// SDK's list is out of date (VM sizes).
 	OpenEnum bool `json:"openEnum,omitempty"`
+	// Names says the field holds a name, not an ARM ID, that Azure turns into a resource
+	// or a destination, which the Tenant must bound (reconcilers.Facts.Names): one of
+	// resourceGroup (a group Azure creates or writes into), subscription (a subscription
+	// given by ID), or the ARM type of the resource the name names
+	// (Microsoft.Storage/storageAccounts). A string or a list of strings.
+	Names string `json:"names,omitempty"`
+	// Subscription, with names, is the JSON path, from the object holding the field, of
+	// the subscription the name lies in: a subscription ID, or an ARM ID whose
+	// subscription Azure uses (dataLakeSubscriptionId, vnetConfiguration.infrastructureSubnetId).
+	Subscription string `json:"subscription,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
 }
@@ -109,6 +119,8 @@ var (
 	kindName  = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 	groupName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
 	goIdent   = regexp.MustCompile(`^[A-Z][A-Za-z0-9_]*$`)
+	// nameMeaning: what a names override may say a field holds.
+	nameMeaning = regexp.MustCompile(`^(resourceGroup|subscription|[A-Z][A-Za-z0-9]*\.[A-Z][A-Za-z0-9.]*/[a-z][A-Za-z0-9]*)$`)
 )
 
 func (f *File) validate() error {
@@ -142,8 +154,14 @@ func (f *File) validate() error {
 			if strings.TrimSpace(o.Because) == "" {
 				return bad("field %s: override without because", path)
 			}
-			if o.Skip && (o.Rename != "" || o.IDOnly != nil) {
-				return bad("field %s: skip with rename or idOnly", path)
+			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "") {
+				return bad("field %s: skip with rename, idOnly or names", path)
+			}
+			if o.Names != "" && !nameMeaning.MatchString(o.Names) {
+				return bad("field %s: names %q is not resourceGroup, subscription or an ARM resource type (Microsoft.Storage/storageAccounts)", path, o.Names)
+			}
+			if o.Subscription != "" && (o.Names == "" || o.Names == "subscription") {
+				return bad("field %s: subscription goes with names of a resource group or a resource", path)
 			}
 		}
 	}

@@ -15,16 +15,19 @@ const realConfig = "../../../api/kinds.yaml"
 func TestParseErrors(t *testing.T) {
 	const mods = "modules: {network: github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9}\n"
 	cases := map[string]struct{ yaml, want string }{
-		"no kinds":        {mods + "kinds: []", "no kinds"},
-		"unknown module":  {mods + "kinds: [{kind: VirtualNetwork, group: network, module: nope, client: VirtualNetworksClient}]", "module"},
-		"bad kind name":   {mods + "kinds: [{kind: virtualNetwork, group: network, module: network, client: VirtualNetworksClient}]", "kind name"},
-		"bad group":       {mods + "kinds: [{kind: VirtualNetwork, group: network.azure.com, module: network, client: VirtualNetworksClient}]", "group"},
-		"bad client":      {mods + "kinds: [{kind: VirtualNetwork, group: network, module: network, client: VirtualNetworks}]", "client"},
-		"unknown key":     {mods + "kinds: [{kind: VirtualNetwork, group: network, module: network, client: VirtualNetworksClient, colour: red}]", "colour"},
-		"twice":           {mods + "kinds: [{kind: A, group: network, module: network, client: AClient}, {kind: A, group: network, module: network, client: BClient}]", "twice"},
-		"no because":      {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {skip: true}}}]", "because"},
-		"skip and rename": {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {skip: true, rename: y, because: z}}}]", "skip"},
-		"not the SDK":     {"modules: {x: example.com/x}\nkinds: [{kind: A, group: network, module: x, client: AClient}]", "resourcemanager"},
+		"no kinds":          {mods + "kinds: []", "no kinds"},
+		"unknown module":    {mods + "kinds: [{kind: VirtualNetwork, group: network, module: nope, client: VirtualNetworksClient}]", "module"},
+		"bad kind name":     {mods + "kinds: [{kind: virtualNetwork, group: network, module: network, client: VirtualNetworksClient}]", "kind name"},
+		"bad group":         {mods + "kinds: [{kind: VirtualNetwork, group: network.azure.com, module: network, client: VirtualNetworksClient}]", "group"},
+		"bad client":        {mods + "kinds: [{kind: VirtualNetwork, group: network, module: network, client: VirtualNetworks}]", "client"},
+		"unknown key":       {mods + "kinds: [{kind: VirtualNetwork, group: network, module: network, client: VirtualNetworksClient, colour: red}]", "colour"},
+		"twice":             {mods + "kinds: [{kind: A, group: network, module: network, client: AClient}, {kind: A, group: network, module: network, client: BClient}]", "twice"},
+		"no because":        {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {skip: true}}}]", "because"},
+		"skip and rename":   {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {skip: true, rename: y, because: z}}}]", "skip"},
+		"names unknown":     {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {names: account, because: z}}}]", "names"},
+		"names and skip":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {skip: true, names: subscription, because: z}}}]", "skip"},
+		"lone subscription": {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {subscription: y, because: z}}}]", "subscription"},
+		"not the SDK":       {"modules: {x: example.com/x}\nkinds: [{kind: A, group: network, module: x, client: AClient}]", "resourcemanager"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

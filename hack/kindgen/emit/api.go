@@ -54,6 +54,7 @@ func apiFile(k *Kind) string {
 	if k.tags {
 		b.WriteString("\t// Tags are Azure resource tags: at most 50, names up to 512 characters, values up to\n\t// 256.\n\t// +optional\n\t// +kubebuilder:validation:MaxProperties=50\n")
 		b.WriteString("\t// +kubebuilder:validation:XValidation:rule=\"self.all(k, size(k) <= 512 && size(self[k]) <= 256)\",message=\"tag names are at most 512 characters and values at most 256\"\n")
+		b.WriteString("\t// " + reservedTagsRule + "\n")
 		b.WriteString("\tTags map[string]string `json:\"tags,omitempty\"`\n\n")
 	}
 	for _, f := range sortFields(k.spec) {
@@ -182,3 +183,7 @@ func shortModule(path string) string {
 	}
 	return last
 }
+
+// reservedTagsRule refuses the tags the operator writes (its owner marker, onboarding's),
+// in any casing, as reconcilers.ReservedTagsMessage says.
+const reservedTagsRule = `+kubebuilder:validation:XValidation:rule="self.all(k, !k.lowerAscii().startsWith('aztenant.io-') && !k.lowerAscii().startsWith('aztenant.io/'))",message="tags beginning with aztenant.io- are reserved for the operator"`

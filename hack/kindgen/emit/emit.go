@@ -36,6 +36,8 @@ type Kind struct {
 	stat  []goField
 	loc   *model.Field
 	tags  bool
+	// names are the body's fields the Tenant bounds (Facts.Names).
+	names []nameRef
 }
 
 // Files is what Generate writes: repository-relative path -> content.
@@ -228,6 +230,10 @@ func (k *Kind) build(all []*model.Kind) error {
 		}
 	}
 	k.spec, k.shape = k.types.fieldsOf(body, specMode, true)
+	var err error
+	if k.names, err = k.findNames(body); err != nil {
+		return err
+	}
 	for _, f := range k.spec {
 		if own := map[string]bool{"owner": true, "azureName": true, "operatorSpec": true}; own[f.JSON] {
 			return fmt.Errorf("%s/%s: property %s clashes with the spec's own field", k.Group.Name, k.Kind.Kind, f.JSON)

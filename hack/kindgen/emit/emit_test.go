@@ -157,3 +157,77 @@ func TestGenerateOpenEnum(t *testing.T) {
 		t.Errorf("vmSize is still a closed enum:\n%s", field)
 	}
 }
+
+// The names the config says Azure turns into resources or destinations are the adapters'
+// Facts.Names, at their PUT body paths (a map's values as "*"), with the subscription given
+// beside them and the config's reason; every such override of a generated kind is emitted.
+func TestGenerateNames(t *testing.T) {
+	files := generate(t)
+	for path, want := range map[string][]string{
+		"reconcilers/kinds/zz_generated_namespaceseventhub.go": {
+			`{Path: "properties.captureDescription.destination.properties.dataLakeAccountName", Means: "Microsoft.DataLakeStore/accounts", SubscriptionPath: "properties.captureDescription.destination.properties.dataLakeSubscriptionId"}`,
+			`{Path: "properties.captureDescription.destination.properties.dataLakeSubscriptionId", Means: "subscription"}`,
+			"// Event Hubs Capture writes the hub's events into this Data Lake Store account",
+		},
+		"reconcilers/kinds/zz_generated_managedenvironment.go": {
+			`{Path: "properties.infrastructureResourceGroup", Means: "resourceGroup", SubscriptionPath: "properties.vnetConfiguration.infrastructureSubnetId"}`,
+		},
+		"reconcilers/kinds/zz_generated_site.go": {
+			`{Path: "properties.siteConfig.azureStorageAccounts.*.accountName", Means: "Microsoft.Storage/storageAccounts"}`,
+		},
+		"reconcilers/kinds/zz_generated_containerapp.go": {
+			`{Path: "properties.template.scale.rules.azureQueue.accountName", Means: "Microsoft.Storage/storageAccounts"}`,
+		},
+	} {
+		for _, w := range want {
+			if !strings.Contains(string(files[path]), w) {
+				t.Errorf("%s lacks %s", path, w)
+			}
+		}
+	}
+	file, err := config.Load("../../../api/kinds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emitted := 0
+	for _, k := range file.Kinds {
+		for jsonPath, o := range k.Fields {
+			if o.Names == "" || k.Existing {
+				continue
+			}
+			found := false
+			for p, data := range files {
+				if strings.HasPrefix(p, "reconcilers/kinds/zz_generated_") && strings.Contains(string(data), "// "+strings.Fields(o.Because)[0]) &&
+					strings.Contains(strings.ReplaceAll(string(data), ".*.", "."), `{Path: "`+jsonPath+`", Means: "`+o.Names+`"`) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: names override of %s is not in an adapter's Facts.Names", k.Key(), jsonPath)
+			}
+			emitted++
+		}
+	}
+	if emitted == 0 {
+		t.Error("no names overrides in the config")
+	}
+}
+
+// Every generated kind with tags refuses the operator's own (aztenant.io-*, any casing) at
+// admission, as the hand-written kinds do.
+func TestGenerateReservedTags(t *testing.T) {
+	files := generate(t)
+	n := 0
+	for p, data := range files {
+		if !strings.HasPrefix(p, "api/") || !strings.Contains(string(data), "// Tags are Azure resource tags") {
+			continue
+		}
+		n++
+		if !strings.Contains(string(data), "message=\"tags beginning with aztenant.io- are reserved for the operator\"") {
+			t.Errorf("%s: spec.tags without the reserved tags rule", p)
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d generated kinds with tags", n)
+	}
+}

@@ -54,6 +54,10 @@ func adapterFile(k *Kind) string {
 		doc = append(doc, "Azure creates the resource with its parent and has no DELETE for it")
 		facts = append(facts, "WithParent: true")
 	}
+	if len(k.names) > 0 {
+		doc = append(doc, "the names Azure turns into resources or destinations are bounded by the Tenant")
+		facts = append(facts, namesLiteral(k.names))
+	}
 	if len(doc) > 0 {
 		fmt.Fprintf(&b, "// Facts: %s.\n", strings.Join(doc, ";\n// "))
 	}

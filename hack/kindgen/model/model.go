@@ -252,6 +252,20 @@ type Field struct {
 	// OpenEnum is set when the config drops an enum's values (Azure's list grows faster
 	// than the SDK's).
 	OpenEnum *Flag `json:"openEnum,omitempty"`
+	// Names is set when the config says the field holds a name, not an ARM ID, that Azure
+	// turns into a resource or a destination (a node resource group, a capture's Data
+	// Lake account), which the Tenant must bound.
+	Names *NameFlag `json:"names,omitempty"`
+}
+
+// NameFlag says what Azure makes of a name a field holds, and why (config: names).
+type NameFlag struct {
+	// Means is resourceGroup, subscription, or the ARM type of the resource named.
+	Means string `json:"means"`
+	// Subscription is the JSON path, from the object holding the field, of the
+	// subscription the name lies in ("" when none is given beside it).
+	Subscription string `json:"subscription,omitempty"`
+	Flag
 }
 
 // Flag is a fact about a field and where it comes from.

@@ -36,8 +36,10 @@ type fieldOverride struct {
 	reference *bool
 	rename    string
 	openEnum  bool
-	because   string
-	used      bool
+	// names and subscription as config.FieldOverride's Names and Subscription.
+	names, subscription string
+	because             string
+	used                bool
 }
 
 func newGraph(p *Package, root string) *graph {
@@ -246,6 +248,9 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 		mf.Rename = o.rename
 		if o.openEnum {
 			mf.OpenEnum = &model.Flag{Source: "config", Reason: o.because}
+		}
+		if o.names != "" {
+			mf.Names = &model.NameFlag{Means: o.names, Subscription: o.subscription, Flag: model.Flag{Source: "config", Reason: o.because}}
 		}
 		if o.reference != nil {
 			mf.Reference = nil
