@@ -88,6 +88,7 @@ metadata: {name: dlk-ns}
 spec:
   owner: {name: `+a.attacker+`-rg}
   location: westeurope
+  publicNetworkAccess: Disabled
   sku: {name: Standard, tier: Standard, capacity: 1}
 `))
 	a.begin()

@@ -32,6 +32,7 @@ spec:
   location: westeurope
   kind: AIServices
   sku: {name: S0}
+  publicNetworkAccess: Disabled
   customSubDomainName: %s
   networkInjections:
     - scenario: agent
