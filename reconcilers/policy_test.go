@@ -61,9 +61,10 @@ func TestDeletionReadsThePolicyAfresh(t *testing.T) {
 	}
 }
 
-// Only a change of a namespace's reconcile-policy annotation reconciles its
-// objects: adding, removing or changing it, not other updates.
-func TestReconcilePolicyChangedPredicate(t *testing.T) {
+// A change of a namespace's labels or annotations reconciles its objects
+// (the reconcile policy, and what constraints select on); an update that
+// leaves them as they were (status, finalizers) does not.
+func TestNamespaceMetadataChangedPredicate(t *testing.T) {
 	p := func(v string) map[string]string {
 		if v == "" {
 			return nil
@@ -78,15 +79,21 @@ func TestReconcilePolicyChangedPredicate(t *testing.T) {
 		{p("skip"), p(""), true},
 		{p("skip"), p("manage"), true},
 		{p("skip"), p("skip"), false},
-		{nil, map[string]string{"other": "y"}, false},
+		{nil, map[string]string{}, false},
+		{nil, map[string]string{"other": "y"}, true},
 		{map[string]string{AnnotationReconcilePolicy: ""}, nil, true},
 	} {
 		e := event.UpdateEvent{ObjectOld: namespace(c.old), ObjectNew: namespace(c.new)}
-		if got := reconcilePolicyChanged.Update(e); got != c.want {
-			t.Errorf("%v -> %v: %v, want %v", c.old, c.new, got, c.want)
+		if got := namespaceMetadataChanged.Update(e); got != c.want {
+			t.Errorf("annotations %v -> %v: %v, want %v", c.old, c.new, got, c.want)
 		}
 	}
-	if reconcilePolicyChanged.Create(event.CreateEvent{Object: namespace(p("skip"))}) {
+	labelled := namespace(nil)
+	labelled.Labels = map[string]string{"aztenant.io/allow-reconcile-annotations": "true"}
+	if !namespaceMetadataChanged.Update(event.UpdateEvent{ObjectOld: namespace(nil), ObjectNew: labelled}) {
+		t.Error("a label added to the namespace does not reconcile its objects")
+	}
+	if namespaceMetadataChanged.Create(event.CreateEvent{Object: namespace(p("skip"))}) {
 		t.Error("a namespace created enqueues its objects")
 	}
 }

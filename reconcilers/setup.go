@@ -2,6 +2,7 @@ package reconcilers
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -118,8 +119,8 @@ func (r *Reconciler) Build(ctx context.Context, mgr ctrl.Manager, o Options) (*C
 		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers, NewQueue: o.NewQueue}).
 		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.identityChanged)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-			return r.allInNamespace(ctx, o.GetName(), "its "+AnnotationReconcilePolicy+" annotation changed")
-		}), builder.WithPredicates(reconcilePolicyChanged))
+			return r.allInNamespace(ctx, o.GetName(), "its labels or annotations changed")
+		}), builder.WithPredicates(namespaceMetadataChanged))
 	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
 	if hooks.References != nil {
 		// A referenced Secret or ConfigMap that appears lets a waiting object
@@ -257,17 +258,20 @@ func (r *Reconciler) allInNamespace(ctx context.Context, ns, why string) []recon
 	return r.requests(ctx, "in namespace "+ns+" after "+why, nil, client.InNamespace(ns))
 }
 
-// reconcilePolicyChanged passes the namespace updates that change (add,
-// remove or set) its reconcile-policy annotation. A namespace created has no
-// objects yet, and at start every object is reconciled anyway.
-var reconcilePolicyChanged = predicate.Funcs{
+// namespaceMetadataChanged passes the namespace updates that change its
+// labels or annotations: the reconcile-policy annotation, and what policy
+// constraints select on (namespaceSelector labels, the label or annotation
+// that lets a namespace adopt). An object denied before the platform labelled
+// its namespace goes ahead at once, without waiting for its next sync. A
+// namespace created has no objects yet, and at start every object is
+// reconciled anyway.
+var namespaceMetadataChanged = predicate.Funcs{
 	CreateFunc:  func(event.CreateEvent) bool { return false },
 	DeleteFunc:  func(event.DeleteEvent) bool { return false },
 	GenericFunc: func(event.GenericEvent) bool { return false },
 	UpdateFunc: func(e event.UpdateEvent) bool {
-		o, hadOld := e.ObjectOld.GetAnnotations()[AnnotationReconcilePolicy]
-		n, hasNew := e.ObjectNew.GetAnnotations()[AnnotationReconcilePolicy]
-		return hadOld != hasNew || o != n
+		return !maps.Equal(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) ||
+			!maps.Equal(e.ObjectOld.GetAnnotations(), e.ObjectNew.GetAnnotations())
 	},
 }
 
