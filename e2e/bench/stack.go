@@ -126,7 +126,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := envtest.InstallCRDs(s.CP.Config, envtest.CRDInstallOptions{CRDs: crds}); err != nil {
+	if _, err := envtest.InstallCRDs(s.CP.Config, envtest.CRDInstallOptions{CRDs: crds, MaxTime: 2 * time.Minute}); err != nil {
 		return nil, fmt.Errorf("install CRDs: %w", err)
 	}
 	scheme, err := operator.Scheme()

@@ -131,7 +131,7 @@ func installGatekeeperCRDs(t *testing.T, env *testenv.Env) {
 		}
 		crds = append(crds, crd)
 	}
-	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: env.Scheme}); err != nil {
+	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: env.Scheme, MaxTime: testenv.CRDWait}); err != nil {
 		t.Fatalf("install Gatekeeper's CRDs: %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func crdsOf(t *testing.T, keep func(*apiextensionsv1.CustomResourceDefinition) b
 // installCRDs creates the CRDs and waits until discovery serves them.
 func installCRDs(t *testing.T, env *testenv.Env, crds []*apiextensionsv1.CustomResourceDefinition) {
 	t.Helper()
-	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: env.Scheme}); err != nil {
+	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: env.Scheme, MaxTime: testenv.CRDWait}); err != nil {
 		t.Fatalf("install CRDs: %v", err)
 	}
 }

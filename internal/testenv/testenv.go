@@ -49,6 +49,11 @@ type settings struct {
 // WithoutReservation leaves out the admission policies that reserve the
 // provisioner accounts for the operator, for tests that install them
 // themselves (the Helm chart's).
+// CRDWait bounds the wait for installed CRDs to be served. envtest's default
+// (10 s) is too short for 300 CRDs on a loaded 2-core machine; the wait ends as
+// soon as they are established.
+const CRDWait = 2 * time.Minute
+
 func WithoutReservation() Option { return func(s *settings) { s.skipReservation = true } }
 
 // WithControllerManager also runs kube-controller-manager's lifecycle
@@ -137,7 +142,7 @@ func start(ctx context.Context, s settings) (*Env, error) {
 			cp.Stop()
 			return nil, err
 		}
-		if _, err := envtest.InstallCRDs(cp.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: scheme}); err != nil {
+		if _, err := envtest.InstallCRDs(cp.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: scheme, MaxTime: CRDWait}); err != nil {
 			cp.Stop()
 			return nil, fmt.Errorf("install CRDs: %w", err)
 		}
