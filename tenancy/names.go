@@ -61,12 +61,8 @@ func (g *Guard) AdmitNames(ctx context.Context, obj client.Object, names []Name)
 	if len(names) == 0 {
 		return nil
 	}
-	p, err := g.dir.policyFor(ctx, obj.GetNamespace())
-	switch err.(type) {
-	case nil:
-	case *NoTenantError:
-		p = nil // Admit has said whether the namespace is served at all
-	default:
+	p, err := g.boundsOf(ctx, obj)
+	if err != nil {
 		return err
 	}
 	for _, n := range names {

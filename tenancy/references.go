@@ -65,12 +65,8 @@ func (g *Guard) AdmitReferences(ctx context.Context, obj client.Object, refs []R
 	if len(refs) == 0 {
 		return nil
 	}
-	p, err := g.dir.policyFor(ctx, obj.GetNamespace())
-	switch err.(type) {
-	case nil:
-	case *NoTenantError:
-		p = nil // Admit has said whether the namespace is served at all
-	default:
+	p, err := g.boundsOf(ctx, obj)
+	if err != nil {
 		return err
 	}
 	for _, ref := range refs {
@@ -79,6 +75,16 @@ func (g *Guard) AdmitReferences(ctx context.Context, obj client.Object, refs []R
 		}
 	}
 	return nil
+}
+
+// boundsOf is the policy of obj's namespace's Tenant, or nil when the
+// namespace is served without one (Admit has said whether it is served).
+func (g *Guard) boundsOf(ctx context.Context, obj client.Object) (*policy, error) {
+	p, err := g.dir.policyFor(ctx, obj.GetNamespace())
+	if _, none := err.(*NoTenantError); none {
+		return nil, nil
+	}
+	return p, err
 }
 
 func (g *Guard) admitReference(ctx context.Context, obj client.Object, p *policy, ref Reference) error {
