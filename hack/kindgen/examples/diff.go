@@ -12,8 +12,7 @@ type Key struct {
 	// properties.x, a.b[name=n] for lists of named objects, a.c[0] for other lists; in
 	// Kind.More, a[] stands for every element of a list.
 	Path string `json:"path"`
-	// Value is the answer's value there (omitted for drops: what was sent is the
-	// example's own).
+	// Value is the answer's value there; for a drop, what the request sent.
 	Value any `json:"value,omitempty"`
 	// From is the index in Kind.Sources of the example it comes from (0, the smallest,
 	// is omitted).
@@ -48,8 +47,8 @@ func join(path, k string) string {
 // compare walks request r against answer a, as the operator's comparison pairs values:
 // objects by key, lists of named objects by name (case-insensitively), other lists by
 // position, lists of scalars as a whole. Read-only properties the answer adds are the
-// SDK's already (status), not defaults; empty objects and lists a request sends and the
-// answer leaves out are ARM's usual omission, not a drop.
+// SDK's already (status), not defaults. A drop keeps what was sent: an empty object or
+// list left out is ARM's usual omission, which the operator's comparison already allows.
 func compare(path string, r, a *node, out *changes) {
 	switch {
 	case r == nil && a == nil:
@@ -58,9 +57,7 @@ func compare(path string, r, a *node, out *changes) {
 			out.adds = append(out.adds, Key{Path: path, Value: a.plain()})
 		}
 	case a == nil:
-		if !empty(r) {
-			out.drops = append(out.drops, Key{Path: path})
-		}
+		out.drops = append(out.drops, Key{Path: path, Value: r.plain()})
 	case r.isObj() && a.isObj():
 		keys := map[string]bool{}
 		for k := range r.obj {
@@ -142,10 +139,6 @@ func scalars(l *node) bool {
 		}
 	}
 	return true
-}
-
-func empty(n *node) bool {
-	return (n.isObj() && len(n.obj) == 0) || (n.isArr && len(n.arr) == 0)
 }
 
 func classOf(sent, answered any) string {
