@@ -10,12 +10,14 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/aztenant/aztenant/hack/kindgen/config"
 	"github.com/aztenant/aztenant/hack/kindgen/emit"
+	"github.com/aztenant/aztenant/hack/kindgen/examples"
 	"github.com/aztenant/aztenant/hack/kindgen/model"
 	"github.com/aztenant/aztenant/hack/kindgen/sdk"
 )
@@ -43,7 +45,8 @@ func (e *usageError) Error() string { return e.msg }
 
 const usage = `usage: kindgen model -kind NAME [-group GROUP] [-config FILE]
        kindgen check [-config FILE]
-       kindgen generate [-config FILE] [-out DIR]`
+       kindgen generate [-config FILE] [-out DIR]
+       kindgen answers [-config FILE] [-out DIR]`
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
@@ -81,6 +84,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return enc.Encode(models[0])
 	case "generate":
 		return generate(ctx, file, *outDir, out)
+	case "answers":
+		return answers(ctx, file, *outDir, out)
 	case "check":
 		start := time.Now()
 		models, err := sdk.ReadAll(ctx, ".", file, file.Kinds)
@@ -150,7 +155,11 @@ func lro(k *model.Kind) string {
 func generate(ctx context.Context, file *config.File, root string, out io.Writer) error {
 	start := time.Now()
 	// Every kind is read: the others say which of the wave's fields are child kinds.
-	all, err := sdk.ReadAll(ctx, ".", file, file.Kinds)
+	all, pkgs, err := sdk.ReadAllPackages(ctx, ".", file, file.Kinds)
+	if err != nil {
+		return err
+	}
+	ans, err := examples.Build(file, all, pkgs)
 	if err != nil {
 		return err
 	}
@@ -166,13 +175,65 @@ func generate(ctx context.Context, file *config.File, root string, out io.Writer
 			return fmt.Errorf("wave: %s is not a kind of the config", key)
 		}
 	}
-	files, err := emit.Generate(models, all)
+	files, err := emit.Generate(models, all, ans.Column)
 	if err != nil {
 		return err
+	}
+	for path, data := range ans.Files {
+		files[path] = data
 	}
 	if err := files.Write(root); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "kindgen: %d kinds, %d files in %s\n", len(models), len(files), time.Since(start).Round(time.Millisecond))
+	summariseAnswers(out, ans)
 	return nil
+}
+
+// answers writes only the answers of Azure's documented examples (examples.Dir); generate
+// writes them too.
+func answers(ctx context.Context, file *config.File, root string, out io.Writer) error {
+	start := time.Now()
+	all, pkgs, err := sdk.ReadAllPackages(ctx, ".", file, file.Kinds)
+	if err != nil {
+		return err
+	}
+	read := time.Since(start)
+	ans, err := examples.Build(file, all, pkgs)
+	if err != nil {
+		return err
+	}
+	if err := ans.Write(root); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "kindgen answers: modules read in %s, examples in %s\n", read.Round(time.Millisecond), (time.Since(start) - read).Round(time.Millisecond))
+	summariseAnswers(out, ans)
+	return nil
+}
+
+// summariseAnswers prints how many kinds have an example, the kinds without one, the
+// files' size, and the examples left out.
+func summariseAnswers(out io.Writer, ans *examples.Result) {
+	documented, answered, examplesUsed := 0, 0, 0
+	var without []string
+	for key, k := range ans.Kinds {
+		if k.Documented > 0 {
+			documented++
+		}
+		if len(k.Sources) > 0 {
+			answered++
+			examplesUsed += len(k.Sources)
+		} else {
+			without = append(without, key)
+		}
+	}
+	sort.Strings(without)
+	fmt.Fprintf(out, "answers: %d of %d kinds have a PUT example at the pinned api-version, %d an answer (%d examples); %d files, %d bytes (budget %d)\n",
+		documented, len(ans.Kinds), answered, examplesUsed, len(ans.Files), ans.Size, examples.Budget)
+	if len(without) > 0 {
+		fmt.Fprintf(out, "answers: no answer documented (the emulator echoes): %s\n", strings.Join(without, ", "))
+	}
+	for _, s := range ans.Skipped {
+		fmt.Fprintf(out, "answers: left out: %s\n", s)
+	}
 }

@@ -45,7 +45,8 @@ type Files map[string][]byte
 
 // Generate builds every file for the models of the wave; all are the models of every kind
 // of the config (the wave's included), which say which kinds are children of which.
-func Generate(models, all []*model.Kind) (Files, error) {
+// answers gives the kinds table's "answers" cell of a kind, by group/Kind (nil: "echo").
+func Generate(models, all []*model.Kind, answers func(key string) string) (Files, error) {
 	kinds, err := prepare(models, all)
 	if err != nil {
 		return nil, err
@@ -89,7 +90,7 @@ func Generate(models, all []*model.Kind) (Files, error) {
 		}
 	}
 	files["charts/aztenant/files/generated-user-roles.yaml"] = userRolesFile(order, groups)
-	files["examples/generated/README.md"] = kindsTable(kinds)
+	files["examples/generated/README.md"] = kindsTable(kinds, answers)
 	return files, nil
 }
 
@@ -142,6 +143,10 @@ func generatedFiles(root string) (map[string]bool, error) {
 			rel, _ := filepath.Rel(root, p)
 			if strings.HasPrefix(rel, "examples/generated/") && strings.HasSuffix(p, ".yaml") {
 				out[rel] = true
+				return nil
+			}
+			if strings.HasPrefix(rel, "internal/emulator/answers/") && strings.HasPrefix(d.Name(), "zz_generated_") && strings.HasSuffix(p, ".json") {
+				out[rel] = true // the answers of Azure's examples (package examples)
 				return nil
 			}
 			if strings.HasPrefix(d.Name(), "zz_generated_") && strings.HasSuffix(p, ".go") {

@@ -31,7 +31,7 @@ func generate(t *testing.T) emit.Files {
 			}
 		}
 	}
-	files, err := emit.Generate(models, all)
+	files, err := emit.Generate(models, all, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestGenerate(t *testing.T) {
 
 // Kinds the emitters cannot do yet are refused, not emitted half-way.
 func TestGenerateRefusesExisting(t *testing.T) {
-	if _, err := emit.Generate([]*model.Kind{{Kind: "ResourceGroup", Existing: true}}, nil); err == nil || !strings.Contains(err.Error(), "written by hand") {
+	if _, err := emit.Generate([]*model.Kind{{Kind: "ResourceGroup", Existing: true}}, nil, nil); err == nil || !strings.Contains(err.Error(), "written by hand") {
 		t.Errorf("an existing kind: %v", err)
 	}
 }
