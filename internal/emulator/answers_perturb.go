@@ -48,23 +48,39 @@ func Perturb(seed uint64, armType string, body []byte, ops ...AnswerOp) ([]Answe
 	h.Write([]byte(strings.ToLower(armType)))
 	rng := rand.New(rand.NewPCG(seed, h.Sum64()))
 	places := walkPlaces(m)
-	var out []AnswerTransform
-	var used []string
-	for _, op := range ops {
-		var cands []AnswerTransform
+	cands := make([][]AnswerTransform, len(ops))
+	for i, op := range ops {
 		for _, p := range places {
-			if t, ok := perturbAt(op, armType, p, rng); ok && !overlaps(used, t.Path) {
-				cands = append(cands, t)
+			if t, ok := perturbAt(op, armType, p, rng); ok {
+				t.Type, t.Op, t.Class = armType, op, answerClasses[op]
+				t.Source = fmt.Sprintf("Perturb, seed %d", seed)
+				cands[i] = append(cands[i], t)
 			}
 		}
-		if len(cands) == 0 {
+	}
+	// The operations with the fewest places choose first, so that one with a single
+	// place is not crowded out by one that could have gone elsewhere.
+	order := make([]int, len(ops))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(cands[order[a]]) < len(cands[order[b]]) })
+	picked := make([]*AnswerTransform, len(ops))
+	var used []string
+	for _, i := range order {
+		free := slices.DeleteFunc(slices.Clone(cands[i]), func(t AnswerTransform) bool { return overlaps(used, t.Path) })
+		if len(free) == 0 {
 			continue
 		}
-		t := cands[rng.IntN(len(cands))]
-		t.Type, t.Op, t.Class = armType, op, answerClasses[op]
-		t.Source = fmt.Sprintf("Perturb, seed %d", seed)
-		out = append(out, t)
+		t := free[rng.IntN(len(free))]
+		picked[i] = &t
 		used = append(used, t.Path)
+	}
+	var out []AnswerTransform
+	for _, t := range picked {
+		if t != nil {
+			out = append(out, *t)
+		}
 	}
 	return out, nil
 }
