@@ -680,4 +680,3 @@ func TestAnswersFromConfigSurviveReset(t *testing.T) {
 		t.Errorf("New with an invalid transform: %v", err)
 	}
 }
-
