@@ -150,6 +150,7 @@ func (e *Emulator) handleARM(w http.ResponseWriter, r *http.Request, entry *Audi
 	}
 	now := time.Now()
 	e.settle(now)
+	e.settleAnswers()
 	ap := armpath.Parse(r.URL.Path)
 	sub := ap.Subscription()
 	subTenant := ""
@@ -376,6 +377,9 @@ func (e *Emulator) getResource(w http.ResponseWriter, r *http.Request, req *armR
 	var missing *apiError
 	if res != nil {
 		raw = res.raw
+		if r.Method != http.MethodHead {
+			e.answeredLocked(res)
+		}
 	} else {
 		missing = e.missingLocked(req.path, true)
 	}
@@ -464,6 +468,7 @@ func (e *Emulator) writeResource(w http.ResponseWriter, r *http.Request, req *ar
 		status = http.StatusCreated
 	}
 	if style == LROSync {
+		e.answeredLocked(res)
 		writeJSON(w, status, res.raw)
 		return nil
 	}
@@ -523,6 +528,11 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 	if b != nil {
 		b.spell(desired)
 	}
+	var done map[string]bool
+	if existing != nil {
+		done = existing.answerDone
+	}
+	later := e.answerLocked(t.id, typeKey, desired, done)
 	res := existing
 	if res == nil {
 		parentKey := ""
@@ -537,6 +547,8 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 		res.body = desired
 		res.refresh()
 	}
+	res.later = later
+	res.laterServed.Store(false)
 	if b != nil && b.stored != nil {
 		b.stored(e, res)
 	}
@@ -688,6 +700,7 @@ func (e *Emulator) listResources(w http.ResponseWriter, r *http.Request, req *ar
 			buf.WriteByte(',')
 		}
 		buf.Write(it.raw)
+		e.answeredLocked(it)
 	}
 	buf.WriteString("]")
 	if end < len(items) {

@@ -81,6 +81,8 @@ type Config struct {
 	LRO map[string]LROConfig `json:"lro,omitempty"`
 	// Faults are active from the start.
 	Faults Faults `json:"faults,omitempty"`
+	// Answers are answer transforms active from the start (SetAnswerTransforms).
+	Answers []AnswerTransform `json:"answers,omitempty"`
 	// Seed is applied at New, after any state file was loaded.
 	Seed
 	// SigningKeyPEM is an optional RSA private key (PKCS#1 or PKCS#8 PEM) for access

@@ -20,6 +20,7 @@ import (
 //	POST   /_emulator/trusted-issuers        TrustedIssuer JSON
 //	GET|PUT|DELETE /_emulator/faults         Faults JSON (PUT replaces, DELETE clears)
 //	PUT    /_emulator/lro/{type}             LROConfig JSON for a resource type
+//	GET|PUT|DELETE /_emulator/answers        answer transforms: a JSON array (PUT replaces, DELETE clears)
 //	GET    /_emulator/audit?since=&service=&method=&principalId=&clientId=&limit=
 //	GET    /_emulator/counters
 //	POST   /_emulator/reset
@@ -85,6 +86,21 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 		}
 		e.SetLRO(strings.TrimPrefix(p, "/lro/"), c)
 		writeJSON(w, http.StatusOK, c)
+	case route == "GET /answers":
+		writeJSON(w, http.StatusOK, e.AnswerTransforms())
+	case route == "PUT /answers":
+		var ts []AnswerTransform
+		if !decode(&ts) {
+			return
+		}
+		if err := e.SetAnswerTransforms(ts...); err != nil {
+			fail(http.StatusBadRequest, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, e.AnswerTransforms())
+	case route == "DELETE /answers":
+		_ = e.SetAnswerTransforms()
+		w.WriteHeader(http.StatusNoContent)
 	case route == "GET /audit":
 		q := r.URL.Query()
 		since, _ := strconv.ParseUint(q.Get("since"), 10, 64)
@@ -162,11 +178,12 @@ func (e *Emulator) Audit(f AuditFilter) []AuditEntry { return e.audit.entries(f)
 func (e *Emulator) Counters() Counters { return e.audit.snapshot() }
 
 // Reset returns the emulator to its state right after New: resources, operations, run-time
-// LRO overrides, faults, audit log and counters are cleared and Config.Seed is applied
-// again. Trusted issuers added later stay trusted.
+// LRO overrides, faults, audit log and counters are cleared, the answer transforms are
+// Config.Answers again and Config.Seed is applied again. Trusted issuers added later stay trusted.
 func (e *Emulator) Reset() error {
 	e.mu.Lock()
 	e.resetStateLocked()
+	e.answers = e.cfgAnswers
 	e.mu.Unlock()
 	e.faults.set(e.cfg.Faults)
 	e.audit.reset()

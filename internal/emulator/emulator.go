@@ -51,6 +51,12 @@ type Emulator struct {
 	pending    map[string]*operation
 	pendingN   atomic.Int64
 	lro        map[string]LROConfig // runtime overrides by lower full type
+	// answers are the answer transforms in force (answers.go), cfgAnswers those of
+	// Config.Answers that Reset restores; answersDue counts resources whose
+	// change after Succeeded is due.
+	answers    []*compiledAnswer
+	cfgAnswers []*compiledAnswer
+	answersDue atomic.Int64
 
 	trust jwks.Trust
 
@@ -108,6 +114,11 @@ func New(cfg Config) (*Emulator, error) {
 		e.behaviours[key] = b
 	}
 	e.resetStateLocked()
+	answers, err := compileAnswers(cfg.Answers)
+	if err != nil {
+		return nil, fmt.Errorf("config answers: %w", err)
+	}
+	e.cfgAnswers, e.answers = answers, answers
 
 	var st *stateFile
 	if cfg.StateFile != "" {

@@ -209,6 +209,9 @@ func (e *Emulator) serveOperation(w http.ResponseWriter, r *http.Request, opID s
 		snapshot = *op
 		if res := e.resources[op.resKey]; res != nil {
 			body = res.raw
+			if results && op.status == opSucceeded && !op.delete {
+				e.answeredLocked(res)
+			}
 		}
 	}
 	e.mu.RUnlock()

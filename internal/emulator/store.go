@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aztenant/aztenant/internal/emulator/armpath"
@@ -26,6 +27,13 @@ type resource struct {
 	// ficBusyUntil: a managed identity refuses another federated credential
 	// write until then (Config.FICWriteSettle). Not persisted.
 	ficBusyUntil time.Time
+	// later are answer changes Azure makes after the first answer showing the
+	// resource Succeeded (answers_apply.go); laterServed says that answer was
+	// given; answerDone records the changes made, which later writes answer
+	// at once. Not persisted.
+	later       []*compiledAnswer
+	laterServed atomic.Bool
+	answerDone  map[string]bool
 }
 
 func (r *resource) typeKey() string { return strings.ToLower(r.typ) }

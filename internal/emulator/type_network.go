@@ -111,6 +111,9 @@ func (c embeddedCollection) prepare(w *writeRequest) *apiError {
 func (c embeddedCollection) apply(e *Emulator, parent *resource) {
 	declared, ok := parent.body[declaredChildrenKey].([]map[string]any)
 	delete(parent.body, declaredChildrenKey)
+	// The stored answer's order (an answer transform may have reordered it) is
+	// the order the children are listed in.
+	answered := parent.props()[c.property]
 	if ok {
 		keep := map[string]bool{}
 		for _, m := range declared {
@@ -129,6 +132,7 @@ func (c embeddedCollection) apply(e *Emulator, parent *resource) {
 				e.removeLocked(child)
 			}
 		}
+		parent.props()[c.property] = answered
 	}
 	c.list(parent, nil)
 }

@@ -322,6 +322,16 @@ func (s *Stack) AzureBody(t testing.TB, id string) map[string]any {
 	return body
 }
 
+// SetAnswers makes the emulator answer writes the way Azure does through ts
+// (answer transforms, internal/emulator/answers.go) until the test ends.
+func (s *Stack) SetAnswers(t testing.TB, ts ...emulator.AnswerTransform) {
+	t.Helper()
+	if err := s.Emu.SetAnswerTransforms(ts...); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Emu.SetAnswerTransforms() })
+}
+
 // Touch changes an annotation, which makes the object reconcile again without
 // a spec change.
 func (s *Stack) Touch(t testing.TB, obj client.Object, value string) {
