@@ -79,7 +79,8 @@ func reaches(body map[string]any, path string) bool {
 // an object whose spec has every field set: pointers allocated, lists and maps
 // of one element, strings "x", numbers 1, booleans true. Types that marshal
 // themselves (times, quantities, raw JSON) are left unset, and a type is not
-// filled again inside itself.
+// filled again inside itself. When Desired refuses such a spec (two fields
+// that exclude each other), each field set is unset in turn until it builds.
 func filledBody(k Kind) (map[string]any, error) {
 	obj := k.New()
 	spec := reflect.ValueOf(obj).Elem().FieldByName("Spec")
@@ -88,6 +89,18 @@ func filledBody(k Kind) (map[string]any, error) {
 	}
 	fill(spec, map[reflect.Type]bool{})
 	body, err := k.Desired(obj, nil)
+	if err != nil {
+		for _, f := range setFields(spec) {
+			was := reflect.New(f.Type()).Elem()
+			was.Set(f)
+			f.Set(reflect.Zero(f.Type()))
+			if b, e := k.Desired(obj, nil); e == nil {
+				body, err = b, nil
+				break
+			}
+			f.Set(was)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("Desired of a spec with every field set: %w", err)
 	}
@@ -154,4 +167,31 @@ func fill(v reflect.Value, onPath map[reflect.Type]bool) {
 	case reflect.Float32, reflect.Float64:
 		v.SetFloat(1)
 	}
+}
+
+// setFields lists the settable fields below v, depth first.
+func setFields(v reflect.Value) []reflect.Value {
+	var out []reflect.Value
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Struct:
+			for i := 0; i < v.NumField(); i++ {
+				if f := v.Field(i); f.CanSet() && !f.IsZero() {
+					out = append(out, f)
+					walk(f)
+				}
+			}
+		case reflect.Slice:
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(v)
+	return out
 }
