@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
 
 // checkAnswerFacts refuses a kind's Facts about Azure's answers that cannot be
@@ -77,9 +79,10 @@ func reaches(body map[string]any, path string) bool {
 
 // filledBody is the PUT body Desired builds, without resolved references, for
 // an object whose spec has every field set: pointers allocated, lists and maps
-// of one element, strings "x", numbers 1, booleans true. Types that marshal
-// themselves (times, quantities, raw JSON) are left unset, and a type is not
-// filled again inside itself. When Desired refuses such a spec (two fields
+// of one element, strings "x", numbers 1, booleans true. Secret references
+// (write-only values, which Desired cannot build unresolved) and types that
+// marshal themselves (times, quantities, raw JSON) are left unset, and a type
+// is not filled again inside itself. When Desired refuses such a spec (two fields
 // that exclude each other), each field set is unset in turn until it builds.
 func filledBody(k Kind) (map[string]any, error) {
 	obj := k.New()
@@ -112,12 +115,16 @@ func filledBody(k Kind) (map[string]any, error) {
 	return out, json.Unmarshal(raw, &out)
 }
 
-var jsonMarshaler = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
+var (
+	jsonMarshaler = reflect.TypeOf((*json.Marshaler)(nil)).Elem()
+	secretRef     = reflect.TypeOf(azurev1alpha1.SecretKeyReference{})
+)
 
 // fill sets v as filledBody says.
 func fill(v reflect.Value, onPath map[reflect.Type]bool) {
 	t := v.Type()
-	if !v.CanSet() || t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler) {
+	if !v.CanSet() || t.Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(jsonMarshaler) ||
+		t == secretRef || t.Kind() == reflect.Pointer && t.Elem() == secretRef {
 		return
 	}
 	switch t.Kind() {
