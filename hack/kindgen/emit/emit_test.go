@@ -322,7 +322,7 @@ func TestGenerateAnsweredRefused(t *testing.T) {
 		for _, ty := range m.Types {
 			for i := range ty.Fields {
 				f := &ty.Fields[i]
-				if f.ReadOnly == ro && f.Type.Kind == model.KindString && f.Answered == nil && ty.Name == "Location" {
+				if f.ReadOnly == ro && f.Type.Kind == model.KindString && ty.Name == "Location" {
 					f.Answered = a
 					return ty.Name + "." + f.JSON
 				}
