@@ -200,8 +200,10 @@ func TestNormalizeNeverReturned(t *testing.T) {
 	delete(siteSpec, "serverFarmId")
 	siteSpec["siteConfig"] = map[string]any{"appSettings": []any{map[string]any{"name": "WEBSITE_RUN_FROM_PACKAGE", "value": "1"}}}
 	cases = append(cases, answerCase{name: "web/Site app settings", kind: kinds.Site{}, body: bodyOf(t, kinds.Site{}, siteSpec), answer: site.Answer,
-		change: func(a map[string]any) { set(a, "properties.siteConfig.appSettings", []any{map[string]any{"name": "WEBSITE_RUN_FROM_PACKAGE", "value": "0"}}) },
-		want:   "properties.siteConfig.appSettings[name=WEBSITE_RUN_FROM_PACKAGE].value"})
+		change: func(a map[string]any) {
+			set(a, "properties.siteConfig.appSettings", []any{map[string]any{"name": "WEBSITE_RUN_FROM_PACKAGE", "value": "0"}})
+		},
+		want: "properties.siteConfig.appSettings[name=WEBSITE_RUN_FROM_PACKAGE].value"})
 
 	vault := exampleOf(t, "keyvault", "keyvault/Vault")
 	vaultSpec := specOf(vault.Request)
@@ -228,8 +230,10 @@ func TestNormalizeRewritten(t *testing.T) {
 	}
 	fragment := exampleOf(t, "apimanagement", "apimanagement/PolicyFragment")
 	cases = append(cases, answerCase{name: "policy fragment", kind: kinds.PolicyFragment{}, body: bodyOf(t, kinds.PolicyFragment{}, specOf(fragment.Request)), answer: fragment.Answer,
-		change: func(a map[string]any) { set(a, "properties.value", `<json-to-xml apply="never" consider-accept-header="false" />`) },
-		want:   "properties.value"})
+		change: func(a map[string]any) {
+			set(a, "properties.value", `<json-to-xml apply="never" consider-accept-header="false" />`)
+		},
+		want: "properties.value"})
 
 	api := exampleOf(t, "apimanagement", "apimanagement/Api")
 	apiSpec := specOf(api.Request)

@@ -41,8 +41,8 @@ type fieldOverride struct {
 	names, subscription string
 	// answered as config.FieldOverride's Answered.
 	answered *config.Answered
-	because             string
-	used                bool
+	because  string
+	used     bool
 }
 
 func newGraph(p *Package, root string) *graph {
