@@ -419,7 +419,7 @@ func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, b bui
 		if c.diff == "" && c.woHash != "" && c.woHash != obj.AzureStatus().WriteOnlyHash {
 			// ARM never returns write-only values: a digest other than the one
 			// last written (a rotated password, or none known) is the drift.
-			c.diff = writeOnlyPaths(desired, digested) + " (write-only, not the value last written)"
+			c.diff = writeOnlyPaths(desired, digested) + " (write-only or not answered, not the value last written)"
 		}
 	}
 	return c, nil
