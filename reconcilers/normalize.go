@@ -67,8 +67,9 @@ type normalization struct {
 var normalizations = map[string]normalization{
 	// ARM resource names, IDs and enum values are case-insensitive, and ARM
 	// answers them in its own casing: "Resource and resource group names are
-	// case-insensitive" (learn.microsoft.com/azure/azure-resource-manager/
-	// management/resource-name-rules); the Key Vault example answers the
+	// case-insensitive unless specifically noted ... Always perform a
+	// case-insensitive comparison of names" (learn.microsoft.com/azure/
+	// azure-resource-manager/management/resource-name-rules); the Key Vault example answers the
 	// subnet ID sent as .../resourceGroups/rg1/providers/Microsoft.Network/...
 	// as .../resourcegroups/rg1/providers/microsoft.network/...
 	// (keyvault/resource-manager/.../stable/2024-11-01/examples/createVault.json,
