@@ -14,30 +14,33 @@ import (
 // (write-only properties ARM never returns). Lists of objects with distinct
 // names are matched by name, whatever order ARM returns them in.
 func drift(desired, actual map[string]any, ignore []string) string {
-	return driftWith(desired, actual, ignore, nil, nil)
+	return driftWith(desired, actual, ignore, Facts{}, nil)
 }
 
-// driftWith is drift with a kind's open sets (Facts.OpenSets: named lists where Azure
-// may hold elements the spec does not name) and its own notion of equivalent strings.
-func driftWith(desired, actual map[string]any, ignore, open []string, eq func(path, desired, observed string) bool) string {
+// driftWith is drift with a kind's facts (Facts.OpenSets: named lists where Azure
+// may hold elements the spec does not name; Normalize, NotReturned and OpenValues:
+// how Azure answers, normalize.go) and its own notion of equivalent strings.
+func driftWith(desired, actual map[string]any, ignore []string, f Facts, eq func(path, desired, observed string) bool) string {
 	skip := make(map[string]bool, len(ignore))
 	for _, p := range ignore {
 		skip[p] = true
 	}
-	openSet := make(map[string]bool, len(open))
-	for _, p := range open {
+	openSet := make(map[string]bool, len(f.OpenSets))
+	for _, p := range f.OpenSets {
 		openSet[p] = true
 	}
 	// Tags compare like any object: those desired must be there with their
 	// values; others (set in the portal, by Azure Policy, by other tools)
 	// are not the spec's and are kept (see mergeTags). A tag removed from the
 	// spec is drift through droppedTag.
-	return (differ{skip: skip, open: openSet, eq: eq}).diff("", desired, actual)
+	return (differ{skip: skip, open: openSet, eq: eq, ans: answerRulesOf(f)}).diff("", desired, actual)
 }
 
 type differ struct {
 	skip, open map[string]bool
 	eq         func(path, desired, observed string) bool
+	// ans are the kind's facts about Azure's answers (normalize.go).
+	ans answerRules
 	// all, when set, collects every difference instead of stopping at the
 	// first (observe mode shows them all).
 	all *[]difference
@@ -62,12 +65,12 @@ func (d differ) report(path string, want, got any) string {
 
 // differences is every difference between desired and actual, by path, with
 // driftWith's rules.
-func differences(desired, actual map[string]any, ignore, open []string, eq func(path, desired, observed string) bool) []difference {
-	d := differ{skip: map[string]bool{}, open: map[string]bool{}, eq: eq, all: &[]difference{}}
+func differences(desired, actual map[string]any, ignore []string, f Facts, eq func(path, desired, observed string) bool) []difference {
+	d := differ{skip: map[string]bool{}, open: map[string]bool{}, eq: eq, ans: answerRulesOf(f), all: &[]difference{}}
 	for _, p := range ignore {
 		d.skip[p] = true
 	}
-	for _, p := range open {
+	for _, p := range f.OpenSets {
 		d.open[p] = true
 	}
 	d.diff("", desired, actual)
@@ -79,6 +82,9 @@ func differences(desired, actual map[string]any, ignore, open []string, eq func(
 func (d differ) diff(path string, want, got any) string {
 	if d.skip[path] {
 		return ""
+	}
+	if !d.ans.empty() && ((got == nil && d.ans.notAnswered(path)) || d.ans.equivalent(path, want, got)) {
+		return "" // Azure's way of answering the spec (Facts.NotReturned, Normalize)
 	}
 	switch w := want.(type) {
 	case map[string]any:
@@ -102,6 +108,9 @@ func (d differ) diff(path string, want, got any) string {
 		}
 		if !ok {
 			return d.report(orRoot(path), want, got)
+		}
+		if !d.ans.empty() {
+			g = d.ans.withoutOpenValues(d.eq, path, w, g) // Facts.OpenValues
 		}
 		byName, named := namedElements(w, g)
 		if len(g) != len(w) && !(named && d.open[path]) && (!named || d.all == nil) {

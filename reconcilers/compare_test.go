@@ -14,7 +14,7 @@ func TestDriftWithEquivalence(t *testing.T) {
 	redis := func(path, w, g string) bool { return path == "properties.redisVersion" && strings.HasPrefix(g, w+".") }
 	for observed, want := range map[string]string{"6.0.20": "", "6": "", "7.2.4": "properties.redisVersion", "60.1": "properties.redisVersion"} {
 		actual := map[string]any{"properties": map[string]any{"redisVersion": observed}}
-		if got := driftWith(desired, actual, nil, nil, redis); got != want {
+		if got := driftWith(desired, actual, nil, Facts{}, redis); got != want {
 			t.Errorf("observed %q: drift %q, want %q", observed, got, want)
 		}
 	}
@@ -114,7 +114,7 @@ func TestDriftOpenSets(t *testing.T) {
 			if err := json.Unmarshal([]byte(tc.actual), &a); err != nil {
 				t.Fatal(err)
 			}
-			if got := driftWith(d, a, nil, open, nil); got != tc.want {
+			if got := driftWith(d, a, nil, Facts{OpenSets: open}, nil); got != tc.want {
 				t.Errorf("drift = %q, want %q", got, tc.want)
 			}
 		})
@@ -163,7 +163,7 @@ func TestDifferencesListsEveryPath(t *testing.T) {
 		},
 	}
 	var got []string
-	for _, d := range differences(desired, actual, []string{"properties.password"}, []string{"properties.pools"}, nil) {
+	for _, d := range differences(desired, actual, []string{"properties.password"}, Facts{OpenSets: []string{"properties.pools"}}, nil) {
 		got = append(got, fmt.Sprintf("%s: %v -> %v", d.path, d.actual, d.desired))
 	}
 	want := []string{
@@ -177,10 +177,10 @@ func TestDifferencesListsEveryPath(t *testing.T) {
 		t.Errorf("differences =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// The first of them is what a write acts on.
-	if first := driftWith(desired, actual, []string{"properties.password"}, []string{"properties.pools"}, nil); first == "" {
+	if first := driftWith(desired, actual, []string{"properties.password"}, Facts{OpenSets: []string{"properties.pools"}}, nil); first == "" {
 		t.Error("driftWith found no difference")
 	}
-	if d := differences(actual, actual, nil, nil, nil); len(d) != 0 {
+	if d := differences(actual, actual, nil, Facts{}, nil); len(d) != 0 {
 		t.Errorf("differences of equal bodies: %v", d)
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 // desired builds the PUT body and normalises it through JSON, so numbers and
 // nested types compare like ARM's decoded answers. A spec's reserved tags
-// (tags.go) are refused.
+// (tags.go) are refused, and so is a value Azure would not keep (Facts.Forced).
 func (r *Reconciler) desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	body, err := r.Kind.Desired(obj, resolved)
 	if err != nil {
@@ -31,6 +31,9 @@ func (r *Reconciler) desired(obj azurev1alpha1.Resource, resolved map[string]str
 		return nil, err
 	}
 	if err := reservedTags(out); err != nil {
+		return nil, err
+	}
+	if err := refuseForced(r.Kind.Facts(), out); err != nil {
 		return nil, err
 	}
 	return out, nil

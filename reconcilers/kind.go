@@ -87,6 +87,33 @@ type Facts struct {
 	// the Tenant like the ARM ID it stands for (names.go); a refusal is
 	// Ready=False TenantPolicyDenied naming the field and the value.
 	Names []NameRef
+
+	// Normalize, NotReturned, Forced and OpenValues say how Azure answers a
+	// write where it does not echo the spec (normalize.go; issue 27, the design
+	// in docs/design/azure-answers.md). Their paths are dotted body paths as in
+	// Names: lists on the way are crossed, "*" crosses the values of a map.
+	// checkKind refuses a path no spec of the kind can reach.
+
+	// Normalize names, by path, the entry of the normalisation table
+	// (normalize.go) under which Azure's answer means what the spec says though
+	// spelled otherwise: a policy's XML re-indented, a location's display name,
+	// an enum answered as its index. The values compare equal when they are
+	// equal as compare.go compares them or equal under the entry.
+	Normalize map[string]Normalizer
+	// NotReturned lists the paths Azure takes on a write but leaves out of its
+	// answer (Cosmos DB's create options, a web app's app settings): absent from
+	// the answer they are no difference; present, they are compared.
+	NotReturned []string
+	// Forced maps a path to the value Azure keeps there whatever a write says
+	// (Key Vault's soft delete stays on): a spec giving another value is
+	// refused before anything is written (Ready=False InvalidSpec; generated
+	// kinds also refuse it in the CRD), since no write could make Azure agree.
+	Forced map[string]any
+	// OpenValues maps the path of a list to the elements Azure adds to it on
+	// its own (Cosmos DB's excluded path /"_etag"/?): such an element in the
+	// answer that the spec does not hold is no difference. Unlike OpenSets,
+	// any other element Azure holds beyond the spec's still is.
+	OpenValues map[string][]any
 }
 
 // Hooks are a kind's hand-written behaviour, for what Azure does that Facts
@@ -190,8 +217,9 @@ type ActionCaller func(ctx context.Context, action string) (map[string]any, erro
 // (never the operator's): the decoded body, or nil when it does not exist.
 type ARMGetter func(ctx context.Context, id, apiVersion string) (map[string]any, error)
 
-// checkKind refuses a kind that breaks the contract: facts missing, or hooks
-// that go in pairs set alone.
+// checkKind refuses a kind that breaks the contract: facts missing, hooks
+// that go in pairs set alone, or facts about Azure's answers that name no
+// entry of the normalisation table or a path no spec reaches (checkAnswerFacts).
 func checkKind(k Kind) error {
 	f, h := k.Facts(), k.Hooks()
 	switch {
@@ -201,6 +229,9 @@ func checkKind(k Kind) error {
 		return fmt.Errorf("kind %s: Hooks.Secrets and Hooks.SecretDestinations go together", f.ResourceType)
 	case (h.ConfigMapValues == nil) != (h.ConfigMapDestinations == nil):
 		return fmt.Errorf("kind %s: Hooks.ConfigMapValues and Hooks.ConfigMapDestinations go together", f.ResourceType)
+	}
+	if err := checkAnswerFacts(k); err != nil {
+		return fmt.Errorf("kind %s: %w", f.ResourceType, err)
 	}
 	return nil
 }

@@ -103,7 +103,7 @@ func (r *Reconciler) observe(ctx context.Context, obj azurev1alpha1.Resource, pe
 func (r *Reconciler) allDifferences(obj azurev1alpha1.Resource, c change, actual map[string]any) []difference {
 	st := obj.AzureStatus()
 	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
-	diffs := differences(c.desired, actual, facts.WriteOnly, facts.OpenSets, hooks.Equivalent)
+	diffs := differences(c.desired, actual, facts.WriteOnly, facts, hooks.Equivalent)
 	tags := tagsOf(actual)
 	for _, k := range c.dropped {
 		for tk, v := range tags {

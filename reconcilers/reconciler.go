@@ -402,24 +402,24 @@ func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, b bui
 		// must adopt.
 		c.dropped = append(c.dropped, TagCreatedFor)
 	}
-	ignore := facts.WriteOnly
-	if len(ignore) > 0 { // only kinds with write-only values read the key's Secrets
+	ignore, digested := facts.WriteOnly, digestedPaths(facts)
+	if len(digested) > 0 { // only kinds with write-only or unanswered values read the key's Secrets
 		var refs []Reference
 		if hooks.References != nil {
 			refs = hooks.References(obj)
 		}
-		c.woHash = writeOnlyHash(writeOnlyKey(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj, refs), desired, ignore)
+		c.woHash = writeOnlyHash(writeOnlyKey(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj, refs), desired, digested)
 	}
 	c.diff = "(absent)"
 	if actual != nil {
-		c.diff = driftWith(desired, actual, ignore, facts.OpenSets, hooks.Equivalent)
+		c.diff = driftWith(desired, actual, ignore, facts, hooks.Equivalent)
 		if c.diff == "" {
 			c.diff = droppedTag(actual, c.dropped)
 		}
 		if c.diff == "" && c.woHash != "" && c.woHash != obj.AzureStatus().WriteOnlyHash {
 			// ARM never returns write-only values: a digest other than the one
 			// last written (a rotated password, or none known) is the drift.
-			c.diff = writeOnlyPaths(desired, ignore) + " (write-only, not the value last written)"
+			c.diff = writeOnlyPaths(desired, digested) + " (write-only or not answered, not the value last written)"
 		}
 	}
 	return c, nil

@@ -73,6 +73,12 @@ func (RoleAssignment) Facts() reconcilers.Facts {
 		// A role definition lives at subscription (or directory) scope; Verify
 		// reads a custom one and refuses a privileged one.
 		OutsideGroups: []string{"properties.roleDefinitionId"},
+		// Azure answers the role definition's ID at another scope than sent
+		// (RoleAssignments_CreateForSubscription.json, 2022-04-01: sent under
+		// /subscriptions/..., answered under /providers/...): its GUID names it.
+		Normalize: map[string]reconcilers.Normalizer{
+			"properties.roleDefinitionId": {Name: reconcilers.NormalizeRoleDefinitionID},
+		},
 	}
 }
 

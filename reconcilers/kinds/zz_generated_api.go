@@ -19,11 +19,20 @@ var _ reconcilers.Kind = Api{}
 
 func (Api) New() azurev1alpha1.Resource { return &apimanagementv1alpha1.Api{} }
 
+// Facts: where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (Api) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.ApiManagement/service/apis",
 		APIVersion:   "2024-05-01",
 		OwnerKind:    apimanagementv1alpha1.ServiceGroupKind,
+		Normalize: map[string]reconcilers.Normalizer{
+			// the API's URL path relative to the service's, answered without a leading slash (the trial
+			// of issue 27 saw "/x" answered "x"); armapimanagement v3 models.go,
+			// APIContractProperties.Path: "Relative URL ... appended to the API endpoint base URL";
+			// azurerm refuses a path that "start[s] or end[s] with `/`"
+			// (internal/services/apimanagement/validate/api_management.go)
+			"properties.path": {Name: reconcilers.NormalizeTrimSlash},
+		},
 	}
 }
 

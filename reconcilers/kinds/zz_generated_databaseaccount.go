@@ -20,11 +20,17 @@ var _ reconcilers.Kind = DatabaseAccount{}
 
 func (DatabaseAccount) New() azurev1alpha1.Resource { return &documentdbv1alpha1.DatabaseAccount{} }
 
+// Facts: where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (DatabaseAccount) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.DocumentDB/databaseAccounts",
 		APIVersion:   "2025-10-15",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		Normalize: map[string]reconcilers.Normalizer{
+			// Cosmos DB answers a region's display name, "southcentralus" sent and "South Central US"
+			// answered (CosmosDBDatabaseAccountCreateMin.json, 2025-10-15)
+			"properties.locations.locationName": {Name: reconcilers.NormalizeLocation},
+		},
 	}
 }
 

@@ -15,11 +15,19 @@ var _ reconcilers.Kind = GremlinDatabase{}
 
 func (GremlinDatabase) New() azurev1alpha1.Resource { return &documentdbv1alpha1.GremlinDatabase{} }
 
+// Facts: where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (GremlinDatabase) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.DocumentDB/databaseAccounts/gremlinDatabases",
 		APIVersion:   "2025-10-15",
 		OwnerKind:    documentdbv1alpha1.DatabaseAccountGroupKind,
+		NotReturned: []string{
+			// request options, "This corresponds to the headers sent with the request" (armcosmos v3.4.0
+			// models.go, CreateUpdateOptions): the example sends "options": {} and answers none
+			// (CosmosDB<type>CreateUpdate.json, 2025-10-15); the throughput lives in the
+			// throughputSettings resource
+			"properties.options",
+		},
 	}
 }
 

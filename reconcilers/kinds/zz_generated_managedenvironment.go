@@ -21,7 +21,8 @@ var _ reconcilers.Kind = ManagedEnvironment{}
 func (ManagedEnvironment) New() azurev1alpha1.Resource { return &appv1alpha1.ManagedEnvironment{} }
 
 // Facts: the write-only values, which ARM never returns, are not compared;
-// the names Azure turns into resources or destinations are bounded by the Tenant.
+// the names Azure turns into resources or destinations are bounded by the Tenant;
+// where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (ManagedEnvironment) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.App/managedEnvironments",
@@ -32,6 +33,13 @@ func (ManagedEnvironment) Facts() reconcilers.Facts {
 			// Container Apps creates this resource group for the environment's infrastructure, in the
 			// subnet's subscription when a subnet is given (SDK doc), else the environment's
 			{Path: "properties.infrastructureResourceGroup", Means: "resourceGroup", SubscriptionPath: "properties.vnetConfiguration.infrastructureSubnetId"},
+		},
+		OpenSets: []string{
+			// an environment with workload profiles always has the Consumption profile, which "is always
+			// present and does not need to be defined" (hashicorp/terraform-provider-azurerm PR #23478,
+			// review); ManagedEnvironments_CustomInfrastructureResourceGroup_Create.json (2025-01-01)
+			// sends it itself
+			"properties.workloadProfiles",
 		},
 	}
 }

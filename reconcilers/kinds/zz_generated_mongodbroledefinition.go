@@ -17,11 +17,20 @@ func (MongodbRoleDefinition) New() azurev1alpha1.Resource {
 	return &documentdbv1alpha1.MongodbRoleDefinition{}
 }
 
+// Facts: where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (MongodbRoleDefinition) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions",
 		APIVersion:   "2025-10-15",
 		OwnerKind:    documentdbv1alpha1.DatabaseAccountGroupKind,
+		Normalize: map[string]reconcilers.Normalizer{
+			// Cosmos DB answers this string enum (swagger and armcosmos v3.4.0 MongoRoleDefinitionType:
+			// BuiltInRole, CustomRole) as an integer, as the trial of issue 27 saw;
+			// hashicorp/go-azure-sdk types it int64, BuiltInRole = 0 and CustomRole = 1
+			// (resource-manager/cosmosdb/2022-11-15/mongorbacs/constants.go), the SDK's order.
+			// CosmosDBMongoDBRoleDefinitionCreateUpdate.json answers "CustomRole"
+			"properties.type": {Name: reconcilers.NormalizeIntEnum, Values: []string{"BuiltInRole", "CustomRole"}},
+		},
 	}
 }
 

@@ -15,11 +15,23 @@ var _ reconcilers.Kind = Policy{}
 
 func (Policy) New() azurev1alpha1.Resource { return &apimanagementv1alpha1.Policy{} }
 
+// Facts: where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (Policy) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.ApiManagement/service/policies",
 		APIVersion:   "2024-05-01",
 		OwnerKind:    apimanagementv1alpha1.ServiceGroupKind,
+		Normalize: map[string]reconcilers.Normalizer{
+			// API Management answers policy XML re-indented, one element a line with CRLF
+			// (ApiManagementCreateApiPolicy.json, 2024-05-01); azurerm compares it the same way
+			// (api_management_api_policy_resource.go, XmlWithDotNetInterpolationsDiffSuppress)
+			"properties.value": {Name: reconcilers.NormalizeXML},
+		},
+		NotReturned: []string{
+			// how the request's value is written (xml, rawxml, a link), not kept;
+			// ApiManagementCreateApiPolicy.json sends "format" and answers none (2024-05-01)
+			"properties.format",
+		},
 	}
 }
 

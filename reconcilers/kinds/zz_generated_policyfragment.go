@@ -15,11 +15,17 @@ var _ reconcilers.Kind = PolicyFragment{}
 
 func (PolicyFragment) New() azurev1alpha1.Resource { return &apimanagementv1alpha1.PolicyFragment{} }
 
+// Facts: where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (PolicyFragment) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.ApiManagement/service/policyFragments",
 		APIVersion:   "2024-05-01",
 		OwnerKind:    apimanagementv1alpha1.ServiceGroupKind,
+		Normalize: map[string]reconcilers.Normalizer{
+			// API Management answers a fragment's XML without its <fragment> root and re-indented
+			// (ApiManagementCreatePolicyFragment.json and ApiManagementCreateApiPolicy.json, 2024-05-01)
+			"properties.value": {Name: reconcilers.NormalizeXMLFragment},
+		},
 	}
 }
 

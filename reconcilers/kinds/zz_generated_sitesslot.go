@@ -19,7 +19,8 @@ var _ reconcilers.Kind = SitesSlot{}
 
 func (SitesSlot) New() azurev1alpha1.Resource { return &webv1alpha1.SitesSlot{} }
 
-// Facts: the names Azure turns into resources or destinations are bounded by the Tenant.
+// Facts: the names Azure turns into resources or destinations are bounded by the Tenant;
+// where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (SitesSlot) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.Web/sites/slots",
@@ -28,6 +29,13 @@ func (SitesSlot) Facts() reconcilers.Facts {
 		Names: []reconcilers.NameRef{
 			// the app mounts a share or container of this storage account, which it writes to
 			{Path: "properties.siteConfig.azureStorageAccounts.*.accountName", Means: "Microsoft.Storage/storageAccounts"},
+		},
+		NotReturned: []string{
+			// a web app's GET leaves out its app settings, read only through POST
+			// .../config/appsettings/list ("SiteConfig is not part of Site API which is by design",
+			// Azure/azure-powershell#14877; Azure/azure-rest-api-specs#12104); WebApps_CreateOrUpdate
+			// examples (2024-11-01) send them and answer none
+			"properties.siteConfig.appSettings",
 		},
 	}
 }

@@ -19,13 +19,22 @@ var _ reconcilers.Kind = Subscription{}
 
 func (Subscription) New() azurev1alpha1.Resource { return &apimanagementv1alpha1.Subscription{} }
 
-// Facts: the write-only values, which ARM never returns, are not compared.
+// Facts: the write-only values, which ARM never returns, are not compared;
+// where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (Subscription) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.ApiManagement/service/subscriptions",
 		APIVersion:   "2024-05-01",
 		OwnerKind:    apimanagementv1alpha1.ServiceGroupKind,
 		WriteOnly:    []string{"properties.primaryKey", "properties.secondaryKey"},
+		Normalize: map[string]reconcilers.Normalizer{
+			// written relative to the service, "Scope like /products/{productId} or /apis or
+			// /apis/{apiId}" (armapimanagement v3 models.go, SubscriptionContractProperties.Scope), and
+			// answered as the full ARM ID under the service (ApiManagementCreateSubscription.json,
+			// 2024-05-01; azurerm's api_management_subscription_resource.go reads "/apis" back by
+			// suffix)
+			"properties.scope": {Name: reconcilers.NormalizeAPIMScope},
+		},
 	}
 }
 

@@ -73,6 +73,7 @@ type VaultSpec struct {
 	// If it's not set to any value(true or false) when creating new key vault, it will be set to
 	// true by default. Once set to true, it cannot be reverted to false.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == true",message="Azure keeps enableSoftDelete true whatever is written: leave it out or set it to true"
 	EnableSoftDelete *bool `json:"enableSoftDelete,omitempty"`
 
 	// Property to specify whether Azure Virtual Machines are permitted to retrieve certificates

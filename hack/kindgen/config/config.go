@@ -70,8 +70,78 @@ type FieldOverride struct {
 	// the subscription the name lies in: a subscription ID, or an ARM ID whose
 	// subscription Azure uses (dataLakeSubscriptionId, vnetConfiguration.infrastructureSubnetId).
 	Subscription string `json:"subscription,omitempty"`
+	// Answered says how Azure answers the field where it does not echo what was
+	// written (issue 27): the reconciler's Facts.Normalize, NotReturned, Forced,
+	// OpenValues and OpenSets.
+	Answered *Answered `json:"answered,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
+}
+
+// Answered is how Azure answers a field, each fact with the public source in the
+// override's because.
+type Answered struct {
+	// Normalize names the entry of the reconciler's normalisation table
+	// (reconcilers/normalize.go) under which the answer means the spec's value though
+	// spelled otherwise: one of Normalizers. intEnum takes the field's enum values, in
+	// the SDK's order, as the integers Azure answers.
+	Normalize string `json:"normalize,omitempty"`
+	// NotReturned: Azure takes the field on a write and may leave it out of its answer.
+	NotReturned bool `json:"notReturned,omitempty"`
+	// Forced is the value Azure keeps whatever is written (a boolean, string or number):
+	// the CRD refuses another.
+	Forced any `json:"forced,omitempty"`
+	// OpenValues are the elements Azure adds to the list on its own.
+	OpenValues []any `json:"openValues,omitempty"`
+	// OpenSet: the list is a set of named elements where Azure holds some the spec does
+	// not name.
+	OpenSet bool `json:"openSet,omitempty"`
+}
+
+// Normalizers are the entries of the reconciler's normalisation table an override may
+// name (reconcilers/normalize.go, the Normalize constants); the generated adapters name
+// them by constant, so a name the reconciler lacks does not compile.
+var Normalizers = map[string]string{
+	"case":             "NormalizeCase",
+	"location":         "NormalizeLocation",
+	"xml":              "NormalizeXML",
+	"xmlFragment":      "NormalizeXMLFragment",
+	"trimSlash":        "NormalizeTrimSlash",
+	"apimScope":        "NormalizeAPIMScope",
+	"roleDefinitionID": "NormalizeRoleDefinitionID",
+	"intEnum":          "NormalizeIntEnum",
+}
+
+// check says what is wrong with the facts, or "".
+func (a *Answered) check() string {
+	switch {
+	case a.Normalize == "" && !a.NotReturned && a.Forced == nil && len(a.OpenValues) == 0 && !a.OpenSet:
+		return "answered without a fact"
+	case a.Normalize != "" && Normalizers[a.Normalize] == "":
+		return fmt.Sprintf("answered.normalize %q is not one of %s", a.Normalize, strings.Join(sortedKeys(Normalizers), ", "))
+	case a.OpenSet && len(a.OpenValues) > 0:
+		return "answered: openSet takes every element Azure adds; openValues would say which"
+	}
+	switch a.Forced.(type) {
+	case nil, bool, string, float64:
+	default:
+		return fmt.Sprintf("answered.forced %v is not a boolean, a string or a number", a.Forced)
+	}
+	for _, v := range a.OpenValues {
+		if v == nil {
+			return "answered.openValues holds null"
+		}
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Key is the kind's unique name: group/Kind.
@@ -162,6 +232,14 @@ func (f *File) validate() error {
 			}
 			if o.Subscription != "" && (o.Names == "" || o.Names == "subscription") {
 				return bad("field %s: subscription goes with names of a resource group or a resource", path)
+			}
+			if o.Answered != nil {
+				if o.Skip {
+					return bad("field %s: skip with answered", path)
+				}
+				if p := o.Answered.check(); p != "" {
+					return bad("field %s: %s", path, p)
+				}
 			}
 		}
 	}

@@ -28,6 +28,12 @@ func TestParseErrors(t *testing.T) {
 		"names and skip":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {skip: true, names: subscription, because: z}}}]", "skip"},
 		"lone subscription": {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {subscription: y, because: z}}}]", "subscription"},
 		"not the SDK":       {"modules: {x: example.com/x}\nkinds: [{kind: A, group: network, module: x, client: AClient}]", "resourcemanager"},
+		"answered nothing":  {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {answered: {}, because: z}}}]", "without a fact"},
+		"normalize unknown": {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {answered: {normalize: upper}, because: z}}}]", "upper"},
+		"answered and skip": {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {skip: true, answered: {notReturned: true}, because: z}}}]", "skip"},
+		"forced object":     {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {answered: {forced: {a: 1}}, because: z}}}]", "forced"},
+		"open set, values":  {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {answered: {openSet: true, openValues: [a]}, because: z}}}]", "openSet"},
+		"answered unknown":  {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {answered: {ignore: true}, because: z}}}]", "ignore"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

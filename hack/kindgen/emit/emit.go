@@ -38,6 +38,9 @@ type Kind struct {
 	tags  bool
 	// names are the body's fields the Tenant bounds (Facts.Names).
 	names []nameRef
+	// answered are the body's fields Azure answers in its own way (Facts.Normalize,
+	// NotReturned, Forced, OpenValues, OpenSets).
+	answered []answeredRef
 }
 
 // Files is what Generate writes: repository-relative path -> content.
@@ -237,6 +240,9 @@ func (k *Kind) build(all []*model.Kind) error {
 	k.spec, k.shape = k.types.fieldsOf(body, specMode, true)
 	var err error
 	if k.names, err = k.findNames(body); err != nil {
+		return err
+	}
+	if k.answered, err = k.findAnswered(body); err != nil {
 		return err
 	}
 	for _, f := range k.spec {

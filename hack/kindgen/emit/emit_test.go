@@ -231,3 +231,126 @@ func TestGenerateReservedTags(t *testing.T) {
 		t.Errorf("only %d generated kinds with tags", n)
 	}
 }
+
+// What the config says of Azure's answers (answered:) is in the adapters' Facts, at PUT
+// body paths, each with its reason; a forced value is refused by the CRD; intEnum carries
+// the enum's values in the SDK's order. Every answered override of a generated kind is
+// emitted.
+func TestGenerateAnswered(t *testing.T) {
+	files := generate(t)
+	for path, want := range map[string][]string{
+		"reconcilers/kinds/zz_generated_vault.go": {
+			`"properties.enableSoftDelete": true,`, "\"properties.createMode\",\n", "// Key Vault keeps soft delete on",
+		},
+		"api/keyvault/v1alpha1/zz_generated_vault.go": {
+			`+kubebuilder:validation:XValidation:rule="self == true",message="Azure keeps enableSoftDelete true whatever is written: leave it out or set it to true"`,
+		},
+		"reconcilers/kinds/zz_generated_databaseaccount.go": {
+			`"properties.locations.locationName": {Name: reconcilers.NormalizeLocation},`,
+		},
+		"reconcilers/kinds/zz_generated_sqldatabasecontainer.go": {
+			`"properties.resource.indexingPolicy.excludedPaths": {map[string]any{"path": "/\"_etag\"/?"}},`, "\"location\",\n", "\"properties.options\",\n",
+		},
+		"reconcilers/kinds/zz_generated_mongodbroledefinition.go": {
+			`"properties.type": {Name: reconcilers.NormalizeIntEnum, Values: []string{"BuiltInRole", "CustomRole"}},`,
+		},
+		"reconcilers/kinds/zz_generated_managedenvironment.go": {"OpenSets: []string{", "\"properties.workloadProfiles\",\n"},
+		"reconcilers/kinds/zz_generated_site.go":               {"\"properties.siteConfig.appSettings\",\n"},
+		"reconcilers/kinds/zz_generated_apipolicy.go":          {`"properties.value": {Name: reconcilers.NormalizeXML},`, "\"properties.format\",\n"},
+		"reconcilers/kinds/zz_generated_api.go":                {`"properties.path": {Name: reconcilers.NormalizeTrimSlash},`},
+		"reconcilers/kinds/zz_generated_subscription.go":       {`"properties.scope": {Name: reconcilers.NormalizeAPIMScope},`},
+		"reconcilers/kinds/zz_generated_policyfragment.go":     {`"properties.value": {Name: reconcilers.NormalizeXMLFragment},`},
+	} {
+		for _, w := range want {
+			if !strings.Contains(string(files[path]), w) {
+				t.Errorf("%s lacks %s", path, w)
+			}
+		}
+	}
+	file, err := config.Load("../../../api/kinds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	overrides := 0
+	for _, k := range file.Kinds {
+		for jsonPath, o := range k.Fields {
+			if o.Answered == nil || k.Existing {
+				continue
+			}
+			overrides++
+			leaf := jsonPath[strings.LastIndex(jsonPath, ".")+1:]
+			found := false
+			for p, data := range files {
+				s := string(data)
+				if strings.HasPrefix(p, "reconcilers/kinds/zz_generated_") && strings.Contains(s, wrapFirst(o.Because)) &&
+					(strings.Contains(s, "."+leaf+"\"") || strings.Contains(s, "\""+leaf+"\"")) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: answered override of %s is not in an adapter's Facts", k.Key(), jsonPath)
+			}
+		}
+	}
+	if overrides < 20 {
+		t.Errorf("%d answered overrides in the config, want the 20 or more of issue 27's classes", overrides)
+	}
+}
+
+// wrapFirst is the first words of a reason as an adapter's comment starts it.
+func wrapFirst(because string) string {
+	words := strings.Fields(because)
+	if len(words) > 4 {
+		words = words[:4]
+	}
+	return "// " + strings.Join(words, " ")
+}
+
+// An answered override the create body cannot reach (a read-only field), or intEnum on a
+// field that is not an enum, stops the generator.
+func TestGenerateAnsweredRefused(t *testing.T) {
+	file, err := config.Load("../../../api/kinds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := file.Find("documentdb", "DatabaseAccount")
+	all, err := sdk.ReadAll(context.Background(), "..", file, kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flag := func(m *model.Kind, ro bool, a *model.AnswerFlag) string {
+		for _, ty := range m.Types {
+			for i := range ty.Fields {
+				f := &ty.Fields[i]
+				if f.ReadOnly == ro && f.Type.Kind == model.KindString && ty.Name == "Location" {
+					f.Answered = a
+					return ty.Name + "." + f.JSON
+				}
+			}
+		}
+		t.Fatal("no field to flag")
+		return ""
+	}
+	for _, c := range []struct {
+		name string
+		ro   bool
+		flag *model.AnswerFlag
+		want string
+	}{
+		{"read-only", true, &model.AnswerFlag{NotReturned: true}, "does not reach"},
+		{"intEnum on a string", false, &model.AnswerFlag{Normalize: "intEnum"}, "not an enum"},
+	} {
+		all, err := sdk.ReadAll(context.Background(), "..", file, kinds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		field := flag(all[0], c.ro, c.flag)
+		_, err = emit.Generate(all, all, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s (%s): %v, want an error saying %q", c.name, field, err, c.want)
+		}
+	}
+	if _, err := emit.Generate(all, all, nil); err != nil {
+		t.Errorf("unchanged: %v", err)
+	}
+}

@@ -58,6 +58,10 @@ func adapterFile(k *Kind) string {
 		doc = append(doc, "the names Azure turns into resources or destinations are bounded by the Tenant")
 		facts = append(facts, namesLiteral(k.names))
 	}
+	if len(k.answered) > 0 {
+		doc = append(doc, "where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:)")
+		facts = append(facts, answeredFacts(k.answered)...)
+	}
 	if len(doc) > 0 {
 		fmt.Fprintf(&b, "// Facts: %s.\n", strings.Join(doc, ";\n// "))
 	}

@@ -275,6 +275,9 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 		}
 		markers = kept
 	}
+	if m == specMode && f.Answered != nil && f.Answered.Forced != nil {
+		markers = append(markers, forcedMarker(f))
+	}
 	gf := goField{Name: goName(f), Doc: f.Doc, Markers: markers}
 	if m == specMode && f.Required {
 		gf.Required = true

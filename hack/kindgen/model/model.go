@@ -256,6 +256,24 @@ type Field struct {
 	// turns into a resource or a destination (a node resource group, a capture's Data
 	// Lake account), which the Tenant must bound.
 	Names *NameFlag `json:"names,omitempty"`
+	// Answered is set when the config says how Azure answers the field where it does not
+	// echo what was written (a display-name location, XML re-indented, a value it keeps).
+	Answered *AnswerFlag `json:"answered,omitempty"`
+}
+
+// AnswerFlag is how Azure answers a field, and why (config: answered).
+type AnswerFlag struct {
+	// Normalize names the reconciler's normalisation table entry ("" for none).
+	Normalize string `json:"normalize,omitempty"`
+	// NotReturned: Azure may leave the field out of its answer.
+	NotReturned bool `json:"notReturned,omitempty"`
+	// Forced is the value Azure keeps whatever is written (nil for none).
+	Forced any `json:"forced,omitempty"`
+	// OpenValues are the elements Azure adds to the list on its own.
+	OpenValues []any `json:"openValues,omitempty"`
+	// OpenSet: Azure holds named elements in the list the spec does not name.
+	OpenSet bool `json:"openSet,omitempty"`
+	Flag
 }
 
 // NameFlag says what Azure makes of a name a field holds, and why (config: names).

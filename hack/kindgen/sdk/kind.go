@@ -308,7 +308,7 @@ func (g *graph) resolveOverrides(root *types.Named, fields map[string]config.Fie
 			}
 		}
 		g.overrides[owner+"."+goField] = fieldOverride{path: path, skip: o.Skip, idOnly: o.IDOnly, secret: o.Secret,
-			reference: o.Reference, rename: o.Rename, openEnum: o.OpenEnum, names: o.Names, subscription: o.Subscription, because: o.Because}
+			reference: o.Reference, rename: o.Rename, openEnum: o.OpenEnum, names: o.Names, subscription: o.Subscription, answered: o.Answered, because: o.Because}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aztenant/aztenant/hack/kindgen/config"
 	"github.com/aztenant/aztenant/hack/kindgen/model"
 )
 
@@ -38,8 +39,10 @@ type fieldOverride struct {
 	openEnum  bool
 	// names and subscription as config.FieldOverride's Names and Subscription.
 	names, subscription string
-	because             string
-	used                bool
+	// answered as config.FieldOverride's Answered.
+	answered *config.Answered
+	because  string
+	used     bool
 }
 
 func newGraph(p *Package, root string) *graph {
@@ -251,6 +254,10 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 		}
 		if o.names != "" {
 			mf.Names = &model.NameFlag{Means: o.names, Subscription: o.subscription, Flag: model.Flag{Source: "config", Reason: o.because}}
+		}
+		if a := o.answered; a != nil {
+			mf.Answered = &model.AnswerFlag{Normalize: a.Normalize, NotReturned: a.NotReturned, Forced: a.Forced,
+				OpenValues: a.OpenValues, OpenSet: a.OpenSet, Flag: model.Flag{Source: "config", Reason: o.because}}
 		}
 		if o.reference != nil {
 			mf.Reference = nil
