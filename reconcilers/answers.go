@@ -47,6 +47,9 @@ type answers struct {
 	open            map[string]bool
 	writeOnly       []string
 	secrets         []string
+	// decided remembers keeps' answer per entry (nil: not remembered), for
+	// the many differences one coarse entry covers.
+	decided map[string]bool
 }
 
 // digest is the keyed digest of v at path: h1: and 22 characters of
@@ -121,7 +124,17 @@ func (a answers) record(diffs []difference) []azurev1alpha1.KeptPath {
 // a write.
 func (a answers) keeps(entries []azurev1alpha1.KeptPath, path string) bool {
 	e := covering(entries, path)
-	return e != nil && a.sent(e.Path) == e.Sent && a.answered(e.Path) == e.Answered
+	if e == nil {
+		return false
+	}
+	if k, ok := a.decided[e.Path]; ok {
+		return k
+	}
+	k := a.sent(e.Path) == e.Sent && a.answered(e.Path) == e.Answered
+	if a.decided != nil {
+		a.decided[e.Path] = k
+	}
+	return k
 }
 
 // secret reports whether Azure's value at path may show a secret: the path

@@ -37,6 +37,7 @@ func (r *Reconciler) answersFor(ctx context.Context, obj azurev1alpha1.Resource,
 	return answers{
 		key:     writeOnlyKey(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj, refs),
 		desired: desired, actual: actual, open: open, writeOnly: facts.WriteOnly, secrets: secrets,
+		decided: map[string]bool{},
 	}
 }
 
