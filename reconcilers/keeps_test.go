@@ -163,6 +163,23 @@ func TestAnswersPortalEditWrittenOnce(t *testing.T) {
 	}
 }
 
+// F2: Azure changes a value it keeps, later and on its own (a SKU migrated):
+// one write, whose answer is the new one kept; then nothing.
+func TestAnswersAzureSideChangeWritesOnce(t *testing.T) {
+	e, v := vaultEnv(t)
+	e.Answers.Write(answerClasses[4].answer) // the SKU's name answered as 1
+	r := e.Reconciler(false)
+	syncs(t, e, r, v, 2)
+	e.Answers.Write(func(b map[string]any) { reconcilertest.Set(b, "properties.sku.name", 3) })
+	e.PortalEdit(t, vaultID, `{"properties":{"sku":{"family":"A","name":3}}}`)
+	if n := syncs(t, e, r, v, 4); n != 1 {
+		t.Errorf("4 syncs after Azure changed the value it keeps: %d PUTs, want 1", n)
+	}
+	if k := v.Status.AzureKeeps; k == nil || len(k.Paths) != 1 || k.Paths[0].Value != "3" {
+		t.Errorf("record %+v, want Azure's new answer", k)
+	}
+}
+
 // F5: the status patch after a write is lost (the API server, or the
 // operator, went away): Azure's answer is not recorded, so the next sync
 // writes once more, records it, and the syncs after write nothing.
