@@ -137,6 +137,8 @@
 //     answered the same, the path is in sync (kept); anything else, a spec
 //     changed there or Azure changed since (a portal edit), is a difference,
 //     written once and answered afresh;
+//   - a sync that writes nothing drops the entries no reported path needs
+//     any more (the spec, or Azure, now has the same value there);
 //   - a record made with another api-version or digest scheme is dropped;
 //     a resource created again is answered afresh (its write starts a new
 //     record); a lost record costs one write, which records it again;

@@ -12,10 +12,11 @@ import (
 )
 
 // This file is the record of Azure's answers (status.azureKeeps) in the
-// reconcile flow (doc.go), as three named steps: write starts a record
+// reconcile flow (doc.go), as named steps: write starts a record
 // (startRecord), record and settle fill it once Azure has finished (learn),
-// and plan consults it at the paths the comparison reports (consult). The
-// pure parts (digests, projection, paths) are in answers.go.
+// plan consults it at the paths the comparison reports (consult), and settle
+// drops the entries no difference needs any more (prune). The pure parts
+// (digests, projection, paths) are in answers.go.
 
 // EventKeptByAzure is the event sent when the set of paths Azure keeps its own
 // way changes.
@@ -117,6 +118,33 @@ func (r *Reconciler) learn(ctx context.Context, obj azurev1alpha1.Resource, secr
 	}
 	k.Written = ""
 	if len(k.Paths) == 0 {
+		st.AzureKeeps = nil
+	}
+}
+
+// prune is settle's part of the record when nothing was written: an entry
+// that no longer covers a path the comparison reports (the spec, or Azure,
+// now has the same value there) is dropped, so status counts only the paths
+// Azure keeps now. Only after a GET: a listing may lack what a GET has.
+func (r *Reconciler) prune(ctx context.Context, obj azurev1alpha1.Resource, c change, actual map[string]any) {
+	st := obj.AzureStatus()
+	k := st.AzureKeeps
+	if k == nil || k.Written != "" {
+		return
+	}
+	var still []azurev1alpha1.KeptPath
+	for _, e := range k.Paths {
+		if slices.ContainsFunc(c.kept, func(d difference) bool { return covers(e.Path, d.path) }) {
+			still = append(still, e)
+		}
+	}
+	if len(still) == len(k.Paths) {
+		return
+	}
+	before := keptNames(k)
+	k.Paths = still
+	r.keptChanged(obj, r.answersFor(ctx, obj, c.secrets, c.desired, actual), before, still)
+	if len(still) == 0 {
 		st.AzureKeeps = nil
 	}
 }

@@ -262,6 +262,29 @@ func TestAnswersSpecChangeComparedAfresh(t *testing.T) {
 	}
 }
 
+// A spec changed to what Azure keeps needs no write, and the entry goes: the
+// status counts only the paths Azure keeps now.
+func TestAnswersSpecMatchingAzureDropsEntry(t *testing.T) {
+	e, v := vaultEnv(t)
+	e.Answers.Write(answerClasses[0].answer) // soft delete forced on
+	r := e.Reconciler(false)
+	syncs(t, e, r, v, 2)
+	e.Events()
+	v.Spec.EnableSoftDelete = ptr.To(true)
+	if err := e.Client.Update(t.Context(), v); err != nil {
+		t.Fatal(err)
+	}
+	if n := syncs(t, e, r, v, 2); n != 0 {
+		t.Errorf("%d PUTs: Azure already has what the spec says", n)
+	}
+	if v.Status.AzureKeeps != nil || strings.Contains(ready(t, v).Message, "Azure keeps") {
+		t.Errorf("record %+v, Ready %q: want none", v.Status.AzureKeeps, ready(t, v).Message)
+	}
+	if evs := keptEvents(e.Events()); len(evs) != 1 || !strings.Contains(evs[0], "Azure now answers the spec as written") {
+		t.Errorf("events %q", evs)
+	}
+}
+
 // A resource created again (deleted outside aztenant) is answered afresh:
 // the record of the old one goes with the create.
 func TestAnswersRecreatedDropsRecord(t *testing.T) {

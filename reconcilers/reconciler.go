@@ -508,9 +508,13 @@ func (r *Reconciler) settle(ctx context.Context, obj azurev1alpha1.Resource, cal
 		return newOutcome(ReasonReconciling, fmt.Sprintf("Azure reports provisioningState %s for %s: waiting for it to finish", ps, c.id)).after(r.PollInterval)
 	}
 	if actual != nil && c.listed.at.IsZero() {
-		// Azure's answer to a write of this reconcile, from the operation's
-		// final body (or its GET): the common case, no extra read.
-		r.learn(ctx, obj, c.secrets, c.desired, actual, c.keptBefore)
+		if k := st.AzureKeeps; k != nil && k.Written != "" {
+			// Azure's answer to a write of this reconcile, from the operation's
+			// final body (or its GET): the common case, no extra read.
+			r.learn(ctx, obj, c.secrets, c.desired, actual, c.keptBefore)
+		} else {
+			r.prune(ctx, obj, c, actual)
+		}
 	}
 	keep, o := r.export(ctx, obj, calls, c.id)
 	if o != nil {
