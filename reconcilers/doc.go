@@ -89,7 +89,10 @@
 //     then the finalizer and the owner reference;
 //  3. a long-running operation recorded in status.resumeToken is resumed
 //     (operation.go);
-//  4. GET, and claim: a resource that carries another object's owner
+//  4. GET (or, for a steady object, its collection's listing: lists.go),
+//     record (keeps.go: Azure's answer to the last write, from a GET whose
+//     provisioningState is terminal, if settle could not record it), and
+//     claim: a resource that carries another object's owner
 //     marker, or that onboarding created, is not this object's
 //     (ownership.go); one that exists without being this object's needs
 //     aztenant.io/adopt, unless onboarding created it for this object
@@ -97,12 +100,53 @@
 //  5. plan: the desired body is compared with the GET
 //     (compare.go: ARM defaults, read-only fields, Facts.WriteOnly, casing,
 //     location spelling and Hooks.Equivalent are not drift; a write-only
-//     value's digest is); only a difference is a write, a PUT that keeps
-//     tags the spec does not manage and the child collections
-//     Facts.CarriedOnPut names;
-//  6. settle: status (Kind.Observe), exports to Secrets and ConfigMaps the
-//     resource owns (export.go), then a requeue after the sync period with
-//     jitter.
+//     value's digest is); at a path the comparison reports, the record of
+//     Azure's answers (status.azureKeeps, below) is consulted; only a
+//     difference left is a write, a PUT that keeps tags the spec does not
+//     manage and the child collections Facts.CarriedOnPut names, and whose
+//     digest starts a new record;
+//  6. settle: status (Kind.Observe), Azure's answer to this reconcile's
+//     write recorded from the operation's final body (learn), exports to
+//     Secrets and ConfigMaps the resource owns (export.go), then a requeue
+//     after the sync period with jitter.
+//
+// # Azure's answers to writes
+//
+// Azure answers some writes its own way: a value it forces (Key Vault soft
+// delete), rewrites (an API Management policy's XML, a location's display
+// name), adds to (a default element of a list) or never returns (create-time
+// options). Compared with the spec alone, such a resource would differ at
+// every sync and be written again forever. So the answer to each write is
+// recorded in status.azureKeeps (keeps.go; the pure parts in answers.go; the
+// design in docs/design/azure-answers.md):
+//
+//   - write sets the record's Written, a keyed digest of the body, and drops
+//     the earlier answer;
+//   - once the operation is done with provisioningState Succeeded (settle,
+//     from the operation's final body; else record, from the next GET), and
+//     while the spec still gives that body, every path where the comparison
+//     finds Azure different becomes an entry: the path, a digest of the
+//     spec's value there (Sent), a digest of Azure's value projected onto
+//     the spec's keys and list names (Answered: read-only fields beside them
+//     change nothing), and Azure's value cut to 128 characters, never where
+//     it may be secret (Facts.WriteOnly, values Hooks.Resolve read). Past 64
+//     entries, they merge into common parents. An operation that failed
+//     records nothing;
+//   - plan consults the entry covering a reported path (longest prefix),
+//     never a path that matches: made for the spec's value there now and
+//     answered the same, the path is in sync (kept); anything else, a spec
+//     changed there or Azure changed since (a portal edit), is a difference,
+//     written once and answered afresh;
+//   - a sync that writes nothing drops the entries no reported path needs
+//     any more (the spec, or Azure, now has the same value there);
+//   - a record made with another api-version or digest scheme is dropped;
+//     a resource created again is answered afresh (its write starts a new
+//     record); a lost record costs one write, which records it again;
+//   - an event KeptByAzure says when the set of kept paths changes, Ready's
+//     message counts them, observe leaves them out of status.differences,
+//     and a Plan lists them apart (keptByAzure) with NoChange for an
+//     unchanged spec. A listing is never recorded from: thinner than a GET,
+//     it differs at what it leaves out, and the check reads by GET.
 //
 // Each step returns an error: nil to go on, or an *Outcome (outcome.go) to
 // end the reconcile there (success included); any other error is the API

@@ -43,9 +43,11 @@ import (
 //     earliest) or an event that needs no new read of Azure. A changed
 //     annotation (a user asking for a resync, aztenant.io/refresh-secrets)
 //     reads by GET;
-//   - the listing is only a filter: when it differs from the spec, or does
-//     not have the object, the object is read by GET and the reconcile goes
-//     on from what the GET says, so nothing is written on a listing's word;
+//   - the listing is only a filter: when it differs from the spec (paths
+//     Azure keeps its own way aside, as plan consults status.azureKeeps;
+//     keeps.go), or does not have the object, the object is read by GET and
+//     the reconcile goes on from what the GET says, so nothing is written on
+//     a listing's word, and nothing is recorded from it;
 //   - a listing keeps only its members' items, as raw JSON, and only for
 //     maxListAge: a principal that sees every resource group of a
 //     subscription lists them all, but holds only its own;

@@ -65,6 +65,7 @@ func (r *Reconciler) observe(ctx context.Context, obj azurev1alpha1.Resource, pe
 		setInSync(obj, metav1.ConditionFalse, ReasonNotInAzure, id+" does not exist in Azure; with reconcile policy manage it would be created")
 		return newOutcome(ReasonObserved, "Observed: "+id+" does not exist in Azure (InSync)").after(again)
 	}
+	r.record(ctx, obj, b, actual) // a write made before the object was observed
 	c, err := r.plan(ctx, obj, b, id, actual, "")
 	if err != nil {
 		return err
@@ -88,22 +89,31 @@ func (r *Reconciler) observe(ctx context.Context, obj azurev1alpha1.Resource, pe
 			st.ID, st.Adopted = id, true
 		}
 	}
+	kept := keptNote(obj)
 	if len(diffs) == 0 {
-		setInSync(obj, metav1.ConditionTrue, ReasonMatches, "Azure matches the spec"+note)
-		return newOutcome(ReasonObserved, "Observed: Azure matches the spec"+note).after(again)
+		setInSync(obj, metav1.ConditionTrue, ReasonMatches, "Azure matches the spec"+kept+note)
+		return newOutcome(ReasonObserved, "Observed: Azure matches the spec"+kept+note).after(again)
 	}
-	msg := fmt.Sprintf("Azure differs from the spec at %d path(s), first %s (status.differences); reconcile policy manage would write them%s", len(diffs), diffs[0].path, note)
+	if kept == "" {
+		// Observing writes nothing, so it cannot tell a value Azure keeps its
+		// own way (answered so to every write) from one changed in Azure.
+		kept = "; some may be values Azure keeps its own way, which only a write shows"
+	}
+	msg := fmt.Sprintf("Azure differs from the spec at %d path(s), first %s (status.differences); reconcile policy manage would write them%s%s", len(diffs), diffs[0].path, kept, note)
 	setInSync(obj, metav1.ConditionFalse, ReasonDiffers, msg)
 	return newOutcome(ReasonObserved, "Observed: "+msg).after(again)
 }
 
 // allDifferences is every path where actual differs from the planned change c,
-// as a write would change it: the compared body, tags removed from the spec, and
-// write-only values (never shown) not known to be the ones in Azure.
+// as a write would change it: the compared body but for the paths Azure keeps
+// its own way (c.kept), tags removed from the spec, and write-only values
+// (never shown) not known to be the ones in Azure.
 func (r *Reconciler) allDifferences(obj azurev1alpha1.Resource, c change, actual map[string]any) []difference {
 	st := obj.AzureStatus()
 	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
-	diffs := differences(c.desired, actual, facts.WriteOnly, facts, hooks.Equivalent)
+	// The paths Azure keeps its own way (plan's, from status.azureKeeps) are
+	// not differences: a write would not change them.
+	diffs := withoutKept(differences(c.desired, actual, facts.WriteOnly, facts, hooks.Equivalent), c.kept)
 	tags := tagsOf(actual)
 	for _, k := range c.dropped {
 		for tk, v := range tags {

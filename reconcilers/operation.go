@@ -24,6 +24,7 @@ func (r *Reconciler) poll(ctx context.Context, p *runtime.Poller[json.RawMessage
 		if _, err := p.Poll(ctx); err != nil {
 			st.ResumeToken = ""
 			st.WriteOnlyHash = "" // whether Azure took the write-only values is unknown: send them again
+			forgetWrite(obj)
 			return nil, r.armFailure(err, scope)
 		}
 	}
@@ -38,6 +39,7 @@ func (r *Reconciler) poll(ctx context.Context, p *runtime.Poller[json.RawMessage
 	raw, err := p.Result(ctx)
 	if err != nil {
 		st.WriteOnlyHash = "" // the operation failed: Azure may not have the write-only values
+		forgetWrite(obj)      // nor is what it holds its answer to the body written
 		return nil, r.armFailure(err, scope)
 	}
 	var body map[string]any

@@ -35,6 +35,10 @@ type Preview struct {
 	Reason      string
 	Message     string
 	Differences []azurev1alpha1.Difference
+	// KeptByAzure are the paths where Azure differs from the spec as it
+	// answered the last write (status.azureKeeps): not written again, so not
+	// Differences.
+	KeptByAzure []azurev1alpha1.Difference
 }
 
 // Planned is the preview as an owner of later objects.
@@ -137,20 +141,31 @@ func (r *Reconciler) Preview(ctx context.Context, obj azurev1alpha1.Resource, ow
 				Message: fmt.Sprintf("%s already exists in Azure and is not this object's; annotate it %s: \"true\" to adopt it", id, AnnotationAdopt)}
 		}
 	}
+	// As a reconcile would: Azure's answer to a write not recorded yet (on
+	// the copy of the stored status), then the plan, which consults it.
+	r.record(ctx, obj, b, actual)
 	c, err := r.plan(ctx, obj, b, id, actual, "")
 	if err != nil {
 		return fromOutcome(err, id)
 	}
 	diffs := r.allDifferences(obj, c, actual)
+	var kept []azurev1alpha1.Difference
+	if len(c.kept) > 0 {
+		kept = r.answersFor(ctx, obj, b.secrets, c.desired, actual).keptShown(c.kept)
+	}
+	note := ""
+	if len(kept) > 0 {
+		note = fmt.Sprintf("; Azure keeps %d path(s) its own way (keptByAzure)", len(kept))
+	}
 	switch {
 	case len(diffs) == 0:
-		return Preview{Action: planv1alpha1.ActionNoChange, ID: id, Message: "Azure matches the spec"}
+		return Preview{Action: planv1alpha1.ActionNoChange, ID: id, Message: "Azure matches the spec" + note, KeptByAzure: kept}
 	case observing:
-		return Preview{Action: planv1alpha1.ActionNoChange, ID: id, Differences: shown(diffs),
-			Message: fmt.Sprintf("Azure differs at %d path(s); reconcile policy observe shows them and writes nothing", len(diffs))}
+		return Preview{Action: planv1alpha1.ActionNoChange, ID: id, Differences: shown(diffs), KeptByAzure: kept,
+			Message: fmt.Sprintf("Azure differs at %d path(s); reconcile policy observe shows them and writes nothing%s", len(diffs), note)}
 	}
-	return Preview{Action: planv1alpha1.ActionUpdate, ID: id, Differences: shown(diffs),
-		Message: fmt.Sprintf("Azure differs from the spec at %d path(s); they would be written", len(diffs))}
+	return Preview{Action: planv1alpha1.ActionUpdate, ID: id, Differences: shown(diffs), KeptByAzure: kept,
+		Message: fmt.Sprintf("Azure differs from the spec at %d path(s); they would be written%s", len(diffs), note)}
 }
 
 func unknown(reason, msg string) Preview {

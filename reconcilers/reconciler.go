@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -233,6 +235,9 @@ func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, 
 	if err != nil {
 		return r.armFailure(err, scope)
 	}
+	if from.at.IsZero() {
+		r.record(ctx, obj, b, actual) // a GET: Azure's answer to a write, if not recorded yet (keeps.go)
+	}
 	// plan completes the desired body in place (tags, the owner marker):
 	// kept aside for a second plan on what a GET says.
 	var pristine map[string]any
@@ -241,7 +246,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, 
 	}
 	c, err := r.claimAndPlan(ctx, obj, b, id, actual)
 	if !from.at.IsZero() && (err != nil || c.diff != "") {
-		b = built{desired: pristine}
+		b = built{desired: pristine, secrets: b.secrets}
 		// A listing only says all is well: what is acted on is read by GET.
 		from = listed{}
 		at := time.Now()
@@ -249,6 +254,7 @@ func (r *Reconciler) reconcile(ctx context.Context, obj azurev1alpha1.Resource, 
 			return r.armFailure(err, scope)
 		}
 		r.lists.checkedAt(obj, at)
+		r.record(ctx, obj, b, actual)
 		c, err = r.claimAndPlan(ctx, obj, b, id, actual)
 	}
 	if err != nil {
@@ -367,11 +373,21 @@ type change struct {
 	diff string
 	// listed is the listing Azure's state was read from (zero: a GET).
 	listed listed
+	// secrets are the values Hooks.Resolve read (never shown, digested with a key).
+	secrets []string
+	// kept are the paths where Azure differs from desired as it answered the
+	// last write (status.azureKeeps): in sync, not in diff. keptBefore are
+	// the record's paths before this reconcile writes (keeps.go).
+	kept       []difference
+	keptBefore []string
 }
 
 // built is the desired body with what it was built from.
 type built struct {
 	desired map[string]any
+	// secrets are the values Hooks.Resolve read (Secrets', other objects' IDs),
+	// which status.azureKeeps never shows.
+	secrets []string
 }
 
 // build makes the desired body, with the Secrets and objects Hooks.Resolve
@@ -388,14 +404,14 @@ func (r *Reconciler) build(ctx context.Context, obj azurev1alpha1.Resource) (bui
 	if err != nil {
 		return built{}, newOutcome(ReasonInvalidSpec, err.Error())
 	}
-	return built{desired: desired}, nil
+	return built{desired: desired, secrets: slices.Collect(maps.Values(resolved))}, nil
 }
 
 // plan compares the desired body with Azure's (compare.go).
 func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, b built, id string, actual map[string]any, createdFor string) (change, error) {
 	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
 	desired := b.desired
-	c := change{id: id, desired: desired}
+	c := change{id: id, desired: desired, secrets: b.secrets, keptBefore: keptNames(obj.AzureStatus().AzureKeeps)}
 	c.specTags, c.dropped, c.tagged = r.applyTags(obj, desired)
 	if createdFor != "" && c.tagged {
 		// Good for the first time only: a later object of the same name
@@ -413,6 +429,11 @@ func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, b bui
 	c.diff = "(absent)"
 	if actual != nil {
 		c.diff = driftWith(desired, actual, ignore, facts, hooks.Equivalent)
+		if c.diff != "" {
+			// Only where the comparison finds a difference: Azure's known
+			// answer to this spec is no difference (keeps.go).
+			c.diff, c.kept = r.consult(ctx, obj, b.secrets, desired, actual, c.diff)
+		}
 		if c.diff == "" {
 			c.diff = droppedTag(actual, c.dropped)
 		}
@@ -454,6 +475,8 @@ func (r *Reconciler) write(ctx context.Context, obj azurev1alpha1.Resource, p *p
 	// Azure has the values now; recorded with a resume token, the digest
 	// stays true of the operation a restarted operator resumes.
 	st.WriteOnlyHash = c.woHash
+	// Its answer is recorded once the operation is done (settle, or record).
+	r.startRecord(ctx, obj, c)
 	body, err := r.poll(ctx, poller, obj, scope, "Writing "+c.id)
 	if err != nil || body != nil {
 		return body, err
@@ -484,16 +507,31 @@ func (r *Reconciler) settle(ctx context.Context, obj azurev1alpha1.Resource, cal
 		// token, or someone else's): the resource is not Ready until it ends.
 		return newOutcome(ReasonReconciling, fmt.Sprintf("Azure reports provisioningState %s for %s: waiting for it to finish", ps, c.id)).after(r.PollInterval)
 	}
+	if actual != nil && c.listed.at.IsZero() {
+		if k := st.AzureKeeps; k != nil && k.Written != "" {
+			// Azure's answer to a write of this reconcile, from the operation's
+			// final body (or its GET): the common case, no extra read.
+			r.learn(ctx, obj, c.secrets, c.desired, actual, c.keptBefore)
+		} else {
+			r.prune(ctx, obj, c, actual)
+		}
+	}
 	keep, o := r.export(ctx, obj, calls, c.id)
 	if o != nil {
 		return o.after(exportRetry(o, period))
 	}
 	if keep > 0 && keep < period {
 		// The secret outputs are due before the next sync.
-		return readyOutcome(keep)
+		return keptReady(obj, readyOutcome(keep))
 	}
 	if !c.listed.at.IsZero() {
-		return readyOutcome(period).after(nextCheck(c.listed, period))
+		return keptReady(obj, readyOutcome(period).after(nextCheck(c.listed, period)))
 	}
-	return readyOutcome(period)
+	return keptReady(obj, readyOutcome(period))
+}
+
+// keptReady adds to Ready's message how many paths Azure keeps its own way.
+func keptReady(obj azurev1alpha1.Resource, o *Outcome) *Outcome {
+	o.Message += keptNote(obj)
+	return o
 }

@@ -136,6 +136,9 @@ func Print(w io.Writer, format string, objs []planv1alpha1.PlannedObject) error 
 		for _, d := range o.Differences {
 			fmt.Fprintf(w, "    ~ %s: %s -> %s\n", d.Path, d.Actual, d.Desired)
 		}
+		for _, d := range o.KeptByAzure {
+			fmt.Fprintf(w, "    = %s: Azure keeps %s (the spec says %s)\n", d.Path, d.Actual, d.Desired)
+		}
 	}
 	return nil
 }

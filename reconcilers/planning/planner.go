@@ -97,7 +97,7 @@ func (p *Planner) answer(ctx context.Context, plan *planv1alpha1.Plan) []planv1a
 			planned[key(gk, obj.GetName())] = o
 		}
 		out = append(out, planv1alpha1.PlannedObject{Kind: gk.String(), Name: obj.GetName(), ID: pv.ID, Action: pv.Action,
-			Reason: pv.Reason, Message: pv.Message, Differences: pv.Differences})
+			Reason: pv.Reason, Message: pv.Message, Differences: pv.Differences, KeptByAzure: pv.KeptByAzure})
 	}
 	return out
 }

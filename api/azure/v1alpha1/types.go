@@ -155,6 +155,41 @@ type ResourceStatus struct {
 	// refresh period passed. It holds no secret value.
 	// +optional
 	SecretsRead *SecretsRead `json:"secretsRead,omitempty"`
+	// AzureKeeps is how Azure answered the last write where its answer
+	// differs from the spec: not written again until the spec changes there.
+	// +optional
+	AzureKeeps *AzureKeeps `json:"azureKeeps,omitempty"`
+}
+
+// AzureKeeps records Azure's answer to a write, as keyed digests.
+type AzureKeeps struct {
+	// APIVersion the answer was read with.
+	// +optional
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Written is the digest of a body written whose answer is not recorded yet.
+	// +optional
+	Written string `json:"written,omitempty"`
+	// Paths Azure keeps its own way.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Paths []KeptPath `json:"paths,omitempty"`
+}
+
+// KeptPath is a path where Azure answered a write its own way.
+type KeptPath struct {
+	// Path, as in status.differences.
+	// +kubebuilder:validation:MaxLength=512
+	Path string `json:"path"`
+	// Sent is the digest of the spec's value written.
+	Sent string `json:"sent"`
+	// Answered is the digest of Azure's value; empty: none.
+	// +optional
+	Answered string `json:"answered,omitempty"`
+	// Value is Azure's, as JSON, cut; never for secret values.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Value string `json:"value,omitempty"`
 }
 
 // SecretsRead is when, and for which spec, the secret outputs were last read

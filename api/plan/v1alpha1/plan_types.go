@@ -60,6 +60,12 @@ type PlannedObject struct {
 	// +optional
 	// +listType=atomic
 	Differences []azurev1alpha1.Difference `json:"differences,omitempty"`
+	// KeptByAzure are the paths where Azure differs from the spec as it
+	// answered the last write (the object's status.azureKeeps): not written
+	// again while the spec stays the same there, so not Differences.
+	// +optional
+	// +listType=atomic
+	KeptByAzure []azurev1alpha1.Difference `json:"keptByAzure,omitempty"`
 }
 
 // PlanStatus is the operator's answer.
