@@ -32,6 +32,8 @@ import (
 //   - a property the schema does not have is left out silently: read-only
 //     outputs (provisioningState, _rid, _ts) and names aztenant spells as
 //     references;
+//   - a value the schema requires that Azure did not answer is reported as
+//     missed (the API server would refuse the manifest without it);
 //   - a value that cannot be fitted without guessing (an object where a
 //     string belongs, an enum answered as a number, a value outside the
 //     schema's bounds) is left out and reported as missed, with its path, so
@@ -102,6 +104,7 @@ func (f fitter) object(path string, v any, s *apiextensionsv1.JSONSchemaProps) (
 		for k := range m {
 			keys = append(keys, k)
 		}
+		tried := map[string]bool{} // names Azure answered a value for: a miss is reported there
 		// Exact names first, so that an exact name wins over another casing.
 		slices.SortFunc(keys, func(a, b string) int {
 			_, ea := s.Properties[a]
@@ -125,9 +128,17 @@ func (f fitter) object(path string, v any, s *apiextensionsv1.JSONSchemaProps) (
 			if _, taken := out[name]; taken {
 				continue
 			}
+			if m[k] != nil {
+				tried[name] = true
+			}
 			prop := s.Properties[name]
 			if e, ok := f.value(path+"."+name, m[k], &prop); ok {
 				out[name] = e
+			}
+		}
+		for _, name := range s.Required {
+			if _, ok := out[name]; !ok && !tried[name] && !(path == "spec" && aztenants[name]) {
+				f.missed(path+"."+name, "Azure answered no value, and aztenant's kind requires one")
 			}
 		}
 	case s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
@@ -141,6 +152,9 @@ func (f fitter) object(path string, v any, s *apiextensionsv1.JSONSchemaProps) (
 	}
 	return out, true
 }
+
+// aztenants are the spec's own fields, which import sets itself.
+var aztenants = map[string]bool{"owner": true, "azureName": true, "operatorSpec": true}
 
 // propertyName is the schema's spelling of Azure's property name k.
 func propertyName(s *apiextensionsv1.JSONSchemaProps, k string) (string, bool) {

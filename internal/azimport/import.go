@@ -373,36 +373,58 @@ func (im *Importer) nameFor(gk schema.GroupKind, owner, azureName string) string
 // missed reports what cannot be imported, by its path in the spec.
 func specOf(body map[string]any, note func(format string, args ...any), missed func(path, why string)) map[string]any {
 	spec := map[string]any{}
-	for k, v := range body {
-		switch k {
-		case "id", "name", "type", "etag", "systemData", "properties", "managedBy":
+	keys := make([]string, 0, len(body))
+	for k := range body {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // one result for a body with a key in two casings: the first in order
+	var props any
+	seen := map[string]bool{}
+	for _, k := range keys {
+		v := body[k]
+		lk := strings.ToLower(k) // ARM's names are case-insensitive
+		if envelope[lk] {
+			if seen[lk] {
+				continue
+			}
+			seen[lk] = true
+		}
+		switch lk {
+		case "id", "name", "type", "etag", "systemdata", "managedby":
+		case "properties":
+			props = v
 		case "tags":
 			spec["tags"] = tagsOf(v, note, missed)
 		case "location":
-			spec[k] = v
+			spec["location"] = v
 			if l, ok := v.(string); ok && azurev1alpha1.KnownLocation(l) {
-				spec[k] = azurev1alpha1.NormalizeLocation(l)
+				spec["location"] = azurev1alpha1.NormalizeLocation(l)
 			}
 		default:
 			spec[k] = v
 		}
 	}
-	switch props := body["properties"].(type) {
+	switch p := props.(type) {
 	case map[string]any:
-		for k, v := range props {
+		for k, v := range p {
 			if _, taken := spec[k]; !taken {
 				spec[k] = v
 			}
 		}
 	case nil:
 	default:
-		missed("spec", fmt.Sprintf("Azure answered properties as %s, not an object", describe(props)))
+		missed("spec", fmt.Sprintf("Azure answered properties as %s, not an object", describe(p)))
 	}
-	for _, own := range []string{"owner", "azureName", "operatorSpec"} {
-		delete(spec, own) // aztenant's own fields: never Azure's values
+	for k := range spec {
+		if strings.EqualFold(k, "owner") || strings.EqualFold(k, "azureName") || strings.EqualFold(k, "operatorSpec") {
+			delete(spec, k) // aztenant's own fields: never Azure's values
+		}
 	}
 	return referencesOf(spec).(map[string]any)
 }
+
+// envelope are the keys of an ARM body specOf reads itself, in lower case.
+var envelope = map[string]bool{"id": true, "name": true, "type": true, "etag": true, "systemdata": true, "managedby": true, "properties": true, "tags": true, "location": true}
 
 // tagsOf is Azure's tags without aztenant's markers; nil when Azure has none
 // (absent, null or empty) or answered something other than an object.
