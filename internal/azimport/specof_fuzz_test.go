@@ -23,12 +23,15 @@ import (
 // examples and the shapes Azure also gives (nulls everywhere, numbers and
 // booleans as strings, empty lists as null, property names in another
 // casing, locations by display name), into the spec of the kind of an ARM
-// type, as `aztenant import` does. It must not panic, and the manifest must:
-// decode into the kind's Go type; pass the kind's CRD schema (what the API
-// server checks before admitting it: types, enums, lengths, patterns, bounds);
-// be what importing it again gives, with nothing missed; carry no string
-// Azure did not answer (aztenant's owner and azureName aside); and carry no
-// tag of aztenant's own.
+// type, as `aztenant import` does. It must not panic; a value left out must
+// be reported with its path; the manifest must decode into the kind's Go
+// type, be the same when imported twice, carry no string Azure did not
+// answer (aztenant's owner and azureName aside) and no tag of aztenant's
+// own. When every value the kind requires was answered, the manifest must
+// also pass the kind's CRD schema (what the API server checks before it
+// admits a manifest: types, enums, lengths, patterns, bounds; CEL rules
+// aside), and importing its own spec again must give it back with nothing
+// missed.
 func FuzzImportSpecOf(f *testing.F) {
 	im := newImporter(f, nil)
 	for _, a := range answers(f) {
