@@ -91,13 +91,13 @@ func (im *Importer) ResourceGroup(ctx context.Context, subscription, name string
 	if err := im.one(ctx, rgID); err != nil {
 		return im.res, err
 	}
-	listed, err := im.list(ctx, rgID+"/resources", "2021-04-01")
+	items, err := im.list(ctx, rgID+"/resources", "2021-04-01")
 	if err != nil {
 		return im.res, err
 	}
-	sort.Slice(listed, func(i, j int) bool { return str(listed[i], "id") < str(listed[j], "id") })
-	for _, item := range listed {
-		if err := im.one(ctx, str(item, "id")); err != nil {
+	sort.Slice(items, func(i, j int) bool { return str(items[i], "id") < str(items[j], "id") })
+	for _, item := range items {
+		if err := im.listed(ctx, rgID+"/resources", item); err != nil {
 			return im.res, err
 		}
 	}
@@ -153,7 +153,7 @@ func (im *Importer) one(ctx context.Context, id string) error {
 			return err
 		}
 		for _, item := range items {
-			if err := im.one(ctx, str(item, "id")); err != nil {
+			if err := im.listed(ctx, id+"/"+seg, item); err != nil {
 				return err
 			}
 		}
@@ -182,6 +182,16 @@ func (im *Importer) one(ctx context.Context, id string) error {
 		}
 	}
 	return nil
+}
+
+// listed imports an item Azure listed in collection, by its ID.
+func (im *Importer) listed(ctx context.Context, collection string, item map[string]any) error {
+	id := str(item, "id")
+	if id == "" {
+		im.missed(collection, "Azure listed an item without an ID (%s): skipped", describe(item["id"]))
+		return nil
+	}
+	return im.one(ctx, id)
 }
 
 func (im *Importer) missed(id, format string, args ...any) {
