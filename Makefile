@@ -80,6 +80,9 @@ fuzz: tools ## Run each fuzz target for FUZZTIME (default 15s), one at a time.
 	go test -run '^$$' -fuzz '^FuzzCompileEval$$' -fuzztime $(FUZZTIME) ./reconcilers/expressions
 	go test -run '^$$' -fuzz '^FuzzDesired$$' -fuzztime $(FUZZTIME) ./reconcilers/kinds
 	go test -run '^$$' -fuzz '^FuzzARMRequest$$' -fuzztime $(FUZZTIME) ./internal/emulator
+	go test -run '^$$' -fuzz '^FuzzImportSpecOf$$' -fuzztime $(FUZZTIME) ./internal/azimport
+	go test -run '^$$' -fuzz '^FuzzCompareAnswers$$' -fuzztime $(FUZZTIME) ./reconcilers
+	go test -run '^$$' -fuzz '^FuzzListedAnswer$$' -fuzztime $(FUZZTIME) ./reconcilers
 
 .PHONY: demo
 demo: tools build ## The whole story on local processes: onboarding, two teams, refusals, drift (see README); leaves it running.

@@ -6,4 +6,11 @@
 // over without changing them. No secret is copied: Azure does not return
 // write-only values, and a spec field that needs one is reported. A resource no
 // aztenant kind covers is reported, never skipped silently.
+//
+// Azure's answers are taken as Azure gives them: any value may be null, absent,
+// or of another JSON type than its documentation says (a number as a string, an
+// enum as an integer, a location by display name). Each value is fitted to what
+// the kind's CRD schema takes (fit.go); one that cannot be, without guessing, is
+// reported with its path in the spec and left out, and the rest of the resource
+// is imported.
 package azimport

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	neturl "net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy"
 )
@@ -89,13 +91,13 @@ func (im *Importer) ResourceGroup(ctx context.Context, subscription, name string
 	if err := im.one(ctx, rgID); err != nil {
 		return im.res, err
 	}
-	listed, err := im.list(ctx, rgID+"/resources", "2021-04-01")
+	items, err := im.list(ctx, rgID+"/resources", "2021-04-01")
 	if err != nil {
 		return im.res, err
 	}
-	sort.Slice(listed, func(i, j int) bool { return str(listed[i], "id") < str(listed[j], "id") })
-	for _, item := range listed {
-		if err := im.one(ctx, str(item, "id")); err != nil {
+	sort.Slice(items, func(i, j int) bool { return str(items[i], "id") < str(items[j], "id") })
+	for _, item := range items {
+		if err := im.listed(ctx, rgID+"/resources", item); err != nil {
 			return im.res, err
 		}
 	}
@@ -130,12 +132,16 @@ func (im *Importer) one(ctx context.Context, id string) error {
 		im.missed(id, "aztenant has no kind for %s", typ)
 		return nil
 	}
-	body, err := im.get(ctx, id, k.Facts().APIVersion)
-	if err != nil || body == nil {
-		if body == nil && err == nil {
-			im.missed(id, "not found in Azure")
-		}
+	body, found, err := im.get(ctx, id, k.Facts().APIVersion)
+	switch {
+	case err != nil:
 		return err
+	case !found:
+		im.missed(id, "not found in Azure")
+		return nil
+	case body == nil:
+		im.missed(id, "Azure answered a body that is not a JSON object")
+		return nil
 	}
 	if err := im.add(id, k, body); err != nil {
 		return err
@@ -147,7 +153,7 @@ func (im *Importer) one(ctx context.Context, id string) error {
 			return err
 		}
 		for _, item := range items {
-			if err := im.one(ctx, str(item, "id")); err != nil {
+			if err := im.listed(ctx, id+"/"+seg, item); err != nil {
 				return err
 			}
 		}
@@ -165,12 +171,27 @@ func (im *Importer) one(ctx context.Context, id string) error {
 			if scope, _ := props["scope"].(string); !strings.EqualFold(strings.TrimSuffix(scope, "/"), id) {
 				continue // inherited from above: imported with its own scope
 			}
-			if err := im.add(str(item, "id"), ra, item); err != nil {
+			raID := str(item, "id")
+			if p, err := tenancy.ParseARMID(raID); err != nil || !strings.EqualFold(p.Type, "Microsoft.Authorization/roleAssignments") {
+				im.missed(id, "Azure listed a role assignment on it without a role assignment's ID (%s)", describe(item["id"]))
+				continue
+			}
+			if err := im.add(raID, ra, item); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// listed imports an item Azure listed in collection, by its ID.
+func (im *Importer) listed(ctx context.Context, collection string, item map[string]any) error {
+	id := str(item, "id")
+	if id == "" {
+		im.missed(collection, "Azure listed an item without an ID (%s): skipped", describe(item["id"]))
+		return nil
+	}
+	return im.one(ctx, id)
 }
 
 func (im *Importer) missed(id, format string, args ...any) {
@@ -196,33 +217,18 @@ func (im *Importer) add(id string, k reconcilers.Kind, body map[string]any) erro
 		prefix = "" // a resource group's resources keep their own names
 	}
 	name := im.nameFor(gvk.GroupKind(), prefix, azureName)
-	spec := specOf(body, func(format string, args ...any) { im.note(id, format, args...) })
+	spec := im.specFor(id, gvk, body)
 	if owner != nil {
 		spec["owner"] = owner
 	}
 	if !k.Facts().WithParent && (name != azureName || k.Hooks().ARMID != nil) {
 		spec["azureName"] = azureName
 	}
-	src := map[string]any{"apiVersion": gvk.GroupVersion().String(), "kind": gvk.Kind,
-		"metadata": map[string]any{"name": name, "namespace": im.Namespace, "annotations": map[string]any{reconcilers.AnnotationAdopt: "true"}},
-		"spec":     spec}
-	typed, err := im.Scheme.New(gvk)
+	u, err := im.decode(gvk, name, spec)
 	if err != nil {
-		return err
-	}
-	raw, _ := json.Marshal(src)
-	if err := json.Unmarshal(raw, typed); err != nil {
 		im.missed(id, "does not fit aztenant's %s: %v", gvk.Kind, err)
 		return nil
 	}
-	out, err := kruntime.DefaultUnstructuredConverter.ToUnstructured(typed)
-	if err != nil {
-		return err
-	}
-	u := &unstructured.Unstructured{Object: out}
-	u.SetGroupVersionKind(gvk)
-	unstructured.RemoveNestedField(u.Object, "status")
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	if k.Facts().WithParent {
 		u.SetAnnotations(nil) // made by Azure with its parent: managed without adopt
 	}
@@ -232,6 +238,49 @@ func (im *Importer) add(id string, k reconcilers.Kind, body map[string]any) erro
 	im.objects[strings.ToLower(id)] = &imported{obj: u, gk: gvk.GroupKind(), kind: k}
 	im.res.Objects = append(im.res.Objects, u)
 	return nil
+}
+
+// specFor is the spec of a resource of kind gvk from Azure's answer body, as
+// Azure gave it: specOf's shape, fitted to the kind's schema (fit). What does
+// not fit is a finding.
+func (im *Importer) specFor(id string, gvk schema.GroupVersionKind, body map[string]any) map[string]any {
+	spec := specOf(body, func(format string, args ...any) { im.note(id, format, args...) }, func(path, why string) {
+		im.missed(id, "%s: %s: not imported, set it before applying", path, why)
+	})
+	s, err := specSchema(gvk)
+	if err != nil {
+		im.note(id, "%v: the values are imported as Azure answered them", err)
+		return spec
+	}
+	return fit(spec, s, func(path, why string) { im.missed(id, "%s: %s: not imported, set it before applying", path, why) })
+}
+
+// decode makes the manifest of kind gvk named name with spec: decoded into the
+// kind's Go type, so what the type does not have drops out.
+func (im *Importer) decode(gvk schema.GroupVersionKind, name string, spec map[string]any) (*unstructured.Unstructured, error) {
+	src := map[string]any{"apiVersion": gvk.GroupVersion().String(), "kind": gvk.Kind,
+		"metadata": map[string]any{"name": name, "namespace": im.Namespace, "annotations": map[string]any{reconcilers.AnnotationAdopt: "true"}},
+		"spec":     spec}
+	typed, err := im.Scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(src)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, typed); err != nil {
+		return nil, err
+	}
+	out, err := kruntime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: out}
+	u.SetGroupVersionKind(gvk)
+	unstructured.RemoveNestedField(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	return u, nil
 }
 
 // ownerOf links id to the imported object of its kind's owner kind: the nearest
@@ -244,7 +293,11 @@ func (im *Importer) ownerOf(id string, k reconcilers.Kind) (map[string]any, stri
 	}
 	parent := strings.TrimSuffix(id, "/")
 	if strings.EqualFold(k.Facts().ResourceType, "Microsoft.Authorization/roleAssignments") {
-		parent = parent[:strings.LastIndex(strings.ToLower(parent), "/providers/microsoft.authorization/roleassignments/")]
+		i := lastIndexFold(parent, "/providers/Microsoft.Authorization/roleAssignments/")
+		if i < 0 {
+			return nil, "", fmt.Errorf("not the ID of a role assignment")
+		}
+		parent = parent[:i]
 		if o, ok := im.objects[strings.ToLower(parent)]; ok {
 			return map[string]any{"group": o.gk.Group, "kind": o.gk.Kind, "name": o.obj.GetName()}, o.obj.GetName(), nil
 		}
@@ -257,6 +310,17 @@ func (im *Importer) ownerOf(id string, k reconcilers.Kind) (map[string]any, stri
 		}
 	}
 	return nil, "", fmt.Errorf("its owner (a %s) is not among what was imported: import its resource group, or the owner's ID with it", want.Kind)
+}
+
+// lastIndexFold is the last index of the ASCII string sub in s, ignoring case
+// (strings.ToLower may change a non-ASCII string's length), -1 when none.
+func lastIndexFold(s, sub string) int {
+	for i := len(s) - len(sub); i >= 0; i-- {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // ancestors are the IDs above id, nearest first: each type/name pair taken off,
@@ -312,36 +376,88 @@ func (im *Importer) nameFor(gk schema.GroupKind, owner, azureName string) string
 
 // specOf is the spec of an ARM body: properties flattened into the top level as
 // aztenant's kinds spell them, ARM IDs as references, tags without aztenant's
-// markers. Read-only values drop out when decoded into the kind's type.
-func specOf(body map[string]any, note func(format string, args ...any)) map[string]any {
+// markers, a known location by its name (the form aztenant's examples use;
+// ARM answers some types' locations by display name). It takes the body as
+// Azure gave it: any key may be null, absent or of another JSON type than
+// documented (fit then makes the values what the kind's schema takes).
+// missed reports what cannot be imported, by its path in the spec.
+func specOf(body map[string]any, note func(format string, args ...any), missed func(path, why string)) map[string]any {
 	spec := map[string]any{}
-	for k, v := range body {
-		switch k {
-		case "id", "name", "type", "etag", "systemData", "properties", "managedBy":
-		case "tags":
-			tags := map[string]any{}
-			for tk, tv := range v.(map[string]any) {
-				if strings.HasPrefix(strings.ToLower(tk), "aztenant.io") {
-					note("tag %s is aztenant's own marker and is not copied", tk)
-					continue
-				}
-				tags[tk] = tv
+	keys := make([]string, 0, len(body))
+	for k := range body {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // one result for a body with a key in two casings: the first in order
+	var props any
+	seen := map[string]bool{}
+	for _, k := range keys {
+		v := body[k]
+		lk := strings.ToLower(k) // ARM's names are case-insensitive
+		if envelope[lk] {
+			if seen[lk] {
+				continue
 			}
-			if len(tags) > 0 {
-				spec["tags"] = tags
+			seen[lk] = true
+		}
+		switch lk {
+		case "id", "name", "type", "etag", "systemdata", "managedby":
+		case "properties":
+			props = v
+		case "tags":
+			spec["tags"] = tagsOf(v, note, missed)
+		case "location":
+			spec["location"] = v
+			if l, ok := v.(string); ok && azurev1alpha1.KnownLocation(l) {
+				spec["location"] = azurev1alpha1.NormalizeLocation(l)
 			}
 		default:
 			spec[k] = v
 		}
 	}
-	if props, ok := body["properties"].(map[string]any); ok {
-		for k, v := range props {
+	switch p := props.(type) {
+	case map[string]any:
+		for k, v := range p {
 			if _, taken := spec[k]; !taken {
 				spec[k] = v
 			}
 		}
+	case nil:
+	default:
+		missed("spec", fmt.Sprintf("Azure answered properties as %s, not an object", describe(p)))
+	}
+	for k := range spec {
+		if strings.EqualFold(k, "owner") || strings.EqualFold(k, "azureName") || strings.EqualFold(k, "operatorSpec") {
+			delete(spec, k) // aztenant's own fields: never Azure's values
+		}
 	}
 	return referencesOf(spec).(map[string]any)
+}
+
+// envelope are the keys of an ARM body specOf reads itself, in lower case.
+var envelope = map[string]bool{"id": true, "name": true, "type": true, "etag": true, "systemdata": true, "managedby": true, "properties": true, "tags": true, "location": true}
+
+// tagsOf is Azure's tags without aztenant's markers; nil when Azure has none
+// (absent, null or empty) or answered something other than an object.
+func tagsOf(v any, note func(format string, args ...any), missed func(path, why string)) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		if v != nil {
+			missed("spec.tags", fmt.Sprintf("Azure answered %s, not an object", describe(v)))
+		}
+		return nil
+	}
+	tags := map[string]any{}
+	for tk, tv := range m {
+		if strings.HasPrefix(strings.ToLower(tk), "aztenant.io") {
+			note("tag %s is aztenant's own marker and is not copied", tk)
+			continue
+		}
+		tags[tk] = tv
+	}
+	if len(tags) == 0 {
+		return nil
+	}
+	return tags
 }
 
 // referencesOf rewrites ARM IDs the way aztenant's specs take them: {"id": x}
@@ -415,33 +531,55 @@ func looksLikeID(s string) bool {
 
 func str(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 
-// get reads id; nil when Azure has no such resource.
-func (im *Importer) get(ctx context.Context, id, apiVersion string) (map[string]any, error) {
+// get reads id: found false when Azure has no such resource, a nil body when
+// Azure answered something other than a JSON object (an empty body or null is
+// an empty object).
+func (im *Importer) get(ctx context.Context, id, apiVersion string) (map[string]any, bool, error) {
 	resp, err := im.do(ctx, runtime.JoinPaths(im.Client.Endpoint(), id), apiVersion)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
-		return nil, nil
+		return nil, false, nil
 	}
-	var body map[string]any
+	var body any
 	if err := runtime.UnmarshalAsJSON(resp, &body); err != nil {
-		return nil, err
+		return nil, true, nil
 	}
-	return body, nil
+	switch b := body.(type) {
+	case map[string]any:
+		return b, true, nil
+	case nil:
+		return map[string]any{}, true, nil
+	}
+	return nil, true, nil
 }
 
 // list reads a collection, following nextLink; a collection Azure does not have
-// (404) is empty.
+// (404) is empty. The pages must stay on the ARM endpoint (a nextLink
+// elsewhere would get the user's token), and there are at most maxListPages.
 func (im *Importer) list(ctx context.Context, path, apiVersion string) ([]map[string]any, error) {
 	path, query, _ := strings.Cut(path, "?")
 	url := runtime.JoinPaths(im.Client.Endpoint(), path)
 	if query != "" {
 		url += "?" + query
 	}
+	ep, err := neturl.Parse(im.Client.Endpoint())
+	if err != nil {
+		return nil, err
+	}
 	var out []map[string]any
-	for url != "" {
+	for pages := 0; url != ""; pages++ {
+		if pages > 0 {
+			u, err := neturl.Parse(url)
+			if err != nil || !strings.EqualFold(u.Scheme, ep.Scheme) || !strings.EqualFold(u.Host, ep.Host) {
+				return nil, fmt.Errorf("list %s: Azure's nextLink leaves the ARM endpoint %s", path, ep.Host)
+			}
+			if pages >= maxListPages {
+				return nil, fmt.Errorf("list %s: more than %d pages", path, maxListPages)
+			}
+		}
 		resp, err := im.do(ctx, url, apiVersion)
 		if err != nil {
 			return nil, err
@@ -451,19 +589,34 @@ func (im *Importer) list(ctx context.Context, path, apiVersion string) ([]map[st
 			return out, nil
 		}
 		var page struct {
-			Value    []map[string]any `json:"value"`
-			NextLink string           `json:"nextLink"`
+			Value    any `json:"value"`
+			NextLink any `json:"nextLink"`
 		}
 		err = runtime.UnmarshalAsJSON(resp, &page)
 		resp.Body.Close()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("list %s: %w", path, err)
 		}
-		out = append(out, page.Value...)
-		url, apiVersion = page.NextLink, ""
+		items, ok := page.Value.([]any)
+		if !ok && page.Value != nil {
+			im.missed(path, "Azure answered the list's value as %s, not a list: skipped", describe(page.Value))
+		}
+		for _, it := range items {
+			if m, ok := it.(map[string]any); ok {
+				out = append(out, m)
+			} else {
+				im.missed(path, "Azure listed %s among the items: skipped", describe(it))
+			}
+		}
+		url, _ = page.NextLink.(string)
+		apiVersion = ""
 	}
 	return out, nil
 }
+
+// maxListPages bounds a listing: a service answering nextLink forever must not
+// hold the import forever.
+const maxListPages = 1000
 
 func (im *Importer) do(ctx context.Context, url, apiVersion string) (*http.Response, error) {
 	req, err := runtime.NewRequest(ctx, http.MethodGet, url)
