@@ -121,7 +121,7 @@ func FuzzCompareAnswers(f *testing.F) {
 		if json.Unmarshal(desiredRaw, &desired) != nil || json.Unmarshal(actualRaw, &actual) != nil {
 			return
 		}
-		opens := []string{open}
+		opens := Facts{OpenSets: []string{open}}
 		first := driftWith(desired, actual, nil, opens, nil)
 		all := differences(desired, actual, nil, opens, nil)
 		if (first == "") != (len(all) == 0) {
