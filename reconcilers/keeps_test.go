@@ -43,12 +43,25 @@ func newVault() *keyvaultv1alpha1.Vault {
 	}
 }
 
+// recordOnlyVault is the Vault kind without the facts of what Azure does to
+// its answers (normalize.go: soft delete forced on, createMode never
+// answered). The record is what holds where no fact explains Azure's answer
+// (Service Bus zone redundancy, a migrated SKU: issue 27's "R" rows); with the
+// vault's facts taken away, its well-known answers test the record alone.
+type recordOnlyVault struct{ kinds.Vault }
+
+func (k recordOnlyVault) Facts() reconcilers.Facts {
+	f := k.Vault.Facts()
+	f.Forced, f.NotReturned, f.Normalize, f.OpenValues = nil, nil, nil, nil
+	return f
+}
+
 // vaultEnv is the emulator with the vault's resource group, and the vault
 // object (not yet reconciled).
 func vaultEnv(t *testing.T) (*reconcilertest.Env, *keyvaultv1alpha1.Vault) {
 	t.Helper()
 	v := newVault()
-	e := reconcilertest.New(t, kinds.Vault{}, v)
+	e := reconcilertest.New(t, recordOnlyVault{}, v)
 	e.Put(t, rgID, "2024-03-01", `{"location":"westeurope"}`)
 	return e, v
 }
@@ -235,8 +248,8 @@ func TestAnswersAPIVersionResets(t *testing.T) {
 	if n := syncs(t, e, r, v, 3); n != 1 {
 		t.Errorf("3 syncs with a record of another api-version: %d PUTs, want 1", n)
 	}
-	if k := v.Status.AzureKeeps; k == nil || k.APIVersion != (kinds.Vault{}).Facts().APIVersion || len(k.Paths) != 1 {
-		t.Errorf("record %+v, want one made with %s", k, (kinds.Vault{}).Facts().APIVersion)
+	if k := v.Status.AzureKeeps; k == nil || k.APIVersion != (recordOnlyVault{}).Facts().APIVersion || len(k.Paths) != 1 {
+		t.Errorf("record %+v, want one made with %s", k, (recordOnlyVault{}).Facts().APIVersion)
 	}
 }
 

@@ -33,12 +33,23 @@ func vault() *keyvaultv1alpha1.Vault {
 	}
 }
 
+// recordOnlyVault is the Vault kind without its facts of Azure's answers
+// (soft delete forced on): the record alone explains the answer, as it does
+// where no fact does (issue 27's "R" rows).
+type recordOnlyVault struct{ kinds.Vault }
+
+func (k recordOnlyVault) Facts() reconcilers.Facts {
+	f := k.Vault.Facts()
+	f.Forced, f.NotReturned, f.Normalize, f.OpenValues = nil, nil, nil, nil
+	return f
+}
+
 // F12, plan: after Azure answered the create its own way (soft delete forced
 // on), `aztenant plan` of the unchanged object says NoChange and lists the
 // path Azure keeps apart; with a change elsewhere, Update of that path alone.
 func TestPlanShowsKeptByAzure(t *testing.T) {
 	stored := vault()
-	e := reconcilertest.New(t, kinds.Vault{}, stored)
+	e := reconcilertest.New(t, recordOnlyVault{}, stored)
 	e.Put(t, rgID, "2024-03-01", `{"location":"westeurope"}`)
 	e.Answers.Write(func(b map[string]any) { reconcilertest.Set(b, "properties.enableSoftDelete", true) })
 	r := e.Reconciler(false)
