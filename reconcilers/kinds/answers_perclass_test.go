@@ -56,9 +56,6 @@ func answerCases() []answerCase {
 		portal: func(any) any { return map[string]any{"throughput": 800} },
 	}, {
 		name: "absent/SqlDatabase.location", parents: []string{cosmos}, sample: sqldb,
-		spec: func(s map[string]any) {
-			s["resource"] = map[string]any{"id": "perclass-sqldb-loc"}
-		},
 		answers: []emulator.AnswerTransform{{Type: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases", Path: "location", Op: emulator.OpDrop}},
 		path:    "location", edit: "location",
 		portal: func(any) any { return "northeurope" },
@@ -164,7 +161,7 @@ func TestAnswersKeptPerClass(t *testing.T) {
 		if o := created[file]; o != nil {
 			return o
 		}
-		o := loadSample(t, s, file, ns, rg, nil)
+		o := loadSample(t, s, file, ns, rg, "", nil)
 		s.Create(t, o)
 		s.WaitReady(t, o, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 		created[file] = o
@@ -177,8 +174,8 @@ func TestAnswersKeptPerClass(t *testing.T) {
 			for _, p := range c.parents {
 				ensure(t, p)
 			}
-			o := loadSample(t, s, c.sample, ns, rg, c.spec)
-			o.SetName(fmt.Sprintf("pc%d-%s", i, o.GetName())) // beside the sample of the same kind, a parent
+			// Named apart from the sample of the same kind, which may be a parent.
+			o := loadSample(t, s, c.sample, ns, rg, fmt.Sprintf("pc%d-", i), c.spec)
 			o.SetAnnotations(map[string]string{reconcilers.AnnotationSyncPeriod: "1s"})
 			kind := reflect.TypeOf(o).Elem().Name()
 			s.Create(t, o)
@@ -246,8 +243,10 @@ func allowLocations(t *testing.T, s *stack, ns string, locations ...string) {
 }
 
 // loadSample reads one sample of examples/generated into namespace ns, its
-// top-level owner renamed to rg, with edit applied to its spec.
-func loadSample(t *testing.T, s *stack, file, ns, rg string, edit func(map[string]any)) azurev1alpha1.Resource {
+// top-level owner renamed to rg, its name prefixed, with edit applied to its
+// spec. Secret exports are left out (two objects of a sample would export to the
+// same Secret).
+func loadSample(t *testing.T, s *stack, file, ns, rg, prefix string, edit func(map[string]any)) azurev1alpha1.Resource {
 	t.Helper()
 	data, err := os.ReadFile("../../examples/generated/" + file)
 	must(t, err)
@@ -268,7 +267,14 @@ func loadSample(t *testing.T, s *stack, file, ns, rg string, edit func(map[strin
 	var m map[string]any
 	must(t, yaml.Unmarshal(data, &m))
 	// The API's version set is another sample, not needed here.
-	delete(m["spec"].(map[string]any), "apiVersionSetReference")
+	spec := m["spec"].(map[string]any)
+	delete(spec, "apiVersionSetReference")
+	delete(spec, "operatorSpec")
+	meta := m["metadata"].(map[string]any)
+	meta["name"] = prefix + meta["name"].(string)
+	if r, ok := spec["resource"].(map[string]any); ok && r["id"] != nil {
+		r["id"] = meta["name"] // Cosmos DB: the resource's id is its name
+	}
 	if edit != nil {
 		edit(m["spec"].(map[string]any))
 	}
