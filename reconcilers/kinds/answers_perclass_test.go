@@ -37,6 +37,9 @@ type answerCase struct {
 	// spec and Azure's answer), to the value portal returns from the old one.
 	path, edit string
 	portal     func(old any) any
+	// kept: no fact of the kind explains the answer, so status.azureKeeps must
+	// list a path ending so.
+	kept string
 }
 
 // answerCases are issue 27's classes, each with the emulator answering as its
@@ -92,7 +95,7 @@ func answerCases() []answerCase {
 		name: "forced/Namespace.zoneRedundant", sample: "servicebus/namespace.yaml",
 		spec:    func(s map[string]any) { s["zoneRedundant"] = false },
 		answers: []emulator.AnswerTransform{{Type: "Microsoft.ServiceBus/namespaces", Path: "properties.zoneRedundant", Op: emulator.OpForce, Value: raw("true")}},
-		path:    "properties.zoneRedundant", edit: "tags",
+		path:    "properties.zoneRedundant", edit: "tags", kept: "zoneRedundant",
 		portal: func(any) any { return map[string]any{"environment": "edited-in-portal"} },
 	}, {
 		name: "addedElement/ManagedEnvironment.workloadProfiles", sample: "app/managedenvironment.yaml",
@@ -196,6 +199,12 @@ func TestAnswersKeptPerClass(t *testing.T) {
 				t.Fatalf("%s %s: Azure answered %v, the spec's value: the transform did not apply", kind, c.path, lookup(answered, strings.Split(c.path, ".")))
 			}
 
+			must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(o), o))
+			t.Logf("%s: status.azureKeeps %s", kind, js(o.AzureStatus().AzureKeeps))
+			if c.kept != "" && !keeps(o, c.kept) {
+				t.Errorf("%s %s: Azure answered %s, and status.azureKeeps does not list it: %s",
+					kind, c.path, js(lookup(answered, strings.Split(c.path, "."))), js(o.AzureStatus().AzureKeeps))
+			}
 			syncs("three syncs after the create", 3)
 			if n := puts(); n != 1 {
 				t.Fatalf("%s %s: %d PUTs after the create and three syncs, want 1 (Azure answered %s=%s; status.azureKeeps %+v)",
@@ -225,6 +234,9 @@ func TestAnswersKeptPerClass(t *testing.T) {
 			must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(o), o))
 			if !readyTrue(o) {
 				t.Errorf("%s %s: not Ready after the put-back: %+v", kind, c.path, o.AzureStatus().Conditions)
+			}
+			if c.kept != "" && !keeps(o, c.kept) {
+				t.Errorf("%s %s: status.azureKeeps lost it after the put-back: %s", kind, c.path, js(o.AzureStatus().AzureKeeps))
 			}
 		})
 	}
@@ -298,6 +310,18 @@ func specValue(t *testing.T, obj azurev1alpha1.Resource, path string) any {
 	var m map[string]any
 	must(t, json.Unmarshal(data, &m))
 	return lookup(m["spec"].(map[string]any), strings.Split(strings.TrimPrefix(path, "properties."), "."))
+}
+
+// keeps reports whether obj's record lists a path ending with suffix.
+func keeps(obj azurev1alpha1.Resource, suffix string) bool {
+	if k := obj.AzureStatus().AzureKeeps; k != nil {
+		for _, p := range k.Paths {
+			if strings.HasSuffix(p.Path, suffix) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // clone is a deep copy of a decoded JSON value.
