@@ -207,8 +207,8 @@ func TestAnswersKeptPerClass(t *testing.T) {
 			}
 			syncs("three syncs after the create", 3)
 			if n := puts(); n != 1 {
-				t.Fatalf("%s %s: %d PUTs after the create and three syncs, want 1 (Azure answered %s=%s; status.azureKeeps %+v)",
-					kind, c.path, n, c.path, js(lookup(answered, strings.Split(c.path, "."))), o.AzureStatus().AzureKeeps)
+				t.Fatalf("%s %s: %d PUTs after the create and three syncs, want 1 (Azure answered %s=%s; status.azureKeeps %s)",
+					kind, c.path, n, c.path, js(lookup(answered, strings.Split(c.path, "."))), js(o.AzureStatus().AzureKeeps))
 			}
 
 			// The portal changes the resource: drift, put back with one PUT.
