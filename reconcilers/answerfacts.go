@@ -105,7 +105,7 @@ func filledBody(k Kind) (map[string]any, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("Desired of a spec with every field set: %w", err)
+		return nil, fmt.Errorf("the body of a spec with every field set: %w", err)
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {
