@@ -121,6 +121,13 @@ func poll(t *testing.T, what string, cond func(ctx context.Context) (bool, error
 	}
 }
 
+// pollFor is poll that reports instead of failing, so the caller can say why.
+func pollFor(t *testing.T, cond func(ctx context.Context) (bool, error)) (bool, error) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, cond)
+	return err == nil, err
+}
+
 func readyTrue(obj azurev1alpha1.Resource) bool {
 	c := meta.FindStatusCondition(obj.AzureStatus().Conditions, "Ready")
 	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == obj.GetGeneration()
@@ -369,10 +376,16 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 				t.Fatal(e.changedErr)
 			}
 			id := e.sm.obj.AzureStatus().ID
-			poll(t, fmt.Sprintf("%s: %s put back to %v", e.sm.file, strings.Join(e.path, "."), e.want), func(context.Context) (bool, error) {
+			put := func(context.Context) (bool, error) {
 				got := lookup(s.AzureBody(t, id), e.path)
 				return fmt.Sprint(got) == fmt.Sprint(e.want), nil
-			})
+			}
+			if ok, _ := pollFor(t, put); !ok {
+				obj := e.sm.kind.New()
+				_ = s.Client.Get(ctx, client.ObjectKeyFromObject(e.sm.obj), obj)
+				t.Fatalf("%s: %s not put back to %v: Azure has %v; the object's status: %+v", e.sm.file, strings.Join(e.path, "."), e.want,
+					lookup(s.AzureBody(t, id), e.path), obj.AzureStatus())
+			}
 		})
 	}
 
