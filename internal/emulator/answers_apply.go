@@ -31,6 +31,19 @@ func (e *Emulator) answerLocked(id, typeKey string, body map[string]any, done ma
 	return later
 }
 
+// applyAnswers applies transforms picked for one resource (its type's) to body as
+// answerLocked does, and returns the changes still to happen.
+func applyAnswers(cs []*compiledAnswer, id string, body map[string]any, done map[string]bool) (later []*compiledAnswer) {
+	for _, c := range cs {
+		if c.Op == OpChangeAfterSucceeded && !done[c.id] {
+			later = append(later, c)
+			continue
+		}
+		c.apply(id, body)
+	}
+	return later
+}
+
 // apply changes body, the answer of the resource id, in place.
 func (c *compiledAnswer) apply(id string, body map[string]any) {
 	create := false
