@@ -23,7 +23,7 @@ type typeBehaviour struct {
 	// generated: a kind kindgen writes (zz_generated_types.go), which answers from
 	// Azure's examples and is perturbed when those are on.
 	generated bool
-	lro      LROConfig // defaults; Config.LRO and SetLRO override them
+	lro       LROConfig // defaults; Config.LRO and SetLRO override them
 	// prepare validates a write and computes read-only properties. It runs under the state
 	// lock, so it may look at other resources.
 	prepare func(w *writeRequest) *apiError
