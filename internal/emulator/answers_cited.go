@@ -28,7 +28,15 @@ var citedDrops = []AnswerTransform{
 	{Type: "Microsoft.DocumentDB/databaseAccounts/gremlinDatabases", Path: "properties.options", Op: OpDrop, Source: cosmosSource},
 	{Type: "Microsoft.DocumentDB/databaseAccounts/gremlinDatabases/graphs", Path: "properties.options", Op: OpDrop, Source: cosmosSource},
 	{Type: "Microsoft.DocumentDB/databaseAccounts/tables", Path: "properties.options", Op: OpDrop, Source: cosmosSource},
+	// A web app's settings are read through POST …/config/appsettings/list, not its GET.
+	{Type: "Microsoft.Web/sites", Path: "properties.siteConfig.appSettings", Op: OpDrop, Source: webSource},
+	{Type: "Microsoft.Web/sites/slots", Path: "properties.siteConfig.appSettings", Op: OpDrop, Source: webSource},
 }
+
+// webSource is why a web app's settings are write-only in its GET.
+const webSource = "Azure/azure-rest-api-specs#12104 (\"GET a WebApp returns no SiteConfig properties\", open); " +
+	"Azure/azure-powershell#14877, the App Service team: \"SiteConfig is not part of Site API which is by design\"; " +
+	"web/…/stable/2024-11-01/examples/CreateOrUpdateFunctionAppFlexConsumption.json sends siteConfig.appSettings and answers none"
 
 // citedRewrites are the transforms that explain a rewrite of class case or spelling an
 // example shows; answers from examples apply them. Other rewrites (class value or type)

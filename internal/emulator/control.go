@@ -211,7 +211,8 @@ func (e *Emulator) Counters() Counters { return e.audit.snapshot() }
 
 // Reset returns the emulator to its state right after New: resources, operations, run-time
 // LRO overrides, faults, audit log and counters are cleared, the answer transforms are
-// Config.Answers again and Config.Seed is applied again. Trusted issuers added later stay trusted.
+// Config.Answers again, answers from examples and perturbed writes as Config says, and
+// Config.Seed is applied again. Trusted issuers added later stay trusted.
 func (e *Emulator) Reset() error {
 	e.mu.Lock()
 	e.resetStateLocked()

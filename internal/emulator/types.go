@@ -21,7 +21,7 @@ const (
 type typeBehaviour struct {
 	fullType string
 	// generated: a kind kindgen writes (zz_generated_types.go), which answers from
-	// Azure's examples and is perturbed when those are on.
+	// Azure's examples and is perturbed when those switches are on.
 	generated bool
 	lro       LROConfig // defaults; Config.LRO and SetLRO override them
 	// prepare validates a write and computes read-only properties. It runs under the state
