@@ -213,11 +213,24 @@ func sortedBy(list []any, key string, descending bool) []any {
 	return out
 }
 
-// cloneValue deep-copies a JSON value so stored answers never share maps.
+// cloneValue deep-copies a JSON value (maps, lists, scalars) so stored answers never
+// share maps.
 func cloneValue(v any) any {
-	b, _ := json.Marshal(v)
-	out, _ := decodeValue(b)
-	return out
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = cloneValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cloneValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 // answeredLocked notes that r's body has just been answered to a client. The first
