@@ -31,6 +31,19 @@ func (e *Emulator) answerLocked(id, typeKey string, body map[string]any, done ma
 	return later
 }
 
+// applyAnswers applies transforms picked for one resource (its type's) to body as
+// answerLocked does, and returns the changes still to happen.
+func applyAnswers(cs []*compiledAnswer, id string, body map[string]any, done map[string]bool) (later []*compiledAnswer) {
+	for _, c := range cs {
+		if c.Op == OpChangeAfterSucceeded && !done[c.id] {
+			later = append(later, c)
+			continue
+		}
+		c.apply(id, body)
+	}
+	return later
+}
+
 // apply changes body, the answer of the resource id, in place.
 func (c *compiledAnswer) apply(id string, body map[string]any) {
 	create := false
@@ -200,11 +213,24 @@ func sortedBy(list []any, key string, descending bool) []any {
 	return out
 }
 
-// cloneValue deep-copies a JSON value so stored answers never share maps.
+// cloneValue deep-copies a JSON value (maps, lists, scalars) so stored answers never
+// share maps.
 func cloneValue(v any) any {
-	b, _ := json.Marshal(v)
-	out, _ := decodeValue(b)
-	return out
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = cloneValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cloneValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 // answeredLocked notes that r's body has just been answered to a client. The first

@@ -494,6 +494,13 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 		t.id, t.fullType, t.name = existing.id, existing.typ, str(existing.body, "name")
 	}
 	typeKey := strings.ToLower(t.fullType)
+	b := e.behaviours[typeKey]
+	generated := b != nil && b.generated
+	var perturbed []*compiledAnswer
+	var perturbKey string
+	if generated {
+		perturbed, perturbKey = e.perturbationsLocked(existing, b.fullType, desired)
+	}
 	delete(desired, "id")
 	delete(desired, "name")
 	delete(desired, "type")
@@ -502,7 +509,6 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 	if s := e.resources["/subscriptions/"+strings.ToLower(wr.subscriptionID)]; s != nil {
 		wr.tenantID = str(s.body, "tenantId")
 	}
-	b := e.behaviours[typeKey]
 	if b != nil && b.prepare != nil {
 		if err := b.prepare(wr); err != nil {
 			return nil, false, err
@@ -532,7 +538,13 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 	if existing != nil {
 		done = existing.answerDone
 	}
+	if generated && e.examples {
+		if x := exampleAnswerOf(typeKey); x != nil && x.Answers == "example" {
+			x.apply(t.id, desired)
+		}
+	}
 	later := e.answerLocked(t.id, typeKey, desired, done)
+	later = append(later, applyAnswers(perturbed, t.id, desired, done)...)
 	res := existing
 	if res == nil {
 		parentKey := ""
@@ -549,6 +561,7 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 	}
 	res.later = later
 	res.laterServed.Store(false)
+	res.perturbed, res.perturbKey = perturbed, perturbKey
 	if b != nil && b.stored != nil {
 		b.stored(e, res)
 	}

@@ -83,6 +83,15 @@ type Config struct {
 	Faults Faults `json:"faults,omitempty"`
 	// Answers are answer transforms active from the start (SetAnswerTransforms).
 	Answers []AnswerTransform `json:"answers,omitempty"`
+	// AnswerFromExamples answers writes of the generated kinds from Azure's documented
+	// examples (defaults added, write-only values dropped, cited rewrites; README.md
+	// "Azure's answers", answers/README.md per kind) instead of echoing them
+	// (SetAnswerFromExamples). Off by default: the operator does not take such answers
+	// without writing again yet (issue 27).
+	AnswerFromExamples bool `json:"answerFromExamples,omitempty"`
+	// PerturbWrites, when set, answers every write of a generated kind through Perturb
+	// too (SetPerturbWrites).
+	PerturbWrites *PerturbWrites `json:"perturbWrites,omitempty"`
 	// Seed is applied at New, after any state file was loaded.
 	Seed
 	// SigningKeyPEM is an optional RSA private key (PKCS#1 or PKCS#8 PEM) for access

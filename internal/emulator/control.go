@@ -21,6 +21,8 @@ import (
 //	GET|PUT|DELETE /_emulator/faults         Faults JSON (PUT replaces, DELETE clears)
 //	PUT    /_emulator/lro/{type}             LROConfig JSON for a resource type
 //	GET|PUT|DELETE /_emulator/answers        answer transforms: a JSON array (PUT replaces, DELETE clears)
+//	GET|PUT /_emulator/examples              {"enabled": bool}: answer generated kinds from Azure's examples
+//	GET|PUT|DELETE /_emulator/perturb        PerturbWrites JSON {"seed": n, "ops": [...]} (null or DELETE: off)
 //	GET    /_emulator/audit?since=&service=&method=&principalId=&clientId=&limit=
 //	GET    /_emulator/counters
 //	POST   /_emulator/reset
@@ -101,6 +103,36 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 	case route == "DELETE /answers":
 		_ = e.SetAnswerTransforms()
 		w.WriteHeader(http.StatusNoContent)
+	case route == "GET /examples":
+		writeJSON(w, http.StatusOK, map[string]bool{"enabled": e.AnswerFromExamples()})
+	case route == "PUT /examples":
+		var v struct {
+			Enabled *bool `json:"enabled"`
+		}
+		if !decode(&v) {
+			return
+		}
+		if v.Enabled == nil {
+			fail(http.StatusBadRequest, errors.New(`want {"enabled": true} or {"enabled": false}`))
+			return
+		}
+		e.SetAnswerFromExamples(*v.Enabled)
+		writeJSON(w, http.StatusOK, map[string]bool{"enabled": e.AnswerFromExamples()})
+	case route == "GET /perturb":
+		writeJSON(w, http.StatusOK, e.PerturbWrites())
+	case route == "PUT /perturb":
+		var p PerturbWrites
+		if !decode(&p) {
+			return
+		}
+		if err := e.SetPerturbWrites(&p); err != nil {
+			fail(http.StatusBadRequest, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, e.PerturbWrites())
+	case route == "DELETE /perturb":
+		_ = e.SetPerturbWrites(nil)
+		w.WriteHeader(http.StatusNoContent)
 	case route == "GET /audit":
 		q := r.URL.Query()
 		since, _ := strconv.ParseUint(q.Get("since"), 10, 64)
@@ -179,11 +211,14 @@ func (e *Emulator) Counters() Counters { return e.audit.snapshot() }
 
 // Reset returns the emulator to its state right after New: resources, operations, run-time
 // LRO overrides, faults, audit log and counters are cleared, the answer transforms are
-// Config.Answers again and Config.Seed is applied again. Trusted issuers added later stay trusted.
+// Config.Answers again, answers from examples and perturbed writes as Config says, and
+// Config.Seed is applied again. Trusted issuers added later stay trusted.
 func (e *Emulator) Reset() error {
 	e.mu.Lock()
 	e.resetStateLocked()
 	e.answers = e.cfgAnswers
+	e.examples = e.cfg.AnswerFromExamples
+	e.perturb, e.perturbKey = e.cfg.PerturbWrites, perturbKeyOf(e.cfg.PerturbWrites)
 	e.mu.Unlock()
 	e.faults.set(e.cfg.Faults)
 	e.audit.reset()

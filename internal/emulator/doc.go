@@ -33,8 +33,10 @@
 //   - state: directory.go, directory_lists.go, store.go (the tree), state.go (the
 //     state file);
 //   - testing aids: faults.go, audit.go, control.go (the Control API and its
-//     in-process twins), answers*.go (Azure-like answer transforms per type and path,
-//     and Perturb, which derives them for any type from a body).
+//     in-process twins), answers*.go (Azure-like answer transforms per type and path;
+//     Perturb, which derives them for any type from a body; answers of the generated
+//     kinds built from Azure's documented examples, answers/*.json; and the switches
+//     that answer every write of a generated kind from those or perturbed).
 //
 // Start one in-process with New and Start; cmd/azure-emulator runs the same thing as a
 // process. README.md lists what is emulated and what is not.

@@ -57,6 +57,12 @@ type Emulator struct {
 	answers    []*compiledAnswer
 	cfgAnswers []*compiledAnswer
 	answersDue atomic.Int64
+	// examples answers writes of generated kinds from Azure's documented examples
+	// (answers_examples.go); perturb, when set, runs Perturb on each of their writes
+	// (answers_writes.go), perturbKey naming the setting.
+	examples   bool
+	perturb    *PerturbWrites
+	perturbKey string
 
 	trust jwks.Trust
 
@@ -96,11 +102,16 @@ func New(cfg Config) (*Emulator, error) {
 	for _, a := range auds {
 		e.armAudiences = append(e.armAudiences, strings.TrimSuffix(a, "/"))
 	}
-	for _, b := range append(generatedBehaviours(), builtinBehaviours()...) {
+	generated := generatedBehaviours()
+	for _, b := range generated {
+		b.generated = true
+	}
+	for _, b := range append(generated, builtinBehaviours()...) {
 		// A hand-written behaviour refines a generated one, keeping its long-running
 		// shape (read from the SDK) unless it says its own.
 		key := strings.ToLower(b.fullType)
 		if g := e.behaviours[key]; g != nil {
+			b.generated = g.generated
 			if b.lro == (LROConfig{}) {
 				b.lro = g.lro
 			}
@@ -119,6 +130,10 @@ func New(cfg Config) (*Emulator, error) {
 		return nil, fmt.Errorf("config answers: %w", err)
 	}
 	e.cfgAnswers, e.answers = answers, answers
+	e.examples = cfg.AnswerFromExamples
+	if err := e.SetPerturbWrites(cfg.PerturbWrites); err != nil {
+		return nil, fmt.Errorf("config perturbWrites: %w", err)
+	}
 
 	var st *stateFile
 	if cfg.StateFile != "" {

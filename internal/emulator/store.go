@@ -34,6 +34,11 @@ type resource struct {
 	later       []*compiledAnswer
 	laterServed atomic.Bool
 	answerDone  map[string]bool
+	// perturbed are the transforms Perturb picked at the resource's first write under
+	// the perturbation setting perturbKey; its later writes keep them (answers_writes.go).
+	// Not persisted.
+	perturbed  []*compiledAnswer
+	perturbKey string
 }
 
 func (r *resource) typeKey() string { return strings.ToLower(r.typ) }

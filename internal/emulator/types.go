@@ -20,7 +20,10 @@ const (
 // body is stored as sent, with id, name, type and provisioningState added).
 type typeBehaviour struct {
 	fullType string
-	lro      LROConfig // defaults; Config.LRO and SetLRO override them
+	// generated: a kind kindgen writes (zz_generated_types.go), which answers from
+	// Azure's examples and is perturbed when those switches are on.
+	generated bool
+	lro       LROConfig // defaults; Config.LRO and SetLRO override them
 	// prepare validates a write and computes read-only properties. It runs under the state
 	// lock, so it may look at other resources.
 	prepare func(w *writeRequest) *apiError

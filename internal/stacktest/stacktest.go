@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -125,7 +127,11 @@ func NewOn(t testing.TB, env *testenv.Env, cfg operator.Config, log logr.Logger,
 		})
 	}
 	// Azure's hiccups where it has them: a new principal replicates for 2 s.
-	emu, err := emulator.New(emulator.Config{Seed: seed, PrincipalReplication: emulator.Duration(PrincipalReplication)})
+	emuCfg := emulator.Config{Seed: seed, PrincipalReplication: emulator.Duration(PrincipalReplication)}
+	if err := AnswersFromEnv(&emuCfg); err != nil {
+		t.Fatal(err)
+	}
+	emu, err := emulator.New(emuCfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,6 +326,54 @@ func (s *Stack) AzureBody(t testing.TB, id string) map[string]any {
 		t.Fatal(err)
 	}
 	return body
+}
+
+// AnswersEnv names the environment variable that makes every stack's emulator answer
+// generated kinds as Azure's examples say and/or perturbed, so any package's tests can be
+// measured against such answers without a change: a comma-separated list of "examples"
+// (Config.AnswerFromExamples) and "perturb=<seed>" (Config.PerturbWrites), such as
+// AZTENANT_EMULATOR_ANSWERS=examples,perturb=7.
+const AnswersEnv = "AZTENANT_EMULATOR_ANSWERS"
+
+// AnswersFromEnv sets cfg's answers as AnswersEnv says (nothing when it is unset).
+func AnswersFromEnv(cfg *emulator.Config) error {
+	v := os.Getenv(AnswersEnv)
+	for _, part := range strings.Split(v, ",") {
+		switch k, val, _ := strings.Cut(strings.TrimSpace(part), "="); k {
+		case "":
+		case "examples":
+			cfg.AnswerFromExamples = true
+		case "perturb":
+			seed, err := strconv.ParseUint(val, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%s=%q: perturb wants a seed, as perturb=7", AnswersEnv, v)
+			}
+			cfg.PerturbWrites = &emulator.PerturbWrites{Seed: seed}
+		default:
+			return fmt.Errorf("%s=%q: %q is neither examples nor perturb=<seed>", AnswersEnv, v, k)
+		}
+	}
+	return nil
+}
+
+// SetAnswerFromExamples makes the emulator answer writes of generated kinds from Azure's
+// documented examples (emulator.Config.AnswerFromExamples) until the test ends.
+func (s *Stack) SetAnswerFromExamples(t testing.TB) {
+	t.Helper()
+	was := s.Emu.AnswerFromExamples()
+	s.Emu.SetAnswerFromExamples(true)
+	t.Cleanup(func() { s.Emu.SetAnswerFromExamples(was) })
+}
+
+// SetPerturbWrites perturbs every write of a generated kind as p says
+// (emulator.Config.PerturbWrites) until the test ends.
+func (s *Stack) SetPerturbWrites(t testing.TB, p emulator.PerturbWrites) {
+	t.Helper()
+	was := s.Emu.PerturbWrites()
+	if err := s.Emu.SetPerturbWrites(&p); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Emu.SetPerturbWrites(was) })
 }
 
 // SetAnswers makes the emulator answer writes the way Azure does through ts

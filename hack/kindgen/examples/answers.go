@@ -162,7 +162,7 @@ func readKind(p *sdk.Package, x *exampleFiles, ck config.Kind, m *model.Kind) (*
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", ck.Key(), err)
 	}
-	ev := &evaluator{p: p, fset: x.fset}
+	ev := &evaluator{p: p, fset: x.fset, secret: secretsOf(m)}
 	sig := signature(p, m.Client, m.Create.Method)
 	var done []*evaluated
 	var skipped []string
@@ -215,6 +215,7 @@ func readKind(p *sdk.Package, x *exampleFiles, ck config.Kind, m *model.Kind) (*
 	shape("", first.ans, has)
 	var more []Key
 	var all changes
+	var answered []map[string]bool
 	for i, e := range done {
 		k.Sources = append(k.Sources, e.c.Source)
 		if i > 0 {
@@ -231,6 +232,7 @@ func readKind(p *sdk.Package, x *exampleFiles, ck config.Kind, m *model.Kind) (*
 		for j := range ch.rewrites {
 			ch.rewrites[j].From = i
 		}
+		answered = append(answered, ch.answered)
 		all.adds = append(all.adds, ch.adds...)
 		all.drops = append(all.drops, ch.drops...)
 		all.rewrites = append(all.rewrites, ch.rewrites...)
@@ -238,6 +240,14 @@ func readKind(p *sdk.Package, x *exampleFiles, ck config.Kind, m *model.Kind) (*
 	k.More = firstByPath(more)
 	k.Adds = firstByPath(all.adds)
 	k.Drops = firstByPath(all.drops)
+	for i := range k.Drops {
+		sp := schemaPath(k.Drops[i].Path)
+		for _, a := range answered {
+			if a[sp] {
+				k.Drops[i].Answered++
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for _, r := range all.rewrites {
 		if !seen[r.Path] {
@@ -247,6 +257,22 @@ func readKind(p *sdk.Package, x *exampleFiles, ck config.Kind, m *model.Kind) (*
 	}
 	sort.SliceStable(k.Rewrites, func(i, j int) bool { return k.Rewrites[i].Path < k.Rewrites[j].Path })
 	return k, skipped, nil
+}
+
+// secretsOf says, by the kind's model, why a field holds a secret.
+func secretsOf(m *model.Kind) func(typeName, goField string) string {
+	return func(typeName, goField string) string {
+		t := m.Types[typeName]
+		if t == nil {
+			return ""
+		}
+		for _, f := range t.Fields {
+			if f.GoName == goField && f.Secret != nil {
+				return f.Secret.Source + ": " + f.Secret.Reason
+			}
+		}
+		return ""
+	}
 }
 
 // firstByPath keeps the first key of each path (the smallest example's), sorted by path.

@@ -2,6 +2,7 @@ package examples
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -17,6 +18,14 @@ type Key struct {
 	// From is the index in Kind.Sources of the example it comes from (0, the smallest,
 	// is omitted).
 	From int `json:"from,omitempty"`
+	// Secret, for a drop, is why the SDK holds the property for a secret (a password,
+	// key or connection string; kindgen's judgement, config included): a write-only
+	// value Azure never answers, not merely one this example left out.
+	Secret string `json:"secret,omitempty"`
+	// Answered, for a drop, counts the examples that sent the property (any element of
+	// a list for a path through one) and answered it: 0 means every example that sent
+	// it left it out.
+	Answered int `json:"answered,omitempty"`
 }
 
 // Rewrite is a path where an example's answer holds another value than its request sent.
@@ -35,7 +44,14 @@ type Rewrite struct {
 type changes struct {
 	adds, drops []Key
 	rewrites    []Rewrite
+	// answered are the schema paths (schemaPath) the request sent and the answer has.
+	answered map[string]bool
 }
+
+var elementSelector = regexp.MustCompile(`\[(name=[^\]]*|[0-9]+)\]`)
+
+// schemaPath is path with every element selector ([name=x], [2]) as [].
+func schemaPath(path string) string { return elementSelector.ReplaceAllString(path, "[]") }
 
 func join(path, k string) string {
 	if path == "" {
@@ -57,7 +73,15 @@ func compare(path string, r, a *node, out *changes) {
 			out.adds = append(out.adds, Key{Path: path, Value: a.plain()})
 		}
 	case a == nil:
-		out.drops = append(out.drops, Key{Path: path, Value: r.plain()})
+		out.drops = append(out.drops, Key{Path: path, Value: r.plain(), Secret: r.secret})
+	default:
+		if out.answered == nil {
+			out.answered = map[string]bool{}
+		}
+		out.answered[schemaPath(path)] = true
+	}
+	switch {
+	case r == nil || a == nil:
 	case r.isObj() && a.isObj():
 		keys := map[string]bool{}
 		for k := range r.obj {

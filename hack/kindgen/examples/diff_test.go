@@ -105,3 +105,28 @@ func jsonString(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// A drop carries the SDK's secret judgement of what was sent, and compare notes, as
+// schema paths, what the answer kept, so that a drop one example makes and another does
+// not is told apart from one every example makes.
+func TestDropSecretAndAnswered(t *testing.T) {
+	r := parse(t, `{"p":{"password":"x","format":"xml","certs":[{"name":"c1","key":"k"}]}}`)
+	r.obj["p"].obj["password"].secret = "sdk: named Password (sent to Azure)"
+	a := parse(t, `{"p":{"certs":[{"name":"c1","key":"k"}]}}`)
+	var ch changes
+	compare("", r, a, &ch)
+	if got, want := jsonString(t, ch.drops), `[{"path":"p.format","value":"xml"},{"path":"p.password","value":"x","secret":"sdk: named Password (sent to Azure)"}]`; got != want {
+		t.Errorf("drops = %s, want %s", got, want)
+	}
+	for _, p := range []string{"p", "p.certs", "p.certs[]", "p.certs[].key"} {
+		if !ch.answered[p] {
+			t.Errorf("answered lacks %s: %v", p, ch.answered)
+		}
+	}
+	if ch.answered["p.format"] || ch.answered["p.password"] {
+		t.Errorf("answered holds a drop: %v", ch.answered)
+	}
+	if got := schemaPath("a.b[name=x].c[2].d[name=y]"); got != "a.b[].c[].d[]" {
+		t.Errorf("schemaPath = %s", got)
+	}
+}

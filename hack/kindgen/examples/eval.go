@@ -19,6 +19,9 @@ import (
 type evaluator struct {
 	p    *sdk.Package
 	fset *token.FileSet
+	// secret, when set, says why a struct's field (by Go names) holds a secret ("" when
+	// it does not): the kind model's judgement, config overrides included.
+	secret func(typeName, goField string) string
 }
 
 // evalError is an expression the evaluator does not know, with where it is.
@@ -305,6 +308,9 @@ func (ev *evaluator) structLit(e *ast.CompositeLit, named *types.Named, st *type
 			}
 		default:
 			v.readOnly = wire.ReadOnly
+			if ev.secret != nil {
+				v.secret = ev.secret(name, id.Name)
+			}
 			out.obj[wire.JSON] = v
 		}
 	}

@@ -17,6 +17,9 @@ type node struct {
 	isArr    bool
 	val      any
 	readOnly bool
+	// secret is the SDK's reason (model.Field.Secret) when the property holding the
+	// value is a secret: a password, key or connection string.
+	secret string
 }
 
 func object() *node { return &node{obj: map[string]*node{}} }
