@@ -166,10 +166,12 @@ func collectionOf(id string) (coll, typ string) {
 }
 
 // steady reports whether obj may be compared with a listing: Ready for its
-// generation, its ID recorded as id, no operation to resume.
+// generation, its ID recorded as id, no operation to resume, and no write
+// whose answer is still to be recorded (a GET records it: keeps.go).
 func steady(obj azurev1alpha1.Resource, id string) bool {
 	st := obj.AzureStatus()
-	return isReady(obj) && st.ResumeToken == "" && strings.EqualFold(st.ID, id)
+	pending := st.AzureKeeps != nil && st.AzureKeeps.Written != ""
+	return isReady(obj) && st.ResumeToken == "" && !pending && strings.EqualFold(st.ID, id)
 }
 
 // fromList returns obj's resource from a listing of its collection, or ok
