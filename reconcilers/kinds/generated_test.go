@@ -312,6 +312,23 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	}
 	serverPath := strings.ToLower(sqlServer.AzureStatus().ID[strings.Index(sqlServer.AzureStatus().ID, "/providers/"):])
 	putsBefore := strings.Count(stacktest.Methods(s.ARMCalls(serverPath)), "PUT")
+	// The write-only digest of every sample reading the Secret, before its rotation.
+	readsPassword := func(sm generatedSample) bool {
+		if refs := sm.kind.Hooks().References; refs != nil {
+			return slices.Contains(refs(sm.obj), reconcilers.Reference{Kind: reconcilers.ReferenceSecret, Name: password.Name})
+		}
+		return false
+	}
+	hashBefore := map[string]string{}
+	for _, sm := range samples {
+		if readsPassword(sm) {
+			obj := sm.kind.New()
+			must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(sm.obj), obj))
+			if h := obj.AzureStatus().WriteOnlyHash; h != "" { // a digested (write-only) password
+				hashBefore[sm.file] = h
+			}
+		}
+	}
 	must(t, s.Client.Patch(ctx, password, client.RawPatch(types.MergePatchType, []byte(`{"stringData":{"password":"second-Passw0rd!"}}`))))
 	poll(t, "the rotated password written to the SQL server", func(context.Context) (bool, error) {
 		return strings.Count(stacktest.Methods(s.ARMCalls(serverPath)), "PUT") > putsBefore, nil
@@ -327,6 +344,9 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 				return false, err
 			}
 			st := obj.AzureStatus()
+			if before, ok := hashBefore[sm.file]; ok && st.WriteOnlyHash == before {
+				return false, nil // not yet written with the new password
+			}
 			if st.ResumeToken != "" || (st.AzureKeeps != nil && st.AzureKeeps.Written != "") {
 				return false, nil
 			}
@@ -400,8 +420,9 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 			if ok, _ := pollFor(t, put); !ok {
 				obj := e.sm.kind.New()
 				_ = s.Client.Get(ctx, client.ObjectKeyFromObject(e.sm.obj), obj)
-				t.Fatalf("%s: %s not put back to %v: Azure has %v; the object's status: %+v", e.sm.file, strings.Join(e.path, "."), e.want,
-					lookup(s.AzureBody(t, id), e.path), obj.AzureStatus())
+				keeps, _ := json.Marshal(obj.AzureStatus().AzureKeeps)
+				t.Fatalf("%s: %s not put back to %v: Azure has %v; the object's status: %+v; status.azureKeeps %s", e.sm.file, strings.Join(e.path, "."), e.want,
+					lookup(s.AzureBody(t, id), e.path), obj.AzureStatus(), keeps)
 			}
 		})
 	}
