@@ -236,6 +236,19 @@ func (e *Emulator) Resource(id string) (json.RawMessage, error) {
 	return append(json.RawMessage(nil), r.raw...), nil
 }
 
+// ResourceBody is Resource decoded: the resource's body as a JSON object.
+func (e *Emulator) ResourceBody(id string) (map[string]any, error) {
+	raw, err := e.Resource(id)
+	if err != nil {
+		return nil, err
+	}
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return nil, fmt.Errorf("resource %s: %w", id, err)
+	}
+	return body, nil
+}
+
 // PatchResource applies a JSON merge patch (RFC 7386) to a resource's body as if someone
 // edited it in the portal: no RBAC, no validation, no audit entry. id, name and type stay.
 func (e *Emulator) PatchResource(ctx context.Context, id string, mergePatchJSON []byte) (json.RawMessage, error) {

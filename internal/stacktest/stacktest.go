@@ -2,7 +2,6 @@ package stacktest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -317,12 +316,8 @@ func (s *Stack) Gone(obj client.Object) bool {
 // AzureBody reads a resource from the emulator's state.
 func (s *Stack) AzureBody(t testing.TB, id string) map[string]any {
 	t.Helper()
-	raw, err := s.Emu.Resource(id)
+	body, err := s.Emu.ResourceBody(id)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var body map[string]any
-	if err := json.Unmarshal(raw, &body); err != nil {
 		t.Fatal(err)
 	}
 	return body
