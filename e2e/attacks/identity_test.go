@@ -63,6 +63,18 @@ func TestAttack_ForeignClientIDOnServiceAccount(t *testing.T) {
 	if err := asOperator.Update(t.Context(), &sa); err != nil {
 		t.Fatal(err)
 	}
+	// The resource is created once the operator has seen the change (its
+	// Identity reports the new client ID, refused): created before, it could
+	// be reconciled with the resolution the operator held a moment earlier,
+	// the attacker's own identity, which proves nothing here.
+	def := &identityv1alpha1.Identity{}
+	stacktest.Until(t, "Identity default refused for the victim's client ID", func() bool {
+		if err := a.Client.Get(t.Context(), client.ObjectKey{Namespace: a.attacker, Name: identity.DefaultIdentityName}, def); err != nil {
+			t.Fatal(err)
+		}
+		c := meta.FindStatusCondition(def.Status.Conditions, identity.ConditionReady)
+		return def.Status.ClientID == a.ClientID[a.victim] && c != nil && c.Reason == identity.ReasonFederationRejected
+	})
 	rg := stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", nil, nil)
 	a.Create(t, rg)
 	a.denied(t, rg, identity.ReasonFederationRejected, a.ClientID[a.victim], "system:serviceaccount:"+a.attacker+":"+identity.ProvisionerServiceAccount)
