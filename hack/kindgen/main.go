@@ -18,6 +18,7 @@ import (
 	"github.com/aztenant/aztenant/hack/kindgen/config"
 	"github.com/aztenant/aztenant/hack/kindgen/emit"
 	"github.com/aztenant/aztenant/hack/kindgen/examples"
+	"github.com/aztenant/aztenant/hack/kindgen/history"
 	"github.com/aztenant/aztenant/hack/kindgen/model"
 	"github.com/aztenant/aztenant/hack/kindgen/sdk"
 )
@@ -46,7 +47,8 @@ func (e *usageError) Error() string { return e.msg }
 const usage = `usage: kindgen model -kind NAME [-group GROUP] [-config FILE]
        kindgen check [-config FILE]
        kindgen generate [-config FILE] [-out DIR]
-       kindgen answers [-config FILE] [-out DIR]`
+       kindgen answers [-config FILE] [-out DIR]
+       kindgen history [-config FILE]`
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
@@ -86,6 +88,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return generate(ctx, file, *outDir, out)
 	case "answers":
 		return answers(ctx, file, *outDir, out)
+	case "history":
+		return readHistory(ctx, file, out)
 	case "check":
 		start := time.Now()
 		models, err := sdk.ReadAll(ctx, ".", file, file.Kinds)
@@ -175,6 +179,13 @@ func generate(ctx context.Context, file *config.File, root string, out io.Writer
 			return fmt.Errorf("wave: %s is not a kind of the config", key)
 		}
 	}
+	versions, err := history.Load(history.File)
+	if err != nil {
+		return err
+	}
+	for _, m := range models {
+		m.AcceptedAPIVersions = versions.Of(m.ARMType)
+	}
 	files, err := emit.Generate(models, all, ans.Column)
 	if err != nil {
 		return err
@@ -187,6 +198,50 @@ func generate(ctx context.Context, file *config.File, root string, out io.Writer
 	}
 	fmt.Fprintf(out, "kindgen: %d kinds, %d files in %s\n", len(models), len(files), time.Since(start).Round(time.Millisecond))
 	summariseAnswers(out, ans)
+	return nil
+}
+
+// readHistory writes history.File: the api-versions every stable release of the pinned
+// modules has sent for the kinds' ARM types, fetched through the Go module proxy.
+func readHistory(ctx context.Context, file *config.File, out io.Writer) error {
+	start := time.Now()
+	all, pkgs, err := sdk.ReadAllPackages(ctx, ".", file, file.Kinds)
+	if err != nil {
+		return err
+	}
+	var types []string
+	for _, m := range all {
+		types = append(types, m.ARMType)
+	}
+	seen := map[string]bool{}
+	var mods []history.Module
+	for _, path := range file.ModulePaths(file.Kinds) {
+		p := pkgs[path]
+		if p == nil || seen[p.ModulePath] {
+			continue
+		}
+		seen[p.ModulePath] = true
+		mods = append(mods, history.Module{Path: p.ModulePath, Version: p.ModuleVersion, Dir: p.Dir()})
+	}
+	v, skipped, err := history.Read(ctx, mods, types, history.GoModDownload)
+	if err != nil {
+		return err
+	}
+	data, err := v.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(history.File, data, 0o644); err != nil {
+		return err
+	}
+	n := 0
+	for _, vs := range v {
+		n += len(vs)
+	}
+	fmt.Fprintf(out, "kindgen history: %d api-versions of %d ARM types from %d modules' releases in %s\n", n, len(v), len(mods), time.Since(start).Round(time.Millisecond))
+	for _, s := range skipped {
+		fmt.Fprintf(out, "history: left out: %s\n", s)
+	}
 	return nil
 }
 

@@ -392,6 +392,14 @@ func TestAPIVersionIsChecked(t *testing.T) {
 	if _, err := res.GetByID(ctxT(t), rgScope+"versions", "2021-04-01", nil); err != nil {
 		t.Errorf("a registered version: %v", err)
 	}
+	// A client pinned to an older SDK release (another operator's) writes a generated
+	// type at the version that release sent, and one pinned to ours reads it.
+	nsg := rgScope + "versions/providers/Microsoft.Network/networkSecurityGroups/older"
+	if _, err := put(t, res, nsg, "2022-07-01", armresources.GenericResource{Location: to.Ptr("westeurope")}); err != nil {
+		t.Errorf("a generated type at a version armnetwork v2.1.0 sent: %v", err)
+	} else if _, err := res.GetByID(ctxT(t), nsg, "2025-05-01", nil); err != nil {
+		t.Errorf("read at the pinned version: %v", err)
+	}
 }
 
 // Each emulated type answers its create, update and delete with the status

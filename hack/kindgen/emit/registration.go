@@ -3,6 +3,7 @@ package emit
 import (
 	"fmt"
 	"github.com/gobuffalo/flect"
+	"slices"
 	"strings"
 
 	"github.com/aztenant/aztenant/hack/kindgen/model"
@@ -231,10 +232,10 @@ func emulatorFile(kinds []*Kind) string {
 		fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, delete %s.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create), opShape(k.Delete))
 		fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s, Delete: %s}%s},\n", k.ARMType, write, lroStyle(k.Delete, true), writeOnly)
 	}
-	b.WriteString("\t}\n}\n\n// generatedTypes are their api-versions: those the pinned SDK modules speak.\nvar generatedTypes = []registeredType{\n")
+	b.WriteString("\t}\n}\n\n// generatedTypes are their api-versions: those the pinned SDK modules speak, and those\n// every earlier stable release of the SDK's modules sent (hack/kindgen/apiversions.json).\nvar generatedTypes = []registeredType{\n")
 	for _, k := range kinds {
 		var vs []string
-		for _, v := range k.APIVersions {
+		for _, v := range slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(k.APIVersions), k.AcceptedAPIVersions...)))) {
 			vs = append(vs, fmt.Sprintf("%q", v))
 		}
 		fmt.Fprintf(&b, "\t{%q, []string{%s}},\n", k.ARMType, strings.Join(vs, ", "))

@@ -43,6 +43,9 @@ type Kind struct {
 	// client's operations send (normally the same one).
 	APIVersion  string   `json:"apiVersion"`
 	APIVersions []string `json:"apiVersions"`
+	// AcceptedAPIVersions are the api-versions the SDK's released modules have sent for
+	// the type (history.File): Azure served them, so the emulator accepts them too.
+	AcceptedAPIVersions []string `json:"acceptedApiVersions,omitempty"`
 
 	// Resource is the Go name of the resource body type (the Get response's type), a key
 	// of Types.
