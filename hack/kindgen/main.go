@@ -21,6 +21,7 @@ import (
 	"github.com/aztenant/aztenant/hack/kindgen/history"
 	"github.com/aztenant/aztenant/hack/kindgen/model"
 	"github.com/aztenant/aztenant/hack/kindgen/sdk"
+	"github.com/aztenant/aztenant/hack/kindgen/specfacts"
 )
 
 // defaultConfig is relative to this module's directory, where `go -C hack/kindgen run .`
@@ -48,7 +49,8 @@ const usage = `usage: kindgen model -kind NAME [-group GROUP] [-config FILE]
        kindgen check [-config FILE]
        kindgen generate [-config FILE] [-out DIR]
        kindgen answers [-config FILE] [-out DIR]
-       kindgen history [-config FILE]`
+       kindgen history [-config FILE]
+       kindgen specfacts -from DIR -source TEXT [-config FILE]`
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
@@ -59,6 +61,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	kind := fs.String("kind", "", "kind to print (model)")
 	group := fs.String("group", "", "ASO short group, when kinds share a name (model)")
 	outDir := fs.String("out", "../..", "the repository root generate writes into")
+	from := fs.String("from", "", "a bicep-types-az checkout, or the part of its generated folder with the pinned versions (specfacts)")
+	source := fs.String("source", "", "the bicep-types-az commit read and the azure-rest-api-specs commit it names (specfacts)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return &usageError{err.Error()}
 	}
@@ -90,6 +94,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return answers(ctx, file, *outDir, out)
 	case "history":
 		return readHistory(ctx, file, out)
+	case "specfacts":
+		if *from == "" || *source == "" {
+			return &usageError{"specfacts needs -from and -source"}
+		}
+		return readSpecFacts(ctx, file, *from, *source, out)
 	case "check":
 		start := time.Now()
 		models, err := sdk.ReadAll(ctx, ".", file, file.Kinds)
@@ -163,6 +172,9 @@ func generate(ctx context.Context, file *config.File, root string, out io.Writer
 	if err != nil {
 		return err
 	}
+	if err := readFacts(all); err != nil {
+		return err
+	}
 	ans, err := examples.Build(file, all, pkgs)
 	if err != nil {
 		return err
@@ -179,13 +191,6 @@ func generate(ctx context.Context, file *config.File, root string, out io.Writer
 			return fmt.Errorf("wave: %s is not a kind of the config", key)
 		}
 	}
-	versions, err := history.Load(history.File)
-	if err != nil {
-		return err
-	}
-	for _, m := range models {
-		m.AcceptedAPIVersions = versions.Of(m.ARMType)
-	}
 	files, err := emit.Generate(models, all, ans.Column)
 	if err != nil {
 		return err
@@ -198,6 +203,32 @@ func generate(ctx context.Context, file *config.File, root string, out io.Writer
 	}
 	fmt.Fprintf(out, "kindgen: %d kinds, %d files in %s\n", len(models), len(files), time.Since(start).Round(time.Millisecond))
 	summariseAnswers(out, ans)
+	return nil
+}
+
+// readFacts completes the models with what the committed files read from outside the
+// SDK say: the api-versions earlier releases sent (history.File) and what Azure's specs
+// say the SDK drops (specfacts.File). Facts of another api-version than a kind speaks
+// fail: kindgen specfacts must run again when a pin moves.
+func readFacts(models []*model.Kind) error {
+	versions, err := history.Load(history.File)
+	if err != nil {
+		return err
+	}
+	facts, err := specfacts.Load(specfacts.File)
+	if err != nil {
+		return err
+	}
+	for _, m := range models {
+		m.AcceptedAPIVersions = versions.Of(m.ARMType)
+		switch t := facts.Of(m.ARMType); {
+		case t == nil:
+		case t.APIVersion != m.APIVersion:
+			return fmt.Errorf("%s: %s has the specs' facts of api-version %s, the kind speaks %s: run kindgen specfacts again (hack/kindgen/README.md)", m.ARMType, specfacts.File, t.APIVersion, m.APIVersion)
+		default:
+			m.SpecNotReturned, m.SpecSource = t.NotReturned, "bicep-types-az "+t.File+" ("+facts.Source+")"
+		}
+	}
 	return nil
 }
 
@@ -245,6 +276,37 @@ func readHistory(ctx context.Context, file *config.File, out io.Writer) error {
 	return nil
 }
 
+// readSpecFacts writes specfacts.File from a bicep-types-az checkout: what Azure's specs say
+// of each kind's body at its pinned api-version that the SDK drops.
+func readSpecFacts(ctx context.Context, file *config.File, from, source string, out io.Writer) error {
+	all, err := sdk.ReadAll(ctx, ".", file, file.Kinds)
+	if err != nil {
+		return err
+	}
+	var want []specfacts.Want
+	for _, m := range all {
+		want = append(want, specfacts.Want{ARMType: m.ARMType, APIVersion: m.APIVersion})
+	}
+	f, err := specfacts.Read(from, source, want)
+	if err != nil {
+		return err
+	}
+	data, err := f.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(specfacts.File, data, 0o644); err != nil {
+		return err
+	}
+	notReturned, secret := 0, 0
+	for _, t := range f.Types {
+		notReturned += len(t.NotReturned)
+		secret += len(t.Secret)
+	}
+	fmt.Fprintf(out, "kindgen specfacts: %d ARM types, %d paths never returned, %d secret strings\n", len(f.Types), notReturned, secret)
+	return nil
+}
+
 // answers writes only the answers of Azure's documented examples (examples.Dir); generate
 // writes them too.
 func answers(ctx context.Context, file *config.File, root string, out io.Writer) error {
@@ -254,6 +316,9 @@ func answers(ctx context.Context, file *config.File, root string, out io.Writer)
 		return err
 	}
 	read := time.Since(start)
+	if err := readFacts(all); err != nil {
+		return err
+	}
 	ans, err := examples.Build(file, all, pkgs)
 	if err != nil {
 		return err

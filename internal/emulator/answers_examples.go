@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -89,6 +90,9 @@ type exampleFile struct {
 		Adds       []exampleKey     `json:"adds"`
 		Drops      []exampleKey     `json:"drops"`
 		Rewrites   []exampleRewrite `json:"rewrites"`
+		// NotReturned are what Azure's REST API specs say Azure never returns.
+		NotReturned       []string `json:"notReturned"`
+		NotReturnedSource string   `json:"notReturnedSource"`
 	} `json:"kinds"`
 }
 
@@ -182,7 +186,7 @@ func loadExamples(fsys fs.FS) (map[string]*exampleAnswer, error) {
 			// Deepest first: a default inside an object another add brings is the
 			// example's, not one the request sent.
 			sort.SliceStable(x.adds, func(i, j int) bool { return len(x.adds[i].path) > len(x.adds[j].path) })
-			x.addDrops(k.Drops)
+			x.addDrops(k.Drops, k.NotReturned, k.NotReturnedSource)
 			x.cited = cited[typeKey]
 			for _, r := range k.Rewrites {
 				if c := explaining(x.cited, r); c != nil && (r.Class == "case" || r.Class == "spelling") {
@@ -229,8 +233,14 @@ func (x *exampleAnswer) addDefault(a exampleKey) error {
 
 // addDrops keeps the confirmed write-only drops, by schema path (any element of a
 // list), and reports the others.
-func (x *exampleAnswer) addDrops(drops []exampleKey) {
+func (x *exampleAnswer) addDrops(drops []exampleKey, specNotReturned []string, specSource string) {
 	seen := map[string]bool{}
+	bySpec := func(p string) string {
+		if slices.Contains(specNotReturned, p) {
+			return "write-only: Azure's REST API specs say Azure never returns it, " + specSource
+		}
+		return ""
+	}
 	for _, d := range drops {
 		p := schemaPath(d.Path)
 		if seen[p] {
@@ -241,6 +251,8 @@ func (x *exampleAnswer) addDrops(drops []exampleKey) {
 		switch {
 		case d.Secret != "" && d.Answered == 0:
 			why = "write-only: every example that sent it left it out, and the SDK holds it for a secret (" + d.Secret + ")"
+		case bySpec(p) != "":
+			why = bySpec(p)
 		default:
 			if c := citedDrop(x.ARMType, p); c != nil {
 				why = "write-only: " + c.Source
@@ -261,8 +273,18 @@ func (x *exampleAnswer) addDrops(drops []exampleKey) {
 	for _, c := range citedDrops {
 		if p := c.Path; typeMatches(c.Type, x.ARMType) && !seen[p] {
 			if path, err := parseAnswerPath(p); err == nil {
+				seen[p] = true
 				x.drops = append(x.drops, path)
 				x.Drops = append(x.Drops, p+" (write-only: "+c.Source+")")
+			}
+		}
+	}
+	for _, p := range specNotReturned {
+		if !seen[p] {
+			if path, err := parseAnswerPath(p); err == nil {
+				seen[p] = true
+				x.drops = append(x.drops, path)
+				x.Drops = append(x.Drops, p+" ("+bySpec(p)+")")
 			}
 		}
 	}

@@ -20,11 +20,20 @@ var _ reconcilers.Kind = Account{}
 
 func (Account) New() azurev1alpha1.Resource { return &cognitiveservicesv1alpha1.Account{} }
 
+// Facts: where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (Account) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.CognitiveServices/accounts",
 		APIVersion:   "2025-06-01",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/cognitiveservices/microsoft.cognitiveservices/2025-06-01/types.json
+			// (Azure/bicep-types-az 1f896de2 (2026-08-20), generated from azure-rest-api-specs
+			// b7170cade0)
+			"properties.restore",
+		},
 	}
 }
 

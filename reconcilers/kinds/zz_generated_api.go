@@ -33,6 +33,38 @@ func (Api) Facts() reconcilers.Facts {
 			// (internal/services/apimanagement/validate/api_management.go)
 			"properties.path": {Name: reconcilers.NormalizeTrimSlash},
 		},
+		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/apimanagement/microsoft.apimanagement/2024-05-01/types.json
+			// (Azure/bicep-types-az 1f896de2 (2026-08-20), generated from azure-rest-api-specs
+			// b7170cade0)
+			"properties.apiType",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/apimanagement/microsoft.apimanagement/2024-05-01/types.json
+			// (Azure/bicep-types-az 1f896de2 (2026-08-20), generated from azure-rest-api-specs
+			// b7170cade0)
+			"properties.format",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/apimanagement/microsoft.apimanagement/2024-05-01/types.json
+			// (Azure/bicep-types-az 1f896de2 (2026-08-20), generated from azure-rest-api-specs
+			// b7170cade0)
+			"properties.translateRequiredQueryParameters",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/apimanagement/microsoft.apimanagement/2024-05-01/types.json
+			// (Azure/bicep-types-az 1f896de2 (2026-08-20), generated from azure-rest-api-specs
+			// b7170cade0)
+			"properties.value",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/apimanagement/microsoft.apimanagement/2024-05-01/types.json
+			// (Azure/bicep-types-az 1f896de2 (2026-08-20), generated from azure-rest-api-specs
+			// b7170cade0)
+			"properties.wsdlSelector",
+		},
 	}
 }
 

@@ -20,13 +20,21 @@ var _ reconcilers.Kind = CassandraCluster{}
 
 func (CassandraCluster) New() azurev1alpha1.Resource { return &documentdbv1alpha1.CassandraCluster{} }
 
-// Facts: the write-only values, which ARM never returns, are not compared.
+// Facts: the write-only values, which ARM never returns, are not compared;
+// where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (CassandraCluster) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.DocumentDB/cassandraClusters",
 		APIVersion:   "2025-10-15",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
 		WriteOnly:    []string{"properties.initialCassandraAdminPassword"},
+		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/cosmos-db/microsoft.documentdb/2025-10-15/types.json (Azure/bicep-types-az
+			// 1f896de2 (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.restoreFromBackupId",
+		},
 	}
 }
 

@@ -22,11 +22,20 @@ func (ConfigurationStore) New() azurev1alpha1.Resource {
 	return &appconfigurationv1alpha1.ConfigurationStore{}
 }
 
+// Facts: where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (ConfigurationStore) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.AppConfiguration/configurationStores",
 		APIVersion:   "2024-05-01",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/appconfiguration/microsoft.appconfiguration/2024-05-01/types.json
+			// (Azure/bicep-types-az 1f896de2 (2026-08-20), generated from azure-rest-api-specs
+			// b7170cade0)
+			"properties.createMode",
+		},
 	}
 }
 

@@ -21,13 +21,21 @@ func (ConnectedEnvironmentsCertificate) New() azurev1alpha1.Resource {
 	return &appv1alpha1.ConnectedEnvironmentsCertificate{}
 }
 
-// Facts: the write-only values, which ARM never returns, are not compared.
+// Facts: the write-only values, which ARM never returns, are not compared;
+// where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (ConnectedEnvironmentsCertificate) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.App/connectedEnvironments/certificates",
 		APIVersion:   "2025-01-01",
 		OwnerKind:    appv1alpha1.ConnectedEnvironmentGroupKind,
 		WriteOnly:    []string{"properties.password"},
+		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/app_0/microsoft.app/2025-01-01/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.value",
+		},
 	}
 }
 

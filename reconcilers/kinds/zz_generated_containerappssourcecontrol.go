@@ -17,7 +17,8 @@ func (ContainerAppsSourcecontrol) New() azurev1alpha1.Resource {
 	return &appv1alpha1.ContainerAppsSourcecontrol{}
 }
 
-// Facts: the names Azure turns into resources or destinations are bounded by the Tenant.
+// Facts: the names Azure turns into resources or destinations are bounded by the Tenant;
+// where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (ContainerAppsSourcecontrol) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.App/containerApps/sourcecontrols",
@@ -27,6 +28,28 @@ func (ContainerAppsSourcecontrol) Facts() reconcilers.Facts {
 			// the GitHub Actions workflow Container Apps writes deploys into this subscription with the
 			// credentials given
 			{Path: "properties.githubActionConfiguration.azureCredentials.subscriptionId", Means: "subscription"},
+		},
+		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/app_0/microsoft.app/2025-01-01/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.githubActionConfiguration.azureCredentials.clientId",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/app_0/microsoft.app/2025-01-01/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.githubActionConfiguration.azureCredentials.kind",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/app_0/microsoft.app/2025-01-01/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.githubActionConfiguration.azureCredentials.tenantId",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/app_0/microsoft.app/2025-01-01/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.githubActionConfiguration.githubPersonalAccessToken",
 		},
 	}
 }

@@ -22,13 +22,31 @@ func (DbformysqlFlexibleServer) New() azurev1alpha1.Resource {
 	return &dbformysqlv1alpha1.FlexibleServer{}
 }
 
-// Facts: the write-only values, which ARM never returns, are not compared.
+// Facts: the write-only values, which ARM never returns, are not compared;
+// where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (DbformysqlFlexibleServer) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.DBforMySQL/flexibleServers",
 		APIVersion:   "2024-12-30",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
 		WriteOnly:    []string{"properties.administratorLoginPassword"},
+		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/mysql_0/microsoft.dbformysql/2024-12-30/types.json (Azure/bicep-types-az
+			// 1f896de2 (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.createMode",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/mysql_0/microsoft.dbformysql/2024-12-30/types.json (Azure/bicep-types-az
+			// 1f896de2 (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.importSourceProperties.sasToken",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/mysql_0/microsoft.dbformysql/2024-12-30/types.json (Azure/bicep-types-az
+			// 1f896de2 (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.restorePointInTime",
+		},
 	}
 }
 

@@ -20,11 +20,19 @@ var _ reconcilers.Kind = KubeEnvironment{}
 
 func (KubeEnvironment) New() azurev1alpha1.Resource { return &webv1alpha1.KubeEnvironment{} }
 
+// Facts: where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (KubeEnvironment) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.Web/kubeEnvironments",
 		APIVersion:   "2024-11-01",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/web/microsoft.web/2024-11-01/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.arcConfiguration.kubeConfig",
+		},
 	}
 }
 

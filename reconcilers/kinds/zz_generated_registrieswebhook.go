@@ -17,11 +17,26 @@ func (RegistriesWebhook) New() azurev1alpha1.Resource {
 	return &containerregistryv1alpha1.RegistriesWebhook{}
 }
 
+// Facts: where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (RegistriesWebhook) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.ContainerRegistry/registries/webhooks",
 		APIVersion:   "2025-11-01",
 		OwnerKind:    containerregistryv1alpha1.RegistryGroupKind,
+		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/containerregistry_0/microsoft.containerregistry/2025-11-01/types.json
+			// (Azure/bicep-types-az 1f896de2 (2026-08-20), generated from azure-rest-api-specs
+			// b7170cade0)
+			"properties.customHeaders",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/containerregistry_0/microsoft.containerregistry/2025-11-01/types.json
+			// (Azure/bicep-types-az 1f896de2 (2026-08-20), generated from azure-rest-api-specs
+			// b7170cade0)
+			"properties.serviceUri",
+		},
 	}
 }
 

@@ -19,11 +19,64 @@ var _ reconcilers.Kind = ServersDatabase{}
 
 func (ServersDatabase) New() azurev1alpha1.Resource { return &sqlv1alpha1.ServersDatabase{} }
 
+// Facts: where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (ServersDatabase) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.Sql/servers/databases",
 		APIVersion:   "2021-05-01-preview",
 		OwnerKind:    sqlv1alpha1.ServerGroupKind,
+		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/sql_1/microsoft.sql/2021-05-01-preview/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.createMode",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/sql_1/microsoft.sql/2021-05-01-preview/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.longTermRetentionBackupResourceId",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/sql_1/microsoft.sql/2021-05-01-preview/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.recoverableDatabaseId",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/sql_1/microsoft.sql/2021-05-01-preview/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.recoveryServicesRecoveryPointId",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/sql_1/microsoft.sql/2021-05-01-preview/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.restorableDroppedDatabaseId",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/sql_1/microsoft.sql/2021-05-01-preview/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.restorePointInTime",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/sql_1/microsoft.sql/2021-05-01-preview/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.sampleName",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/sql_1/microsoft.sql/2021-05-01-preview/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.sourceDatabaseDeletionDate",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/sql_1/microsoft.sql/2021-05-01-preview/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.sourceDatabaseId",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/sql_1/microsoft.sql/2021-05-01-preview/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.sourceResourceId",
+		},
 	}
 }
 

@@ -15,11 +15,24 @@ var _ reconcilers.Kind = ServersKey{}
 
 func (ServersKey) New() azurev1alpha1.Resource { return &sqlv1alpha1.ServersKey{} }
 
+// Facts: where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (ServersKey) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.Sql/servers/keys",
 		APIVersion:   "2020-11-01-preview",
 		OwnerKind:    sqlv1alpha1.ServerGroupKind,
+		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/sql_1/microsoft.sql/2020-11-01-preview/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.serverKeyType",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/sql_1/microsoft.sql/2020-11-01-preview/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.uri",
+		},
 	}
 }
 

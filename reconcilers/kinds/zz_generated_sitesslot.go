@@ -31,6 +31,11 @@ func (SitesSlot) Facts() reconcilers.Facts {
 			{Path: "properties.siteConfig.azureStorageAccounts.*.accountName", Means: "Microsoft.Storage/storageAccounts"},
 		},
 		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/web/microsoft.web/2024-11-01/types.json (Azure/bicep-types-az 1f896de2
+			// (2026-08-20), generated from azure-rest-api-specs b7170cade0)
+			"properties.cloningInfo",
 			// a web app's GET leaves out its app settings, read only through POST
 			// .../config/appsettings/list ("SiteConfig is not part of Site API which is by design",
 			// Azure/azure-powershell#14877; Azure/azure-rest-api-specs#12104); WebApps_CreateOrUpdate

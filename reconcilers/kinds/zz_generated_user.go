@@ -19,13 +19,28 @@ var _ reconcilers.Kind = User{}
 
 func (User) New() azurev1alpha1.Resource { return &apimanagementv1alpha1.User{} }
 
-// Facts: the write-only values, which ARM never returns, are not compared.
+// Facts: the write-only values, which ARM never returns, are not compared;
+// where Azure answers a write in its own way, its answer is compared as it means (api/kinds.yaml, answered:).
 func (User) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.ApiManagement/service/users",
 		APIVersion:   "2024-05-01",
 		OwnerKind:    apimanagementv1alpha1.ServiceGroupKind,
 		WriteOnly:    []string{"properties.password"},
+		NotReturned: []string{
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/apimanagement/microsoft.apimanagement/2024-05-01/types.json
+			// (Azure/bicep-types-az 1f896de2 (2026-08-20), generated from azure-rest-api-specs
+			// b7170cade0)
+			"properties.appType",
+			// Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's
+			// definition has it, the GET's does not, or its x-ms-mutability lacks read); bicep-types-az
+			// generated/apimanagement/microsoft.apimanagement/2024-05-01/types.json
+			// (Azure/bicep-types-az 1f896de2 (2026-08-20), generated from azure-rest-api-specs
+			// b7170cade0)
+			"properties.confirmation",
+		},
 	}
 }
 

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,6 +32,7 @@ func (k *Kind) findAnswered(body *model.Type) ([]answeredRef, error) {
 	reached := map[string]bool{}
 	var bad error
 	onPath := map[string]bool{}
+	inVariant := 0
 	var walk func(t *model.Type, path string)
 	walk = func(t *model.Type, path string) {
 		if t == nil || onPath[t.Name] || bad != nil {
@@ -44,6 +46,13 @@ func (k *Kind) findAnswered(body *model.Type) ([]answeredRef, error) {
 				continue
 			}
 			p := join(path, f.JSON)
+			// A spec fact on an object holding secrets is left out: its secrets are
+			// write-only already (digested), and the spec may hold nothing else of it.
+			if f.Answered == nil && inVariant == 0 && !k.mayHoldSecret(f.Type, map[string]bool{}) &&
+				slices.ContainsFunc(k.SpecNotReturned, func(s string) bool { return strings.ReplaceAll(s, "[]", "") == p }) {
+				out = append(out, answeredRef{Path: p, AnswerFlag: &model.AnswerFlag{NotReturned: true, Flag: model.Flag{Source: "specs",
+					Reason: "Azure's REST API specs: Azure takes it on a write and never returns it (the PUT's definition has it, the GET's does not, or its x-ms-mutability lacks read); " + k.SpecSource}}})
+			}
 			if a := f.Answered; a != nil {
 				ref := answeredRef{Path: p, AnswerFlag: a}
 				if bad = k.checkAnswered(t, f, &ref); bad != nil {
@@ -67,9 +76,11 @@ func (k *Kind) findAnswered(body *model.Type) ([]answeredRef, error) {
 			if u.Base != "" {
 				walk(k.Types[u.Base], path)
 			}
+			inVariant++ // a variant's fields are not typed in the spec (free-form JSON)
 			for _, v := range u.Variants {
 				walk(k.Types[v.Type], path)
 			}
+			inVariant--
 		}
 	}
 	walk(body, "")
@@ -209,4 +220,32 @@ func forcedMarker(f *model.Field) string {
 	}
 	msg := fmt.Sprintf("Azure keeps %s %s whatever is written: leave it out or set it to %s", f.JSON, goLiteral(v), goLiteral(v))
 	return fmt.Sprintf("+kubebuilder:validation:XValidation:rule=%q,message=%q", "self == "+lit, msg)
+}
+
+// mayHoldSecret is holdsSecret that also looks into a union's base and variants.
+func (k *Kind) mayHoldSecret(r model.TypeRef, seen map[string]bool) bool {
+	for r.Kind == model.KindSlice || r.Kind == model.KindMap {
+		r = *r.Elem
+	}
+	t := k.Types[r.Name]
+	if r.Kind != model.KindNamed || t == nil || seen[r.Name] {
+		return false
+	}
+	seen[r.Name] = true
+	for _, f := range t.Fields {
+		if f.Secret != nil || k.mayHoldSecret(f.Type, seen) {
+			return true
+		}
+	}
+	if u := t.Union; u != nil {
+		if u.Base != "" && k.mayHoldSecret(model.TypeRef{Kind: model.KindNamed, Name: u.Base}, seen) {
+			return true
+		}
+		for _, v := range u.Variants {
+			if k.mayHoldSecret(model.TypeRef{Kind: model.KindNamed, Name: v.Type}, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -63,6 +63,11 @@ type Kind struct {
 	// Rewrites are the values an answer holds other than its request sent. Examples are
 	// documentation, not captures: data for review, never applied.
 	Rewrites []Rewrite `json:"rewrites,omitempty"`
+	// NotReturned are the body paths (a list's elements "[]") Azure's REST API specs say
+	// Azure takes on a write and never returns (hack/kindgen/specfacts.json), read from
+	// NotReturnedSource: the emulator leaves them out of its answers.
+	NotReturned       []string `json:"notReturned,omitempty"`
+	NotReturnedSource string   `json:"notReturnedSource,omitempty"`
 }
 
 // Example is one documented PUT: its request body and Azure's answer, without the
@@ -154,7 +159,10 @@ type evaluated struct {
 
 // readKind evaluates the kind's PUT examples at its api-version and sums them up.
 func readKind(p *sdk.Package, x *exampleFiles, ck config.Kind, m *model.Kind) (*Kind, []string, error) {
-	k := &Kind{ARMType: m.ARMType, APIVersion: m.APIVersion}
+	k := &Kind{ARMType: m.ARMType, APIVersion: m.APIVersion, NotReturned: m.SpecNotReturned}
+	if len(k.NotReturned) > 0 {
+		k.NotReturnedSource = m.SpecSource
+	}
 	if m.Create == nil {
 		return k, nil, nil
 	}

@@ -46,6 +46,11 @@ type Kind struct {
 	// AcceptedAPIVersions are the api-versions the SDK's released modules have sent for
 	// the type (history.File): Azure served them, so the emulator accepts them too.
 	AcceptedAPIVersions []string `json:"acceptedApiVersions,omitempty"`
+	// SpecNotReturned are body paths Azure's REST API specs say Azure takes on a write and
+	// never returns (specfacts.File), read from SpecSource; the emitter adds them to the
+	// adapter's Facts.NotReturned where the config says nothing of the field.
+	SpecNotReturned []string `json:"specNotReturned,omitempty"`
+	SpecSource      string   `json:"specSource,omitempty"`
 
 	// Resource is the Go name of the resource body type (the Get response's type), a key
 	// of Types.
