@@ -191,3 +191,46 @@ func ProcUsage(pid int) (Usage, error) {
 
 // Tail returns the last lines of a log file.
 func Tail(file string, lines int) string { return controlplane.Tail(file, lines) }
+
+// Alive reports whether the process was started and has not ended; when
+// it ended, why (its exit status).
+func (p *Process) Alive() (bool, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return false, "never started"
+	}
+	select {
+	case <-p.done:
+		return false, fmt.Sprintf("exited (%v)", p.err)
+	default:
+		return true, fmt.Sprintf("running (pid %d)", p.cmd.Process.Pid)
+	}
+}
+
+// Grep returns the last max lines of a log file that match keep, each cut
+// to width characters, and how many matched in all.
+func Grep(file string, max, width int, keep func(line string) bool) (lines []string, matched int, err error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		if !keep(line) {
+			continue
+		}
+		matched++
+		if len(line) > width {
+			line = line[:width] + " …"
+		}
+		lines = append(lines, line)
+		if len(lines) > max {
+			lines = lines[1:]
+		}
+	}
+	return lines, matched, sc.Err()
+}

@@ -116,3 +116,54 @@ func Overlaps(spans []Span) []string {
 	}
 	return out
 }
+
+// ShardingLogLine reports whether an operator replica's log line tells how
+// its shards went: the coordinator's and the work's (logger "sharding"),
+// the process's start and its last words (a fatal error, a panic, a race).
+func ShardingLogLine(line string) bool {
+	if strings.Contains(line, `"logger":"sharding"`) || strings.Contains(line, "starting aztenant operator") ||
+		strings.Contains(line, "error received after stop sequence") {
+		return true
+	}
+	// What is not JSON is the process's own: "error: ..." from main.
+	for _, p := range []string{"error:", "panic:", "fatal error:", "WARNING: DATA RACE"} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrorLogLine reports whether a log line is an error that ShardingLogLine
+// does not keep (a reconciler's, a cache's).
+func ErrorLogLine(line string) bool {
+	return !ShardingLogLine(line) && (strings.Contains(line, `"level":"error"`) || strings.Contains(line, `"level":"dpanic"`))
+}
+
+// ReplicaReport describes each replica for a failed test: whether its
+// process lives, the shards it holds (holders, when read), and from its
+// log the last lines ShardingLogLine keeps, at most lines of them, and the
+// last errors, at most lines/4; each cut to 400 characters.
+func (s *Stack) ReplicaReport(holders map[int]string, lines int) string {
+	var b strings.Builder
+	for _, r := range s.Replicas {
+		_, state := r.Alive()
+		fmt.Fprintf(&b, "replica %s: %s, holds shards %v, log %s\n", r.Identity, state, ShardsOf(holders, r.Identity), r.Log)
+		for _, part := range []struct {
+			what string
+			max  int
+			keep func(string) bool
+		}{{"sharding and process", lines, ShardingLogLine}, {"other error", max(lines/4, 1), ErrorLogLine}} {
+			kept, matched, err := Grep(r.Log, part.max, 400, part.keep)
+			if err != nil {
+				fmt.Fprintf(&b, "  (log: %v)\n", err)
+				break
+			}
+			fmt.Fprintf(&b, "  %s lines: %d, the last %d:\n", part.what, matched, len(kept))
+			for _, l := range kept {
+				b.WriteString("    " + l + "\n")
+			}
+		}
+	}
+	return b.String()
+}

@@ -55,6 +55,18 @@ func TestShardedReplicasKill(t *testing.T) {
 			t.Errorf("start the single operator again: %v", err)
 		}
 	})
+	// Runs before the cleanup above (LIFO): the replicas still run, as
+	// they were when the test failed.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		holders, err := bench.ShardHolders(context.Background(), s.Client, shardCount)
+		if err != nil {
+			t.Logf("read the shard leases: %v", err)
+		}
+		t.Logf("shard holders %v; the replicas:\n%s", holders, s.ReplicaReport(holders, 40))
+	})
 	since := lastSeq(t, s)
 
 	var objs []azurev1alpha1.Resource
@@ -176,12 +188,18 @@ func waitBalanced(t *testing.T, s *bench.Stack, timeout time.Duration) map[int]s
 		if holders, err = bench.ShardHolders(t.Context(), s.Client, shardCount); err != nil {
 			return false, err.Error()
 		}
+		done := true
+		var dead []string
 		for _, r := range s.Replicas {
-			if len(bench.ShardsOf(holders, r.Identity)) != 1 {
-				return false, fmt.Sprint(holders)
+			done = done && len(bench.ShardsOf(holders, r.Identity)) == 1
+			if alive, state := r.Alive(); !alive {
+				dead = append(dead, r.Identity+" "+state)
 			}
 		}
-		return true, ""
+		if len(dead) > 0 {
+			return done, fmt.Sprintf("%v; not running: %v", holders, dead)
+		}
+		return done, fmt.Sprint(holders)
 	})
 	return holders
 }

@@ -151,7 +151,15 @@ func (w *shardWork) Start(ctx context.Context) error {
 		stop    func() error
 		done    <-chan error
 	)
-	defer w.coord.Working(nil)
+	// Out of the work once it stopped; not when it did not stop in time:
+	// its shards stay held until the process exits and their leases
+	// expire, so that no other replica takes them while it may still act.
+	stuck := false
+	defer func() {
+		if !stuck {
+			w.coord.Working(nil)
+		}
+	}()
 	for {
 		desired, changed := w.coord.Desired()
 		if stop == nil || !slices.Equal(desired, current) {
@@ -159,6 +167,7 @@ func (w *shardWork) Start(ctx context.Context) error {
 				start := time.Now()
 				sharding.SetCachedCounter(nil)
 				if err := stop(); err != nil {
+					stuck = errors.Is(err, ErrWorkNotStopped)
 					return err
 				}
 				if len(current) > 0 {
@@ -181,7 +190,9 @@ func (w *shardWork) Start(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			sharding.SetCachedCounter(nil)
-			return stop()
+			err := stop()
+			stuck = errors.Is(err, ErrWorkNotStopped)
+			return err
 		case err := <-done:
 			return fmt.Errorf("the work on shards %v ended: %w", current, err)
 		case <-changed:
@@ -198,6 +209,7 @@ func (w *shardWork) start(ctx context.Context, shards []int) (stop func() error,
 	if err != nil {
 		return nil, nil, err
 	}
+	mctx, cancel := context.WithCancel(ctx)
 	mgr, err := ctrl.NewManager(w.restCfg, ctrl.Options{
 		Scheme: w.scheme,
 		// The outer manager serves the (process-wide) metrics registry
@@ -205,13 +217,14 @@ func (w *shardWork) start(ctx context.Context, shards []int) (stop func() error,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
 		Cache:                   co,
+		NewCache:                StoppableCache(mctx.Done()),
 		Controller:              config.Controller{SkipNameValidation: ptr.To(true)},
 		GracefulShutdownTimeout: ptr.To(w.so.GracefulShutdownTimeout),
 	})
 	if err != nil {
+		cancel()
 		return nil, nil, err
 	}
-	mctx, cancel := context.WithCancel(ctx)
 	cfg := w.cfg
 	n := w.so.Shards
 	cfg.Owns = func(ns string) bool {
@@ -230,20 +243,29 @@ func (w *shardWork) start(ctx context.Context, shards []int) (stop func() error,
 	ch := make(chan error, 1)
 	go func() { ch <- mgr.Start(mctx) }()
 	go func() {
-		if mgr.GetCache().WaitForCacheSync(mctx) {
+		if mgr.GetCache().WaitForCacheSync(mctx) && mctx.Err() == nil {
 			count := cachedCounter(mgr.GetCache(), w.scheme, parts)
 			sharding.SetCachedCounter(count)
 			log.Info("working on shards", "cachedObjects", count(), "took", time.Since(began).Round(time.Millisecond).String())
 		}
 	}()
 	// Start reads ch when the manager ends by itself, stop when it is
-	// stopped: never both.
+	// stopped: never both. The manager bounds its runnables' stop by the
+	// graceful shutdown timeout; stop bounds the whole, with a margin for
+	// the manager to report it.
 	stop = func() error {
 		cancel()
-		if err := <-ch; err != nil {
-			return fmt.Errorf("%w: %w", ErrWorkNotStopped, err)
+		t := time.NewTimer(w.so.GracefulShutdownTimeout + 5*time.Second)
+		defer t.Stop()
+		select {
+		case err := <-ch:
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrWorkNotStopped, err)
+			}
+			return nil
+		case <-t.C:
+			return fmt.Errorf("%w: the manager of shards %v still runs %s after it was stopped", ErrWorkNotStopped, shards, w.so.GracefulShutdownTimeout+5*time.Second)
 		}
-		return nil
 	}
 	return stop, ch, nil
 }
@@ -299,5 +321,51 @@ func cachedCounter(c cache.Cache, scheme *runtime.Scheme, parts *Parts) func() f
 			total += meta.LenList(l)
 		}
 		return float64(total)
+	}
+}
+
+// StoppableCache is the inner manager's NewCache: the cache it makes
+// reports itself synced once stopping is closed. controller-runtime's
+// manager (v0.24) waits for its cache to sync before it looks at its
+// context again, spinning on the cancelled context meanwhile: stopped
+// during the first sync (the shards changed while some 300 informers were
+// still listing), its Start went on for as long as the sync took, burning
+// a CPU, and forever if an informer never synced; the shards being handed
+// back stayed held all along. Reported synced, the manager reaches its
+// stop procedure at once, which the graceful shutdown timeout bounds.
+func StoppableCache(stopping <-chan struct{}) cache.NewCacheFunc {
+	return func(config *rest.Config, opts cache.Options) (cache.Cache, error) {
+		c, err := cache.New(config, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &stoppableCache{Cache: c, stopping: stopping}, nil
+	}
+}
+
+type stoppableCache struct {
+	cache.Cache
+	stopping <-chan struct{}
+}
+
+// WaitForCacheSync is the cache's, or true as soon as stopping closes.
+func (c *stoppableCache) WaitForCacheSync(ctx context.Context) bool {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-c.stopping:
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+	if c.Cache.WaitForCacheSync(wctx) {
+		return true
+	}
+	select {
+	case <-c.stopping:
+		return true
+	default:
+		return false
 	}
 }
