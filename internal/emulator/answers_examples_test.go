@@ -261,6 +261,17 @@ func TestAnswersPerturbEveryWriteDeterministicAndIdempotent(t *testing.T) {
 	if reflect.DeepEqual(again, orig) {
 		t.Fatalf("Perturb picks the same for the answer as for the spec, so this test proves nothing: %v", orig)
 	}
+	// The emulator says which transforms answer the resource, in Go and through the
+	// Control API: those Perturb picks for the body first written.
+	if picked, err := f.emu.Perturbations(rg + "a"); err != nil || len(picked) == 0 || !reflect.DeepEqual(picked, orig) {
+		t.Errorf("Perturbations: %v, %v; want Perturb's pick for the body written, %v", picked, err, orig)
+	}
+	if status, body := controlCall(t, f, "GET", "/perturb"+rg+"a", ""); status != 200 || !strings.Contains(body, `"path":"`+orig[0].Path+`"`) {
+		t.Errorf("GET /perturb/{id}: %d %s", status, body)
+	}
+	if status, _ := controlCall(t, f, "GET", "/perturb"+rg+"none", ""); status != 404 {
+		t.Errorf("GET /perturb/{id} of no resource: %d, want 404", status)
+	}
 	var backBody armresources.GenericResource
 	if err := json.Unmarshal(raw, &backBody); err != nil {
 		t.Fatal(err)
@@ -306,6 +317,18 @@ func TestAnswersPerturbEveryWriteDeterministicAndIdempotent(t *testing.T) {
 	w := f.answersOf(t, cred, rgScope+"pw/providers/"+widgetsType+"/w", "2024-01-01", widget)
 	if dig(w.get, "properties", "enabled") != true || dig(w.get, "properties", "tier") != "Standard" || w.get["location"] != "westus" {
 		t.Errorf("a type kindgen does not write was perturbed: %v", w.get)
+	}
+	// Named in Types, it is (as a hand-written kind's type would be).
+	if err := f.emu.SetPerturbWrites(&emulator.PerturbWrites{Seed: 12, Types: []string{strings.ToLower(widgetsType)}}); err != nil {
+		t.Fatal(err)
+	}
+	w2id := rgScope + "pw/providers/" + widgetsType + "/w2"
+	w2 := f.answersOf(t, cred, w2id, "2024-01-01", widget)
+	if picked, _ := f.emu.Perturbations(w2id); len(picked) == 0 || reflect.DeepEqual(strip(w2.get)["properties"], strip(w.get)["properties"]) && w2.get["location"] == w.get["location"] {
+		t.Errorf("a type named in Types was not perturbed: %v (transforms %v)", w2.get, picked)
+	}
+	if err := f.emu.SetPerturbWrites(&emulator.PerturbWrites{Types: []string{"widgets"}}); err == nil || !strings.Contains(err.Error(), "widgets") {
+		t.Errorf("a type that is not an ARM type: %v", err)
 	}
 	if err := f.emu.SetPerturbWrites(nil); err != nil {
 		t.Fatal(err)
@@ -382,4 +405,22 @@ func controlCall(t *testing.T, f *fixture, method, path, body string) (int, stri
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// A resource group perturbed to answer its location by display name is written again
+// with its name, as ARM takes both.
+func TestAnswersPerturbedResourceGroupWrittenAgain(t *testing.T) {
+	f := newFixture(t, func(c *emulator.Config) {
+		c.PerturbWrites = &emulator.PerturbWrites{Seed: 1, Ops: []emulator.AnswerOp{emulator.OpDisplayLocation}, Types: []string{"Microsoft.Resources/resourceGroups"}}
+	})
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "again")
+	f.createGroup(t, cred, "again")
+	body, err := f.emu.ResourceBody(rgScope + "again")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body["location"] != "West Europe" {
+		t.Errorf("location %v, want the display name West Europe", body["location"])
+	}
 }

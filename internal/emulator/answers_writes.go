@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Switches for the answers of every write of a generated kind: from Azure's examples
 // (answers_examples.go) and perturbed (Perturb), so a test of every kind is one setting.
 
-// PerturbWrites answers every write of a generated kind through the transforms Perturb
-// picks for its type and body, after any other answer. The transforms are picked at a
+// PerturbWrites answers every write of a generated kind (and of Types) through the
+// transforms Perturb picks for its type and body, after any other answer. The transforms are picked at a
 // resource's first write under the setting and kept for the resource: a later write of
 // the same spec gets the same answer, and so does a PATCH or a PUT of the perturbed
 // answer itself, since every operation is idempotent (writing an answer back is
@@ -23,6 +24,16 @@ type PerturbWrites struct {
 	Seed uint64 `json:"seed"`
 	// Ops are the operations Perturb may pick (every one when empty).
 	Ops []AnswerOp `json:"ops,omitempty"`
+	// Types are ARM resource types whose writes are perturbed too, besides the generated
+	// kinds' (matched without case): those of hand-written kinds, such as
+	// Microsoft.Resources/resourceGroups, whose type behaviour answers first.
+	Types []string `json:"types,omitempty"`
+}
+
+// perturbs says whether p perturbs writes of the (lower-cased) type typeKey; generated
+// says it is a generated kind's.
+func (p *PerturbWrites) perturbs(typeKey string, generated bool) bool {
+	return p != nil && (generated || slices.ContainsFunc(p.Types, func(t string) bool { return strings.EqualFold(t, typeKey) }))
 }
 
 func perturbKeyOf(p *PerturbWrites) string {
@@ -58,7 +69,12 @@ func (e *Emulator) SetPerturbWrites(p *PerturbWrites) error {
 				return fmt.Errorf("perturb: op %q is not one of %v", op, AnswerOps)
 			}
 		}
-		p = &PerturbWrites{Seed: p.Seed, Ops: slices.Clone(p.Ops)}
+		for _, t := range p.Types {
+			if strings.Count(t, "/") < 1 || strings.HasPrefix(t, "/") {
+				return fmt.Errorf("perturb: type %q is not an ARM resource type such as Microsoft.Resources/resourceGroups", t)
+			}
+		}
+		p = &PerturbWrites{Seed: p.Seed, Ops: slices.Clone(p.Ops), Types: slices.Clone(p.Types)}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -73,7 +89,29 @@ func (e *Emulator) PerturbWrites() *PerturbWrites {
 	if e.perturb == nil {
 		return nil
 	}
-	return &PerturbWrites{Seed: e.perturb.Seed, Ops: slices.Clone(e.perturb.Ops)}
+	return &PerturbWrites{Seed: e.perturb.Seed, Ops: slices.Clone(e.perturb.Ops), Types: slices.Clone(e.perturb.Types)}
+}
+
+// Perturbations are the transforms Perturb picked for the resource id at its first
+// write under the perturbation in force (PerturbWrites), which answer its writes since:
+// none when writes are not perturbed or the resource was written before the setting,
+// ErrNotFound when there is no such resource. A test names them when a kind writes
+// again, so the failure says which Azure-like answer its kind did not take.
+func (e *Emulator) Perturbations(id string) ([]AnswerTransform, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	r := e.lookupLocked(id)
+	if r == nil {
+		return nil, fmt.Errorf("resource %s: %w", id, ErrNotFound)
+	}
+	if e.perturb == nil || r.perturbKey != e.perturbKey {
+		return []AnswerTransform{}, nil
+	}
+	out := make([]AnswerTransform, 0, len(r.perturbed))
+	for _, c := range r.perturbed {
+		out = append(out, c.AnswerTransform)
+	}
+	return out, nil
 }
 
 // perturbationsLocked are the transforms of a write of armType with request (its body as

@@ -498,8 +498,12 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 	generated := b != nil && b.generated
 	var perturbed []*compiledAnswer
 	var perturbKey string
-	if generated {
-		perturbed, perturbKey = e.perturbationsLocked(existing, b.fullType, desired)
+	if e.perturb.perturbs(typeKey, generated) {
+		typ := t.fullType
+		if b != nil {
+			typ = b.fullType
+		}
+		perturbed, perturbKey = e.perturbationsLocked(existing, typ, desired)
 	}
 	delete(desired, "id")
 	delete(desired, "name")

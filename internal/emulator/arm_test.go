@@ -479,3 +479,32 @@ func TestAnswerShapesPerType(t *testing.T) {
 		})
 	}
 }
+
+// AuditSpan says where the audit ring starts and ends, so a reader counting calls since a
+// position knows whether the ring still holds them all.
+func TestAuditSpan(t *testing.T) {
+	f := newFixture(t, func(c *emulator.Config) { c.AuditSize = 4 })
+	if newest, oldest := f.emu.AuditSpan(); oldest != 0 || newest != 0 {
+		t.Fatalf("empty: newest %d, oldest %d", newest, oldest)
+	}
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "span")
+	newest, oldest := f.emu.AuditSpan()
+	all := f.emu.Audit(emulator.AuditFilter{})
+	if len(all) == 0 || all[0].Seq != oldest || all[len(all)-1].Seq != newest {
+		t.Fatalf("span %d..%d, the ring holds %+v", oldest, newest, all)
+	}
+	for range 3 {
+		f.createGroup(t, cred, "span")
+	}
+	newest, oldest = f.emu.AuditSpan()
+	if newest-oldest != 3 || len(f.emu.Audit(emulator.AuditFilter{})) != 4 {
+		t.Errorf("a full ring of 4: span %d..%d", oldest, newest)
+	}
+	if err := f.emu.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if n, o := f.emu.AuditSpan(); n != newest || o != 0 {
+		t.Errorf("after Reset: span %d..%d, want nothing held and the newest still %d", o, n, newest)
+	}
+}

@@ -200,6 +200,20 @@ func (a *auditLog) snapshot() Counters {
 	return c
 }
 
+// span is the Seq of the newest entry recorded and of the oldest the ring holds (0 when
+// it holds none).
+func (a *auditLog) span() (newest, oldest uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case a.full:
+		return a.seq, a.ring[a.next].Seq
+	case a.next > 0:
+		return a.seq, a.ring[0].Seq
+	}
+	return a.seq, 0
+}
+
 func (a *auditLog) reset() {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -23,6 +23,7 @@ import (
 //	GET|PUT|DELETE /_emulator/answers        answer transforms: a JSON array (PUT replaces, DELETE clears)
 //	GET|PUT /_emulator/examples              {"enabled": bool}: answer generated kinds from Azure's examples
 //	GET|PUT|DELETE /_emulator/perturb        PerturbWrites JSON {"seed": n, "ops": [...]} (null or DELETE: off)
+//	GET    /_emulator/perturb/{ARM ID}       the transforms Perturb picked for that resource (a JSON array)
 //	GET    /_emulator/audit?since=&service=&method=&principalId=&clientId=&limit=
 //	GET    /_emulator/counters
 //	POST   /_emulator/reset
@@ -133,6 +134,17 @@ func (e *Emulator) serveControl(w http.ResponseWriter, r *http.Request) {
 	case route == "DELETE /perturb":
 		_ = e.SetPerturbWrites(nil)
 		w.WriteHeader(http.StatusNoContent)
+	case r.Method == http.MethodGet && strings.HasPrefix(p, "/perturb/"):
+		ts, err := e.Perturbations(strings.TrimPrefix(p, "/perturb"))
+		if err != nil {
+			status := http.StatusBadRequest
+			if errors.Is(err, ErrNotFound) {
+				status = http.StatusNotFound
+			}
+			fail(status, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, ts)
 	case route == "GET /audit":
 		q := r.URL.Query()
 		since, _ := strconv.ParseUint(q.Get("since"), 10, 64)
@@ -205,6 +217,11 @@ func (e *Emulator) Faults() Faults { return e.faults.get() }
 
 // Audit returns audit entries, oldest first.
 func (e *Emulator) Audit(f AuditFilter) []AuditEntry { return e.audit.entries(f) }
+
+// AuditSpan is the Seq of the newest audit entry recorded and of the oldest the ring
+// still holds (0 when it holds none): a reader counting calls since a Seq before oldest-1 would miss
+// some (Config.AuditSize bounds the ring).
+func (e *Emulator) AuditSpan() (newest, oldest uint64) { return e.audit.span() }
 
 // Counters returns call totals since start or the last Reset.
 func (e *Emulator) Counters() Counters { return e.audit.snapshot() }

@@ -1,9 +1,14 @@
 package emulator
 
-import "net/http"
+import (
+	"net/http"
 
-// resourceGroupBehaviour: location is required and immutable; deletion is a long-running
-// operation (Location header) that cascades to everything in the group.
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+)
+
+// resourceGroupBehaviour: location is required and immutable (by name or display name,
+// which ARM takes alike); deletion is a long-running operation (Location header) that
+// cascades to everything in the group.
 func resourceGroupBehaviour() *typeBehaviour {
 	return &typeBehaviour{
 		fullType: "Microsoft.Resources/resourceGroups",
@@ -13,7 +18,7 @@ func resourceGroupBehaviour() *typeBehaviour {
 				return err
 			}
 			if w.existing != nil {
-				if old := str(w.existing.body, "location"); old != "" && old != w.location() {
+				if old := str(w.existing.body, "location"); old != "" && azurev1alpha1.NormalizeLocation(old) != azurev1alpha1.NormalizeLocation(w.location()) {
 					return armErr(http.StatusConflict, "InvalidResourceGroupLocation",
 						"Invalid resource group location '%s'. The Resource group already exists in location '%s'.", w.location(), old)
 				}
