@@ -108,6 +108,18 @@ func NewLogged(t testing.TB, cfg operator.Config, log logr.Logger, namespaces ..
 // tenancy CRDs.
 func NewOn(t testing.TB, env *testenv.Env, cfg operator.Config, log logr.Logger, namespaces ...string) *Stack {
 	t.Helper()
+	return newOn(t, env, cfg, log, nil, namespaces...)
+}
+
+// NewTuned is NewWith with the emulator's configuration changed by tune before it
+// starts (its audit ring's size, its answers), after AnswersEnv's answers.
+func NewTuned(t testing.TB, cfg operator.Config, tune func(*emulator.Config), namespaces ...string) *Stack {
+	t.Helper()
+	return newOn(t, testenv.Get(t), cfg, logr.Logger{}, tune, namespaces...)
+}
+
+func newOn(t testing.TB, env *testenv.Env, cfg operator.Config, log logr.Logger, tune func(*emulator.Config), namespaces ...string) *Stack {
+	t.Helper()
 	seed := emulator.Seed{
 		Tenants:        []emulator.Tenant{{ID: TenantID}},
 		Subscriptions:  []emulator.Subscription{{ID: SubscriptionID, TenantID: TenantID}},
@@ -129,6 +141,9 @@ func NewOn(t testing.TB, env *testenv.Env, cfg operator.Config, log logr.Logger,
 	emuCfg := emulator.Config{Seed: seed, PrincipalReplication: emulator.Duration(PrincipalReplication)}
 	if err := AnswersFromEnv(&emuCfg); err != nil {
 		t.Fatal(err)
+	}
+	if tune != nil {
+		tune(&emuCfg)
 	}
 	emu, err := emulator.New(emuCfg)
 	if err != nil {
