@@ -447,6 +447,16 @@ func (e *Emulator) writeResource(w http.ResponseWriter, r *http.Request, req *ar
 	if existing != nil && lro.Update != "" {
 		style = lro.Update
 	}
+	sdk := e.sdkShapesLocked(req.target.TypeKey())
+	shape := sdk.put
+	if r.Method == http.MethodPatch && sdk.patch != nil && shape.applies(style) {
+		// A PATCH answers as the SDK's Update does (a vault's is synchronous, its PUT
+		// long-running), unless an override changed the write's style.
+		shape, style = sdk.patch, sdk.patch.style
+	}
+	if !shape.applies(style) {
+		shape = nil
+	}
 	if opFail != nil && style == LROSync {
 		return ruleError(*opFail)
 	}
@@ -467,22 +477,43 @@ func (e *Emulator) writeResource(w http.ResponseWriter, r *http.Request, req *ar
 	if created {
 		status = http.StatusCreated
 	}
+	if shape != nil {
+		status = shape.putStatus(style, created)
+	}
 	if style == LROSync {
+		// A synchronous 201 carries no Location or Azure-AsyncOperation: ARM's RPC gives a
+		// completed PUT "headers common to all responses" (shapes.go).
 		e.answeredLocked(res)
 		writeJSON(w, status, res.raw)
 		return nil
 	}
 	op := e.startOpLocked(res, false, created, time.Duration(lro.Duration), opFail, apiVersion)
+	if shape != nil {
+		op.final = shape.finalStatus(false)
+		if status == http.StatusAccepted && style == LROAsyncOperation {
+			// A 202 carries Location (async-api-reference.md), Azure-AsyncOperation beside it.
+			style = LROAsyncOperationLocation
+		}
+	}
 	e.setOpHeaders(w, r, op, style)
 	if created && lro.CreateStatus != 0 {
 		status = lro.CreateStatus
 	}
-	if style == LROLocation || status == http.StatusAccepted {
+	if (shape == nil && style == LROLocation) || status == http.StatusAccepted {
 		w.WriteHeader(http.StatusAccepted)
 		return nil
 	}
 	writeJSON(w, status, res.raw)
 	return nil
+}
+
+// sdkShapesLocked is a type's SDK shapes; the zero value (every operation nil) for types
+// without them.
+func (e *Emulator) sdkShapesLocked(typeKey string) sdkShapes {
+	if b := e.behaviours[typeKey]; b != nil && b.shapes != nil {
+		return *b.shapes
+	}
+	return sdkShapes{}
 }
 
 // storeLocked validates desired through the type's behaviour, fills id/name/type and
@@ -582,6 +613,12 @@ func (e *Emulator) deleteResource(w http.ResponseWriter, r *http.Request, req *a
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	lro := e.lroForLocked(tk)
+	style := lro.Delete
+	shape := e.sdkShapesLocked(tk).delete
+	if !shape.applies(style) {
+		shape = nil
+	}
 	res := e.resources[req.target.Key()]
 	if res == nil {
 		if tk == typeResourceGroup {
@@ -590,7 +627,14 @@ func (e *Emulator) deleteResource(w http.ResponseWriter, r *http.Request, req *a
 		if err := e.missingLocked(req.path, false); err != nil {
 			return err
 		}
-		w.WriteHeader(http.StatusNoContent)
+		status := http.StatusNoContent
+		if shape != nil {
+			status = shape.deleteStatus(style, false)
+		}
+		if status == http.StatusNotFound {
+			return e.missingLocked(req.path, true)
+		}
+		w.WriteHeader(status)
 		return nil
 	}
 	if b := e.behaviours[tk]; b != nil && b.beforeDelete != nil && res.op == nil {
@@ -598,8 +642,6 @@ func (e *Emulator) deleteResource(w http.ResponseWriter, r *http.Request, req *a
 			return err
 		}
 	}
-	lro := e.lroForLocked(tk)
-	style := lro.Delete
 	if res.op != nil {
 		if !res.op.delete {
 			return armErr(http.StatusConflict, "AnotherOperationInProgress", "Another operation on resource '%s' is in progress.", res.id)
@@ -619,12 +661,19 @@ func (e *Emulator) deleteResource(w http.ResponseWriter, r *http.Request, req *a
 			writeJSON(w, http.StatusOK, raw)
 			return nil
 		}
-		w.WriteHeader(http.StatusOK)
+		status := http.StatusOK
+		if shape != nil {
+			status = shape.deleteStatus(style, true)
+		}
+		w.WriteHeader(status)
 		return nil
 	}
 	res.props()["provisioningState"] = "Deleting"
 	res.refresh()
 	op := e.startOpLocked(res, true, false, time.Duration(lro.Duration), opFail, apiVersion)
+	if shape != nil {
+		op.final = shape.finalStatus(true)
+	}
 	e.setOpHeaders(w, r, op, style)
 	w.WriteHeader(http.StatusAccepted)
 	return nil

@@ -113,7 +113,7 @@ func New(cfg Config) (*Emulator, error) {
 		if g := e.behaviours[key]; g != nil {
 			b.generated = g.generated
 			if b.lro == (LROConfig{}) {
-				b.lro = g.lro
+				b.lro, b.shapes = g.lro, g.shapes
 			}
 			if b.writeOnly == nil {
 				b.writeOnly = g.writeOnly

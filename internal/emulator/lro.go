@@ -34,6 +34,9 @@ type operation struct {
 	apiVersion string
 	provider   string
 	location   string
+	// final is the status operationResults answers once it succeeded, from the SDK's
+	// codes (shapes.go); 0: 204 for a delete, 200 with the resource for a write.
+	final int
 }
 
 // SetLRO changes the long-running-operation behaviour of a resource type at run time.
@@ -243,8 +246,12 @@ func (e *Emulator) serveOperation(w http.ResponseWriter, r *http.Request, opID s
 		}
 		e.RetryAfter = 0
 		writeARMError(w, &e)
+	case snapshot.delete && snapshot.final != 0:
+		w.WriteHeader(snapshot.final)
 	case snapshot.delete || body == nil:
 		w.WriteHeader(http.StatusNoContent)
+	case snapshot.final != 0:
+		writeJSON(w, snapshot.final, body)
 	default:
 		writeJSON(w, http.StatusOK, body)
 	}

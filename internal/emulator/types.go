@@ -24,6 +24,9 @@ type typeBehaviour struct {
 	// Azure's examples and is perturbed when those switches are on.
 	generated bool
 	lro       LROConfig // defaults; Config.LRO and SetLRO override them
+	// shapes are a generated kind's status codes per operation, from its SDK client
+	// (shapes.go); nil for the hand-written types' own shapes.
+	shapes *sdkShapes
 	// prepare validates a write and computes read-only properties. It runs under the state
 	// lock, so it may look at other resources.
 	prepare func(w *writeRequest) *apiError

@@ -354,3 +354,28 @@ func TestGenerateAnsweredRefused(t *testing.T) {
 		t.Errorf("unchanged: %v", err)
 	}
 }
+
+// The emulator's facts carry each kind's answer shapes as its SDK client states them: the
+// poller style and the status codes HasStatusCode accepts for PUT, PATCH and DELETE, with
+// the module, client and methods they were read from.
+func TestGenerateSDKShapes(t *testing.T) {
+	emu := string(generate(t)["internal/emulator/zz_generated_types.go"])
+	for typ, want := range map[string]string{
+		// armservicebus v1.2.0 queues_client.go: CreateOrUpdate accepts http.StatusOK only.
+		"Microsoft.ServiceBus/namespaces/queues": `shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/servicebus/armservicebus@v1.2.0 QueuesClient.CreateOrUpdate, Delete"}`,
+		// armkeyvault v1.5.0 vaults_client.go: BeginCreateOrUpdate (200, 201), Update (200, 201), Delete (200, 204).
+		"Microsoft.KeyVault/vaults": `shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200, 201), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/keyvault/armkeyvault@v1.5.0 VaultsClient.BeginCreateOrUpdate, Update, Delete"}`,
+		// armstorage v3.0.0 queue_client.go: Delete accepts http.StatusNoContent only.
+		"Microsoft.Storage/storageAccounts/queueServices/queues": `delete: sdkOp(LROSync, 204)`,
+		// armapimanagement v3.0.0 api_client.go: BeginCreateOrUpdate (200, 201), FinalStateVia location.
+		"Microsoft.ApiManagement/service/apis": `put: sdkOp(LROLocation, 200, 201)`,
+		// armeventgrid v2.2.0 topics_client.go: BeginCreateOrUpdate accepts http.StatusCreated only.
+		"Microsoft.EventGrid/topics": `put: sdkOp(LROAsyncOperation, 201)`,
+	} {
+		_, rest, ok := strings.Cut(emu, `{fullType: "`+typ+`",`)
+		line, _, _ := strings.Cut(rest, "\n\t\t//")
+		if !ok || !strings.Contains(line, want) {
+			t.Errorf("%s: the emulator's facts lack %s:\n%s", typ, want, line)
+		}
+	}
+}

@@ -224,13 +224,14 @@ func emulatorFile(kinds []*Kind) string {
 			}
 			writeOnly += ", actions: secretActions(map[string]string{" + strings.Join(answers, ", ") + "})"
 		}
+		shapes := sdkShapes(k)
 		if k.Delete == nil {
 			fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, made with its parent, no delete.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create))
-			fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s}, noDelete: true%s},\n", k.ARMType, write, writeOnly)
+			fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s}, noDelete: true%s,\n\t\t\tshapes: %s},\n", k.ARMType, write, writeOnly, shapes)
 			continue
 		}
 		fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, delete %s.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create), opShape(k.Delete))
-		fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s, Delete: %s}%s},\n", k.ARMType, write, lroStyle(k.Delete, true), writeOnly)
+		fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s, Delete: %s}%s,\n\t\t\tshapes: %s},\n", k.ARMType, write, lroStyle(k.Delete, true), writeOnly, shapes)
 	}
 	b.WriteString("\t}\n}\n\n// generatedTypes are their api-versions: those the pinned SDK modules speak, and those\n// every earlier stable release of the SDK's modules sent (hack/kindgen/apiversions.json).\nvar generatedTypes = []registeredType{\n")
 	for _, k := range kinds {
@@ -242,6 +243,35 @@ func emulatorFile(kinds []*Kind) string {
 	}
 	b.WriteString("}\n")
 	return b.String()
+}
+
+// sdkShapes is the Go literal of a kind's answer shapes as its SDK client states them, per
+// operation: the emulator's style of the poller the client builds and the status codes its
+// HasStatusCode accepts (the swagger's responses), with the module, client and methods
+// named as their source.
+func sdkShapes(k *Kind) string {
+	op := func(o *model.Operation, del bool) string {
+		if o == nil {
+			return "nil"
+		}
+		codes := make([]string, len(o.StatusCodes))
+		for i, c := range o.StatusCodes {
+			codes[i] = fmt.Sprint(c)
+		}
+		return fmt.Sprintf("sdkOp(%s, %s)", lroStyle(o, del), strings.Join(codes, ", "))
+	}
+	patch := k.Update
+	if patch == nil {
+		patch = k.UpdateTags
+	}
+	var methods []string
+	for _, o := range []*model.Operation{k.Create, patch, k.Delete} {
+		if o != nil {
+			methods = append(methods, o.Method)
+		}
+	}
+	src := fmt.Sprintf("%s@%s %s.%s", k.Module.Path, k.Module.Version, k.Client, strings.Join(methods, ", "))
+	return fmt.Sprintf("&sdkShapes{put: %s, patch: %s, delete: %s, source: %q}", op(k.Create, false), op(patch, false), op(k.Delete, true), src)
 }
 
 func opShape(o *model.Operation) string {
