@@ -332,6 +332,9 @@ func (e *Emulator) missingLocked(ap armpath.Path, self bool) *apiError {
 			return armErr(http.StatusNotFound, "ParentResourceNotFound",
 				"Can not perform requested operation on nested resource. Parent resource '%s' not found.", nestedName(ap, i))
 		default:
+			if err := providerNotFoundError(s.TypeKey()); err != nil {
+				return err
+			}
 			return armErr(http.StatusNotFound, "ResourceNotFound",
 				"The Resource '%s' under resource group '%s' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix", nestedTypeName(ap, i), rg)
 		}

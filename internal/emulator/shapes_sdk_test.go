@@ -8,6 +8,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventgrid/armeventgrid/v2"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/keyvault/armkeyvault"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/servicebus/armservicebus"
 )
 
@@ -120,4 +121,39 @@ func TestGeneratedKindsThroughTheirSDKClients(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A missing nested resource answers 404 with its provider's own code where a real answer
+// shows one (notfound.go: API Management's "Api not found.", Cosmos DB's NotFound), and
+// ARM's ResourceNotFound elsewhere (SQL databases, as Azure/azure-sdk-for-net#28730
+// quotes); a missing parent answers ParentResourceNotFound.
+func TestProviderNotFoundCodes(t *testing.T) {
+	f := newFixture(t)
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "nf")
+	res := f.resources(t, cred)
+	base := rgScope + "nf/providers/"
+	for _, p := range []struct{ id, apiVersion string }{
+		{base + "Microsoft.ApiManagement/service/apim", "2024-05-01"},
+		{base + "Microsoft.DocumentDB/databaseAccounts/acct", "2025-10-15"},
+		{base + "Microsoft.DocumentDB/databaseAccounts/acct/sqlDatabases/db", "2025-10-15"},
+		{base + "Microsoft.Sql/servers/sql1", "2021-02-01-preview"},
+	} {
+		if _, err := put(t, res, p.id, p.apiVersion, armresources.GenericResource{Location: to.Ptr("westeurope")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ id, apiVersion, code, message string }{
+		{base + "Microsoft.ApiManagement/service/apim/apis/gone", "2024-05-01", "ResourceNotFound", "Api not found."},
+		{base + "Microsoft.DocumentDB/databaseAccounts/acct/sqlDatabases/db/containers/gone", "2025-10-15", "NotFound", `Resource Not Found`},
+		{base + "Microsoft.DocumentDB/databaseAccounts/acct/sqlDatabases/gone", "2025-10-15", "ResourceNotFound", "The Resource 'Microsoft.DocumentDB/databaseAccounts/acct/sqlDatabases/gone' under resource group 'nf' was not found."},
+		{base + "Microsoft.Sql/servers/sql1/databases/gone", "2021-05-01-preview", "ResourceNotFound", "The Resource 'Microsoft.Sql/servers/sql1/databases/gone' under resource group 'nf' was not found."},
+		{base + "Microsoft.DocumentDB/databaseAccounts/acct/sqlDatabases/gone/containers/c", "2025-10-15", "ParentResourceNotFound", "Parent resource 'acct/gone' not found."},
+	} {
+		_, err := res.GetByID(ctxT(t), c.id, c.apiVersion, nil)
+		if status, code := responseError(t, err); status != http.StatusNotFound || code != c.code {
+			t.Errorf("GET %s: %d %s, want 404 %s", c.id, status, code, c.code)
+		}
+		mustContain(t, err.Error(), c.message)
+	}
 }
