@@ -191,6 +191,11 @@ func generate(ctx context.Context, file *config.File, root string, out io.Writer
 			return fmt.Errorf("wave: %s is not a kind of the config", key)
 		}
 	}
+	for _, m := range models {
+		if k := ans.Kinds[m.Group.Name+"/"+m.Kind]; k != nil {
+			m.ChildName = k.ChildName
+		}
+	}
 	files, err := emit.Generate(models, all, ans.Column)
 	if err != nil {
 		return err

@@ -317,3 +317,28 @@ func TestImportExamples(t *testing.T) {
 		})
 	}
 }
+
+// Azure answers some children's name as their path ("site/slot": App Service slots, as
+// the slot examples of azure-rest-api-specs answer them, internal/emulator/answers
+// childName "path"); the import names the object and its azureName from the ID's last
+// segment, never from the body's name, so a slot imports as "staging" under its site.
+func TestImportChildNamedAsPath(t *testing.T) {
+	site := testRG + "/providers/Microsoft.Web/sites/site1"
+	slot := site + "/slots/staging"
+	im := newImporter(t, fakeARM(t, map[string]string{
+		strings.ToLower(testRG): `{"id":"` + testRG + `","name":"legacy","location":"westeurope"}`,
+		strings.ToLower(site):   `{"id":"` + site + `","name":"site1","type":"Microsoft.Web/sites","location":"westeurope","properties":{}}`,
+		strings.ToLower(slot):   `{"id":"` + slot + `","name":"site1/staging","type":"Microsoft.Web/sites/slots","location":"westeurope","properties":{}}`,
+	}))
+	res, err := im.IDs(t.Context(), testRG, site, slot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noMissed(t, res)
+	o := objectOf(t, res, "SitesSlot")
+	azureName, _, _ := unstructured.NestedString(o.Object, "spec", "azureName")
+	owner, _, _ := unstructured.NestedString(o.Object, "spec", "owner", "name")
+	if strings.Contains(o.GetName(), "/") || strings.Contains(azureName, "/") || (azureName != "" && azureName != "staging") || owner == "" {
+		t.Errorf("slot imported as %q, azureName %q, owner %q: want staging under its site", o.GetName(), azureName, owner)
+	}
+}

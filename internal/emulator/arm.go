@@ -568,6 +568,9 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 		state = opSucceeded
 	}
 	wr.props["provisioningState"] = state
+	if b != nil && b.nameAsPath {
+		t.name = nestedName(ap, len(ap.Steps)-1)
+	}
 	desired["id"], desired["name"], desired["type"] = t.id, t.name, t.fullType
 	if b != nil {
 		b.spell(desired)

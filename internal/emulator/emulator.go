@@ -121,6 +121,7 @@ func New(cfg Config) (*Emulator, error) {
 			if b.actions == nil {
 				b.actions = g.actions
 			}
+			b.nameAsPath = b.nameAsPath || g.nameAsPath
 		}
 		e.behaviours[key] = b
 	}

@@ -2,6 +2,7 @@ package emulator_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -156,4 +157,46 @@ func TestProviderNotFoundCodes(t *testing.T) {
 		}
 		mustContain(t, err.Error(), c.message)
 	}
+}
+
+// A child's name is answered as its type's documented examples spell it: App Service
+// slots, Redis firewall rules and Log Analytics linked services as their path below the
+// provider ("site1/staging", as CloneWebAppSlot.json and the others answer,
+// childName "path" in internal/emulator/answers), other children by their own name.
+func TestChildNamesAsTheExamplesSpellThem(t *testing.T) {
+	f := newFixture(t)
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "names")
+	res := f.resources(t, cred)
+	base := rgScope + "names/providers/"
+	body := armresources.GenericResource{Location: to.Ptr("westeurope")}
+	for _, c := range []struct{ id, apiVersion, name string }{
+		{base + "Microsoft.Web/sites/site1", "2024-11-01", "site1"},
+		{base + "Microsoft.Web/sites/site1/slots/staging", "2024-11-01", "site1/staging"},
+		{base + "Microsoft.OperationalInsights/workspaces/ws1", "2025-07-01", "ws1"},
+		{base + "Microsoft.OperationalInsights/workspaces/ws1/linkedServices/Cluster", "2025-07-01", "ws1/Cluster"},
+		{base + "Microsoft.ServiceBus/namespaces/sb1", "2021-11-01", "sb1"},
+		{base + "Microsoft.ServiceBus/namespaces/sb1/queues/q1", "2021-11-01", "q1"},
+	} {
+		got, err := put(t, res, c.id, c.apiVersion, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read, err := res.GetByID(ctxT(t), c.id, c.apiVersion, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, r := range map[string]armresources.GenericResource{"PUT": got, "GET": read.GenericResource} {
+			if r.Name == nil || *r.Name != c.name || r.ID == nil || !strings.EqualFold(*r.ID, c.id) {
+				t.Errorf("%s %s: name %v id %v, want name %s", what, c.id, deref(r.Name), deref(r.ID), c.name)
+			}
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
 }

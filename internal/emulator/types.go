@@ -44,6 +44,10 @@ type typeBehaviour struct {
 	// writeOnly are body paths (properties.administratorLoginPassword) Azure accepts in a
 	// write and never stores or returns.
 	writeOnly []string
+	// nameAsPath: Azure answers the resource's name as its path below the provider
+	// ("site/slot"), as the type's documented examples do (kindgen reads it from their
+	// answers, internal/emulator/answers: childName); otherwise its own name.
+	nameAsPath bool
 	// noDelete: Azure creates the resource with its parent and has no DELETE for it
 	// (blobServices/default); it goes with the parent.
 	noDelete bool

@@ -225,6 +225,10 @@ func emulatorFile(kinds []*Kind) string {
 			writeOnly += ", actions: secretActions(map[string]string{" + strings.Join(answers, ", ") + "})"
 		}
 		shapes := sdkShapes(k)
+		if k.ChildName == "path" {
+			// Azure's examples answer the name as parent/child (internal/emulator/answers).
+			writeOnly += ", nameAsPath: true"
+		}
 		if k.Delete == nil {
 			fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, made with its parent, no delete.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create))
 			fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s}, noDelete: true%s,\n\t\t\tshapes: %s},\n", k.ARMType, write, writeOnly, shapes)

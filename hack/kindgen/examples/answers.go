@@ -68,6 +68,11 @@ type Kind struct {
 	// NotReturnedSource: the emulator leaves them out of its answers.
 	NotReturned       []string `json:"notReturned,omitempty"`
 	NotReturnedSource string   `json:"notReturnedSource,omitempty"`
+	// ChildName is how the examples' answers spell a nested resource's name, compared
+	// with the names their request's URL gives: "path" (the names from the top-level
+	// resource down, joined by "/": "site/slot", as App Service answers), "last" (the
+	// resource's own name), "" when no example says, or they disagree.
+	ChildName string `json:"childName,omitempty"`
 }
 
 // Example is one documented PUT: its request body and Azure's answer, without the
@@ -174,6 +179,14 @@ func readKind(p *sdk.Package, x *exampleFiles, ck config.Kind, m *model.Kind) (*
 	sig := signature(p, m.Client, m.Create.Method)
 	var done []*evaluated
 	var skipped []string
+	spellings := map[string]int{}
+	defer func() {
+		if len(spellings) == 1 {
+			for sp := range spellings {
+				k.ChildName = sp
+			}
+		}
+	}()
 	for _, c := range calls {
 		ok, err := pathParamsMatch(ev, sig, c, ck.PathParams)
 		if err != nil {
@@ -201,6 +214,11 @@ func readKind(p *sdk.Package, x *exampleFiles, ck config.Kind, m *model.Kind) (*
 		}
 		if !ans.isObj() {
 			return nil, nil, fmt.Errorf("%s: the answer of %s is not an object", ck.Key(), c.Func)
+		}
+		if n := ans.obj["name"]; n != nil {
+			if sp := childNameSpelling(ev, sig, c, m.Path, n.val); sp != "" {
+				spellings[sp]++
+			}
 		}
 		for name := range envelope {
 			delete(req.obj, name)
@@ -442,4 +460,48 @@ func (r *Result) Column(key string) string {
 		return "echo (its PUT examples document no answer)"
 	}
 	return fmt.Sprintf("[example](%s)", k.Sources[0])
+}
+
+// childNameSpelling says how an example's answer spells a nested resource's name: "path"
+// when it is the names of the call's URL below the provider joined by "/" (fixed segments
+// as the template writes them), "last" when it is the resource's own name, "" for a
+// top-level resource or a name that is neither.
+func childNameSpelling(ev *evaluator, sig *types.Signature, c *call, template string, answered any) string {
+	name, ok := answered.(string)
+	_, below, found := strings.Cut(template, "/providers/")
+	if !ok || !found || sig == nil {
+		return ""
+	}
+	segs := strings.Split(below, "/")
+	var names []string
+	for i := 2; i < len(segs); i += 2 { // namespace, then type/name pairs
+		seg := segs[i]
+		param, isParam := strings.CutPrefix(seg, "{")
+		if !isParam {
+			names = append(names, seg)
+			continue
+		}
+		param = strings.TrimSuffix(param, "}")
+		value := ""
+		for j := 0; j < sig.Params().Len() && j < len(c.Call.Args); j++ {
+			if strings.EqualFold(sig.Params().At(j).Name(), param) {
+				if n, err := ev.eval(c.Call.Args[j], sig.Params().At(j).Type(), ""); err == nil {
+					value, _ = n.val.(string)
+				}
+			}
+		}
+		if value == "" {
+			return ""
+		}
+		names = append(names, value)
+	}
+	switch {
+	case len(names) < 2:
+		return ""
+	case strings.EqualFold(name, strings.Join(names, "/")):
+		return "path"
+	case strings.EqualFold(name, names[len(names)-1]):
+		return "last"
+	}
+	return ""
 }

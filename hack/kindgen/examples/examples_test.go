@@ -240,3 +240,40 @@ func TestCommittedAnswersWithinBudget(t *testing.T) {
 		t.Errorf("the answers weigh %d bytes, over their budget of %d", total, examples.Budget)
 	}
 }
+
+// The committed answers say how each nested kind's examples spell its name: App Service
+// slots answer "site/slot" (CloneWebAppSlot.json at 2024-11-01: name "sitef6141/staging"
+// for the URL's sitef6141 and staging), Service Bus queues their own name; top-level kinds
+// say nothing.
+func TestCommittedChildNames(t *testing.T) {
+	paths, e := filepath.Glob(filepath.Join("../../..", examples.Dir, "zz_generated_*.json"))
+	if e != nil || len(paths) == 0 {
+		t.Fatalf("no answers files: %v", e)
+	}
+	got := map[string]string{}
+	for _, p := range paths {
+		data, e := os.ReadFile(p)
+		if e != nil {
+			t.Fatal(e)
+		}
+		var f examples.File
+		if e := json.Unmarshal(data, &f); e != nil {
+			t.Fatal(e)
+		}
+		for key, k := range f.Kinds {
+			got[key] = k.ChildName
+		}
+	}
+	for key, want := range map[string]string{
+		"web/SitesSlot":                 "path",
+		"cache/RedisFirewallRule":       "path",
+		"servicebus/NamespacesQueue":    "last",
+		"network/VirtualNetworksSubnet": "last",
+		"keyvault/Vault":                "",
+		"web/SitesHostNameBinding":      "", // no PUT example
+	} {
+		if got[key] != want {
+			t.Errorf("%s: childName %q, want %q", key, got[key], want)
+		}
+	}
+}

@@ -59,6 +59,10 @@ type Kind struct {
 	// the part ASO flattens into the spec.
 	Properties string `json:"properties,omitempty"`
 
+	// ChildName is how Azure's documented PUT examples spell the resource's name in their
+	// answers (examples.Kind.ChildName): "path" (parent/child), "last" or "" (unknown).
+	ChildName string `json:"childName,omitempty"`
+
 	// The resource's lifecycle operations; nil when the client has none.
 	Get    *Operation `json:"get"`
 	Create *Operation `json:"create,omitempty"`
