@@ -31,6 +31,7 @@ type options struct {
 	trustIssuers, trustJWKS, audiences listFlag
 	hostnames                          listFlag
 	trustCA, trustTokenFile            string
+	answers                            string
 	tenantID, subscriptionID           string
 	platformClientID, platformSecret   string
 	pollRetryAfter                     time.Duration
@@ -79,6 +80,7 @@ Flags:
 	fs.StringVar(&o.platformSecret, "platform-client-secret", "", "client `secret` of the platform principal")
 	fs.DurationVar(&o.pollRetryAfter, "poll-retry-after", 0, "Retry-After sent with long-running-operation responses")
 	fs.DurationVar(&o.principalReplication, "principal-replication", 5*time.Second, "how long a new managed identity's principal is not yet replicated: role assignments naming it without principalType get 400 PrincipalNotFound, as in Azure (0: off)")
+	fs.StringVar(&o.answers, "answers", "examples", "how writes of the generated kinds are `answered`: examples (from Azure's documented examples, as Azure answers them) or echo (the request echoed back); overrides the config file's answerFromExamples")
 	fs.IntVar(&o.auditSize, "audit-size", 10000, "entries kept in the audit ring buffer")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log `level`: debug, info, warn, error")
 	if err := fs.Parse(args); err != nil {
@@ -107,6 +109,15 @@ func (o *options) config() (emulator.Config, error) {
 	}
 	if o.set["audit-size"] || cfg.AuditSize == 0 {
 		cfg.AuditSize = o.auditSize
+	}
+	// The flag decides: a config file's answerFromExamples false is also its zero value.
+	switch o.answers {
+	case "examples":
+		cfg.AnswerFromExamples = true
+	case "echo":
+		cfg.AnswerFromExamples = false
+	default:
+		return cfg, fmt.Errorf("--answers %q: want examples or echo", o.answers)
 	}
 	cfg.StateFile = firstNonEmpty(o.stateFile, cfg.StateFile)
 	cfg.Hostnames = append(cfg.Hostnames, o.hostnames...)

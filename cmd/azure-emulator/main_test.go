@@ -61,6 +61,19 @@ func TestConfigFromFileAndFlags(t *testing.T) {
 					t.Errorf("issuers %+v", c.TrustedIssuers)
 				}
 			}},
+		{name: "answers from Azure's examples by default", args: []string{},
+			check: func(t *testing.T, c emulator.Config) {
+				if !c.AnswerFromExamples {
+					t.Error("the emulator echoes writes by default")
+				}
+			}},
+		{name: "--answers echo", args: []string{"--answers", "echo"},
+			check: func(t *testing.T, c emulator.Config) {
+				if c.AnswerFromExamples {
+					t.Error("--answers echo answers from examples")
+				}
+			}},
+		{name: "--answers of another kind", args: []string{"--answers", "replay"}, fail: true},
 		{name: "subscription without tenant", args: []string{"--subscription-id", "s1"}, fail: true},
 		{name: "JWKS without issuer", args: []string{"--trust-jwks", jwks}, fail: true},
 	}

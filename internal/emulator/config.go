@@ -86,8 +86,9 @@ type Config struct {
 	// AnswerFromExamples answers writes of the generated kinds from Azure's documented
 	// examples (defaults added, write-only values dropped, cited rewrites; README.md
 	// "Azure's answers", answers/README.md per kind) instead of echoing them
-	// (SetAnswerFromExamples). Off by default: the operator does not take such answers
-	// without writing again yet (issue 27).
+	// (SetAnswerFromExamples). Off in a Config of its own (the emulator's unit tests
+	// answer what they send); on in the azure-emulator binary (--answers), in
+	// stacktest's stacks (AZTENANT_EMULATOR_ANSWERS), the demo and the bench.
 	AnswerFromExamples bool `json:"answerFromExamples,omitempty"`
 	// PerturbWrites, when set, answers every write of a generated kind through Perturb
 	// too (SetPerturbWrites).

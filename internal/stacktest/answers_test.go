@@ -7,8 +7,8 @@ import (
 	"github.com/aztenant/aztenant/internal/emulator"
 )
 
-// AZTENANT_EMULATOR_ANSWERS turns on answers from examples and perturbed writes, and a
-// malformed value is refused with what it wants.
+// Stacks answer from Azure's examples unless AZTENANT_EMULATOR_ANSWERS says echo; it turns
+// on perturbed writes, and a malformed value is refused with what it wants.
 func TestAnswersFromEnv(t *testing.T) {
 	for _, c := range []struct {
 		env      string
@@ -16,11 +16,14 @@ func TestAnswersFromEnv(t *testing.T) {
 		seed     *uint64
 		err      string
 	}{
-		{env: ""},
+		{env: "", examples: true},
 		{env: "examples", examples: true},
+		{env: "echo"},
 		{env: "examples, perturb=7", examples: true, seed: ptrTo(uint64(7))},
+		{env: "echo,perturb=7", seed: ptrTo(uint64(7))},
 		{env: "perturb=x", err: "wants a seed"},
-		{env: "echo", err: "neither examples nor perturb"},
+		{env: "echo,examples", err: "echo and examples both"},
+		{env: "replay", err: "none of echo, examples"},
 	} {
 		t.Setenv(AnswersEnv, c.env)
 		var cfg emulator.Config

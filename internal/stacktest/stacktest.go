@@ -338,21 +338,25 @@ func (s *Stack) AzureBody(t testing.TB, id string) map[string]any {
 	return body
 }
 
-// AnswersEnv names the environment variable that makes every stack's emulator answer
-// generated kinds as Azure's examples say and/or perturbed, so any package's tests can be
-// measured against such answers without a change: a comma-separated list of "examples"
-// (Config.AnswerFromExamples) and "perturb=<seed>" (Config.PerturbWrites), such as
-// AZTENANT_EMULATOR_ANSWERS=examples,perturb=7.
+// AnswersEnv names the environment variable that sets how every stack's emulator answers
+// the writes of generated kinds, so any package's tests can be measured against other
+// answers without a change. By default (unset) they are answered from Azure's documented
+// examples (Config.AnswerFromExamples), as Azure would answer them; the value is a
+// comma-separated list of "echo" (the request echoed back instead, as before issue 27),
+// "examples" (the default, said again) and "perturb=<seed>" (Config.PerturbWrites), such
+// as AZTENANT_EMULATOR_ANSWERS=perturb=7 or AZTENANT_EMULATOR_ANSWERS=echo.
 const AnswersEnv = "AZTENANT_EMULATOR_ANSWERS"
 
-// AnswersFromEnv sets cfg's answers as AnswersEnv says (nothing when it is unset).
+// AnswersFromEnv sets cfg's answers as AnswersEnv says: from Azure's examples unless it
+// says echo.
 func AnswersFromEnv(cfg *emulator.Config) error {
 	v := os.Getenv(AnswersEnv)
+	cfg.AnswerFromExamples = true
 	for _, part := range strings.Split(v, ",") {
 		switch k, val, _ := strings.Cut(strings.TrimSpace(part), "="); k {
-		case "":
-		case "examples":
-			cfg.AnswerFromExamples = true
+		case "", "examples":
+		case "echo":
+			cfg.AnswerFromExamples = false
 		case "perturb":
 			seed, err := strconv.ParseUint(val, 10, 64)
 			if err != nil {
@@ -360,8 +364,11 @@ func AnswersFromEnv(cfg *emulator.Config) error {
 			}
 			cfg.PerturbWrites = &emulator.PerturbWrites{Seed: seed}
 		default:
-			return fmt.Errorf("%s=%q: %q is neither examples nor perturb=<seed>", AnswersEnv, v, k)
+			return fmt.Errorf("%s=%q: %q is none of echo, examples and perturb=<seed>", AnswersEnv, v, k)
 		}
+	}
+	if !cfg.AnswerFromExamples && strings.Contains(v, "examples") {
+		return fmt.Errorf("%s=%q: echo and examples both", AnswersEnv, v)
 	}
 	return nil
 }
