@@ -133,18 +133,25 @@ func readyTrue(obj azurev1alpha1.Resource) bool {
 	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == obj.GetGeneration()
 }
 
-// Every generated kind, from its sample manifest: admitted by the API server, created in
-// Azure (with its parents) through the SDK pipeline as the namespace's principal, Ready;
-// a change of one of its properties made in "the portal" is put back at the next sync;
-// deleting the object deletes the resource in Azure.
+// Every generated kind, from its sample manifest, against Azure-like answers (issue 27,
+// item 4: the emulator answers from Azure's examples, perturbed by Perturb with
+// lifecycleSeed; lifecycle_answers_test.go): admitted by the API server, created in Azure
+// (with its parents) through the SDK pipeline as the namespace's principal, Ready; then
+// three syncs write nothing, reconcile-policy observe shows nothing to change and a plan
+// of the unchanged sample says NoChange; a change of one of its properties made in "the
+// portal" is put back at the next sync with exactly one PUT; deleting the object deletes
+// the resource in Azure. A sample written again fails with its file, ARM type, the
+// paths and the transforms Azure's answer took there.
 func TestGeneratedKindsLifecycle(t *testing.T) {
 	const ns, rg = "gen", "gen-rg"
 	cfg := stacktest.DefaultConfig()
 	// Each sync reads every object's resource: with 300 samples, a longer period keeps the
 	// steady load of GETs down while the portal changes are still put back in seconds.
 	cfg.SyncPeriod = 4 * time.Second
-	s := newStackWith(t, cfg, ns)
+	s := &stack{stacktest.NewTuned(t, cfg, azureLikeAnswers, ns)}
 	ctx := t.Context()
+	p := s.Emu.PerturbWrites()
+	t.Logf("Azure-like answers: from Azure's examples, perturbed with seed %d (%s=perturb=<seed> for another) by %v", p.Seed, stacktest.AnswersEnv, p.Ops)
 
 	// Private DNS zones live in the "global" location, and replicas (a registry's, an App
 	// Configuration store's) in a second region; the platform team allows both, and shares
@@ -200,6 +207,9 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
+	// The audit position at which each sample was first seen Ready: it writes nothing
+	// from there on until its spec, its Secret or Azure changes.
+	readyAt := map[string]uint64{}
 	for _, sm := range samples {
 		timeout := 2 * time.Minute // a busy machine: only a failure waits that long
 		if t.Failed() {
@@ -215,20 +225,62 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 			t.Errorf("%s Ready: %v; its Ready condition: %+v", sm.file, err, meta.FindStatusCondition(sm.obj.AzureStatus().Conditions, "Ready"))
 			continue
 		}
+		readyAt[sm.file] = auditNow(s)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	calls := callsSince(t, s, 0)
+	for _, sm := range samples {
 		id := sm.obj.AzureStatus().ID
 		typ := sm.kind.Facts().ResourceType
 		if !strings.Contains(strings.ToLower(id), strings.ToLower("/providers/"+typ[:strings.Index(typ, "/")])) ||
 			!strings.HasSuffix(strings.ToLower(id), "/"+strings.ToLower(sm.obj.AzureName())) {
 			t.Errorf("%s: status.id %q is not a %s named %s", sm.file, id, typ, sm.obj.AzureName())
 		}
-		puts := s.ARMCalls(strings.ToLower(id[strings.Index(id, "/providers/"):]))
-		if len(puts) == 0 || puts[len(puts)-1].PrincipalID != s.Principal[ns] {
-			t.Errorf("%s: not written as the namespace's principal: %+v", sm.file, puts)
+		if put, ok := calls.lastPut(id); !ok || put.PrincipalID != s.Principal[ns] {
+			t.Errorf("%s: not written as the namespace's principal: %+v", sm.file, put)
 		}
 	}
 	if t.Failed() {
 		t.FailNow()
 	}
+
+	// Steady on Azure's answers: every sample is read (synced) three more times and
+	// written not once since it was Ready; a plan of the unchanged samples says NoChange
+	// for each, and reconcile-policy observe shows nothing to change; still no write.
+	steadyStart := time.Now()
+	steady := map[string]uint64{}
+	now := auditNow(s)
+	for _, sm := range samples {
+		steady[sm.file] = now
+	}
+	waitSynced(t, s, samples, steady, 3, "three syncs after Ready")
+	calls = callsSince(t, s, slices.Min(mapValues(readyAt)))
+	reported := map[string]bool{}
+	writtenAgain := func(what string) {
+		t.Helper()
+		n, puts := 0, 0
+		for _, sm := range samples {
+			if w := calls.writes(sm.obj.AzureStatus().ID, readyAt[sm.file]); w > 0 {
+				n, puts = n+1, puts+w
+				if !reported[sm.file] {
+					reported[sm.file] = true
+					t.Errorf("%s: written %d time(s) after Ready: %s", what, w, whyWritten(t, s, sm, nil))
+				}
+			}
+		}
+		t.Logf("%s: %d of %d samples written after Ready (%d PUTs)", what, n, len(samples), puts)
+	}
+	writtenAgain("three syncs after Ready")
+	// The plan first: its previews read Azure one object after another, with the
+	// namespace's read budget (armlimit: 25 reads/s), which observe (a GET of every
+	// object each period, no listings) leaves in debt for a while.
+	planAll(t, s, ns, samples)
+	observeAll(t, s, ns, samples)
+	calls = callsSince(t, s, slices.Min(mapValues(readyAt)))
+	writtenAgain("after plan and observe")
+	t.Logf("steady, plan and observe of %d samples: %s", len(samples), time.Since(steadyStart).Round(time.Second))
 
 	// The link names its virtual network by object; Azure got the network's ARM ID.
 	byFile := map[string]azurev1alpha1.Resource{}
@@ -363,6 +415,9 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 		changedErr string
 	}
 	var edits []portalEdit
+	// Each edit is put back to Azure's answer to the spec there (the value before the
+	// edit: with Azure-like answers, not always the spec's own), with one PUT.
+	editedAt := auditNow(s)
 	for _, sm := range samples {
 		var resolved map[string]string
 		if resolve := sm.kind.Hooks().Resolve; resolve != nil {
@@ -381,8 +436,11 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 				delete(desired, p)
 			}
 		}
-		path, want, changed := portalChange(desired)
-		e := portalEdit{sm: sm, path: path, want: want}
+		path, _, changed := portalChange(desired)
+		e := portalEdit{sm: sm, path: path}
+		if path != nil {
+			e.want = lookup(s.AzureBody(t, sm.obj.AzureStatus().ID), path)
+		}
 		switch {
 		case path == nil && desired["properties"] == nil && desired["tags"] == nil:
 			// Nothing writable (an Event Grid domain topic is its name): no drift to revert.
@@ -423,6 +481,29 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 				keeps, _ := json.Marshal(obj.AzureStatus().AzureKeeps)
 				t.Fatalf("%s: %s not put back to %v: Azure has %v; the object's status: %+v; status.azureKeeps %s", e.sm.file, strings.Join(e.path, "."), e.want,
 					lookup(s.AzureBody(t, id), e.path), obj.AzureStatus(), keeps)
+			}
+		})
+	}
+	// Exactly one PUT each: three more syncs after the last edit was put back write
+	// nothing more.
+	putBack := map[string]uint64{}
+	now = auditNow(s)
+	var edited []generatedSample
+	for _, e := range edits {
+		if e.changedErr == "" {
+			putBack[e.sm.file] = now
+			edited = append(edited, e.sm)
+		}
+	}
+	waitSynced(t, s, edited, putBack, 3, "three syncs after the portal edits were put back")
+	calls = callsSince(t, s, editedAt)
+	for _, e := range edits {
+		if e.changedErr != "" {
+			continue
+		}
+		t.Run(strings.TrimSuffix(strings.TrimPrefix(e.sm.file, "../../examples/generated/"), ".yaml")+"/portal-change-written-once", func(t *testing.T) {
+			if n := calls.writes(e.sm.obj.AzureStatus().ID, editedAt); n != 1 {
+				t.Errorf("a portal edit at %s: %d PUTs, want exactly 1: %s", strings.Join(e.path, "."), n, whyWritten(t, s, e.sm, nil))
 			}
 		})
 	}
