@@ -338,6 +338,17 @@ func (s *Stack) AzureBody(t testing.TB, id string) map[string]any {
 	return body
 }
 
+// SentBody reads what the operator last sent Azure for a resource (the emulator's
+// Emulator.SentBody): with Azure-like answers, not what AzureBody answers.
+func (s *Stack) SentBody(t testing.TB, id string) map[string]any {
+	t.Helper()
+	body, err := s.Emu.SentBody(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
 // AnswersEnv names the environment variable that makes every stack's emulator answer
 // generated kinds as Azure's examples say and/or perturbed, so any package's tests can be
 // measured against such answers without a change: a comma-separated list of "examples"
