@@ -2,6 +2,7 @@ package emulator_test
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"reflect"
@@ -422,5 +423,28 @@ func TestAnswersPerturbedResourceGroupWrittenAgain(t *testing.T) {
 	}
 	if body["location"] != "West Europe" {
 		t.Errorf("location %v, want the display name West Europe", body["location"])
+	}
+}
+
+// SentBody is what the client sent, where the answer is not its echo.
+func TestSentBodyIsTheRequestNotTheAnswer(t *testing.T) {
+	f := newFixture(t, func(c *emulator.Config) {
+		c.PerturbWrites = &emulator.PerturbWrites{Seed: 1, Ops: []emulator.AnswerOp{emulator.OpDisplayLocation}, Types: []string{"Microsoft.Resources/resourceGroups"}}
+	})
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "sent")
+	answer, err := f.emu.ResourceBody(rgScope + "sent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := f.emu.SentBody(rgScope + "sent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if answer["location"] != "West Europe" || sent["location"] != "westeurope" {
+		t.Errorf("answered location %v, sent %v; want West Europe answered for westeurope sent", answer["location"], sent["location"])
+	}
+	if _, err := f.emu.SentBody(rgScope + "none"); !errors.Is(err, emulator.ErrNotFound) {
+		t.Errorf("SentBody of a missing group: %v, want ErrNotFound", err)
 	}
 }

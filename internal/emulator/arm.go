@@ -530,6 +530,10 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 	typeKey := strings.ToLower(t.fullType)
 	b := e.behaviours[typeKey]
 	generated := b != nil && b.generated
+	sent, err := json.Marshal(desired)
+	if err != nil {
+		return nil, false, armErr(http.StatusBadRequest, "InvalidRequestContent", "The request content was invalid: %v", err)
+	}
 	var perturbed []*compiledAnswer
 	var perturbKey string
 	if e.perturb.perturbs(typeKey, generated) {
@@ -603,6 +607,7 @@ func (e *Emulator) storeLocked(t writeTarget, desired map[string]any, state stri
 	res.later = later
 	res.laterServed.Store(false)
 	res.perturbed, res.perturbKey = perturbed, perturbKey
+	res.sent = sent
 	if b != nil && b.stored != nil {
 		b.stored(e, res)
 	}

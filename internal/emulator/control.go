@@ -266,6 +266,30 @@ func (e *Emulator) ResourceBody(id string) (map[string]any, error) {
 	return body, nil
 }
 
+// SentBody is the body of the resource's last write as the client sent it (a PATCH
+// merged onto the resource), before the answer was made of it: what Azure got. With
+// answers from examples or perturbations, it is not what ResourceBody answers.
+func (e *Emulator) SentBody(id string) (map[string]any, error) {
+	e.mu.RLock()
+	r := e.lookupLocked(id)
+	var sent []byte
+	if r != nil {
+		sent = r.sent
+	}
+	e.mu.RUnlock()
+	if r == nil {
+		return nil, fmt.Errorf("resource %s: %w", id, ErrNotFound)
+	}
+	if sent == nil {
+		return nil, fmt.Errorf("resource %s: not written through ARM since the emulator started", id)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(sent, &body); err != nil {
+		return nil, fmt.Errorf("resource %s: %w", id, err)
+	}
+	return body, nil
+}
+
 // PatchResource applies a JSON merge patch (RFC 7386) to a resource's body as if someone
 // edited it in the portal: no RBAC, no validation, no audit entry. id, name and type stay.
 func (e *Emulator) PatchResource(ctx context.Context, id string, mergePatchJSON []byte) (json.RawMessage, error) {

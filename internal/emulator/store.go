@@ -39,6 +39,10 @@ type resource struct {
 	// Not persisted.
 	perturbed  []*compiledAnswer
 	perturbKey string
+	// sent is the body of the last write as the client sent it (a PATCH merged onto
+	// the resource), before Azure's answer was made of it: what Azure got, for tests
+	// whose answers are not the request's echo. Not persisted.
+	sent []byte
 }
 
 func (r *resource) typeKey() string { return strings.ToLower(r.typ) }

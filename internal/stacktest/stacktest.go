@@ -338,6 +338,17 @@ func (s *Stack) AzureBody(t testing.TB, id string) map[string]any {
 	return body
 }
 
+// SentBody reads what the operator last sent Azure for a resource (the emulator's
+// Emulator.SentBody): with Azure-like answers, not what AzureBody answers.
+func (s *Stack) SentBody(t testing.TB, id string) map[string]any {
+	t.Helper()
+	body, err := s.Emu.SentBody(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
 // AnswersEnv names the environment variable that sets how every stack's emulator answers
 // the writes of generated kinds, so any package's tests can be measured against other
 // answers without a change. By default (unset) they are answered from Azure's documented

@@ -133,18 +133,32 @@ func readyTrue(obj azurev1alpha1.Resource) bool {
 	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == obj.GetGeneration()
 }
 
-// Every generated kind, from its sample manifest: admitted by the API server, created in
-// Azure (with its parents) through the SDK pipeline as the namespace's principal, Ready;
-// a change of one of its properties made in "the portal" is put back at the next sync;
-// deleting the object deletes the resource in Azure.
+// maxSampleReads is the most reads a second the lifecycle test's syncs may ask of the
+// namespace's read budget (25 a second), leaving the rest to its plans and portal edits.
+const maxSampleReads = 20
+
+// Every generated kind, from its sample manifest, against Azure-like answers (issue 27,
+// item 4: the emulator answers from Azure's examples, perturbed by Perturb with
+// lifecycleSeed; lifecycle_answers_test.go): admitted by the API server, created in Azure
+// (with its parents) through the SDK pipeline as the namespace's principal, Ready; then
+// three syncs write nothing, reconcile-policy observe shows nothing to change and a plan
+// of the unchanged sample says NoChange; a change of one of its properties made in "the
+// portal" is put back at the next sync with exactly one PUT; deleting the object deletes
+// the resource in Azure. A sample written again fails with its file, ARM type, the
+// paths and the transforms Azure's answer took there.
 func TestGeneratedKindsLifecycle(t *testing.T) {
 	const ns, rg = "gen", "gen-rg"
 	cfg := stacktest.DefaultConfig()
-	// Each sync reads every object's resource: with 300 samples, a longer period keeps the
-	// steady load of GETs down while the portal changes are still put back in seconds.
-	cfg.SyncPeriod = 4 * time.Second
-	s := newStackWith(t, cfg, ns)
+	// Every sample is of a collection of its own, so each sync period reads Azure about once
+	// per sample (a listing, or a GET in observe), against the principal's read budget: 25
+	// reads a second (armlimit, as ARM's). A period that asks for more keeps the budget in
+	// debt, and a plan's previews wait behind every sync in the namespace; below
+	// maxSampleReads a second, they do not.
+	cfg.SyncPeriod = 15 * time.Second
+	s := &stack{stacktest.NewTuned(t, cfg, azureLikeAnswers, ns)}
 	ctx := t.Context()
+	p := s.Emu.PerturbWrites()
+	t.Logf("Azure-like answers: from Azure's examples, perturbed with seed %d (%s=perturb=<seed> for another) by %v", p.Seed, stacktest.AnswersEnv, p.Ops)
 
 	// Private DNS zones live in the "global" location, and replicas (a registry's, an App
 	// Configuration store's) in a second region; the platform team allows both, and shares
@@ -165,6 +179,9 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 		StringData: map[string]string{"password": "first-Passw0rd!"}}
 	must(t, s.Client.Create(ctx, password))
 	samples := loadGeneratedSamples(t, s, ns, rg)
+	if perSecond := float64(len(samples)) / cfg.SyncPeriod.Seconds(); perSecond > maxSampleReads {
+		t.Fatalf("%d samples synced every %s read %.0f times a second, over %d: lengthen the sync period", len(samples), cfg.SyncPeriod, perSecond, maxSampleReads)
+	}
 	// Generated kinds that join hand-written groups are owned by hand-written kinds.
 	handOwners := []azurev1alpha1.Resource{
 		&storagev1alpha1.StorageAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "samplestorage01"},
@@ -200,6 +217,9 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
+	// The audit position at which each sample was first seen Ready: it writes nothing
+	// from there on until its spec, its Secret or Azure changes.
+	readyAt := map[string]uint64{}
 	for _, sm := range samples {
 		timeout := 2 * time.Minute // a busy machine: only a failure waits that long
 		if t.Failed() {
@@ -215,40 +235,83 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 			t.Errorf("%s Ready: %v; its Ready condition: %+v", sm.file, err, meta.FindStatusCondition(sm.obj.AzureStatus().Conditions, "Ready"))
 			continue
 		}
+		readyAt[sm.file] = auditNow(s)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	calls := callsSince(t, s, 0)
+	for _, sm := range samples {
 		id := sm.obj.AzureStatus().ID
 		typ := sm.kind.Facts().ResourceType
 		if !strings.Contains(strings.ToLower(id), strings.ToLower("/providers/"+typ[:strings.Index(typ, "/")])) ||
 			!strings.HasSuffix(strings.ToLower(id), "/"+strings.ToLower(sm.obj.AzureName())) {
 			t.Errorf("%s: status.id %q is not a %s named %s", sm.file, id, typ, sm.obj.AzureName())
 		}
-		puts := s.ARMCalls(strings.ToLower(id[strings.Index(id, "/providers/"):]))
-		if len(puts) == 0 || puts[len(puts)-1].PrincipalID != s.Principal[ns] {
-			t.Errorf("%s: not written as the namespace's principal: %+v", sm.file, puts)
+		if put, ok := calls.lastPut(id); !ok || put.PrincipalID != s.Principal[ns] {
+			t.Errorf("%s: not written as the namespace's principal: %+v", sm.file, put)
 		}
 	}
 	if t.Failed() {
 		t.FailNow()
 	}
 
-	// The link names its virtual network by object; Azure got the network's ARM ID.
+	// Steady on Azure's answers: every sample is read (synced) three more times and
+	// written not once since it was Ready; a plan of the unchanged samples says NoChange
+	// for each, and reconcile-policy observe shows nothing to change; still no write.
+	steadyStart := time.Now()
+	steady := map[string]uint64{}
+	now := auditNow(s)
+	for _, sm := range samples {
+		steady[sm.file] = now
+	}
+	waitSynced(t, s, samples, steady, 3, "three syncs after Ready")
+	calls = callsSince(t, s, slices.Min(mapValues(readyAt)))
+	reported := map[string]bool{}
+	writtenAgain := func(what string) {
+		t.Helper()
+		n, puts := 0, 0
+		for _, sm := range samples {
+			if w := calls.writes(sm.obj.AzureStatus().ID, readyAt[sm.file]); w > 0 {
+				n, puts = n+1, puts+w
+				if !reported[sm.file] {
+					reported[sm.file] = true
+					t.Errorf("%s: written %d time(s) after Ready: %s", what, w, whyWritten(t, s, sm, nil))
+				}
+			}
+		}
+		t.Logf("%s: %d of %d samples written after Ready (%d PUTs)", what, n, len(samples), puts)
+	}
+	writtenAgain("three syncs after Ready")
+	// The plan first: its previews read Azure one object after another, with the
+	// namespace's read budget (armlimit: 25 reads/s), which observe (a GET of every
+	// object each period, no listings) leaves in debt for a while.
+	planAll(t, s, ns, samples)
+	observeAll(t, s, ns, samples)
+	calls = callsSince(t, s, slices.Min(mapValues(readyAt)))
+	writtenAgain("after plan and observe")
+	t.Logf("steady, plan and observe of %d samples: %s", len(samples), time.Since(steadyStart).Round(time.Second))
+
+	// The link names its virtual network by object; Azure got the network's ARM ID (what
+	// the operator sent: Azure's answer may spell it otherwise).
 	byFile := map[string]azurev1alpha1.Resource{}
 	for _, sm := range samples {
 		byFile[strings.TrimPrefix(sm.file, "../../examples/generated/")] = sm.obj
 	}
 	link, vnet := byFile["network/privatednszonesvirtualnetworklink.yaml"], byFile["network/virtualnetwork.yaml"]
-	if got := lookup(s.AzureBody(t, link.AzureStatus().ID), []string{"properties", "virtualNetwork", "id"}); got != vnet.AzureStatus().ID {
-		t.Errorf("the link's virtualNetwork.id in Azure is %v, want the VirtualNetwork's ID %s", got, vnet.AzureStatus().ID)
+	if got := lookup(s.SentBody(t, link.AzureStatus().ID), []string{"properties", "virtualNetwork", "id"}); got != vnet.AzureStatus().ID {
+		t.Errorf("the link's virtualNetwork.id sent to Azure is %v, want the VirtualNetwork's ID %s", got, vnet.AzureStatus().ID)
 	}
 
 	// The private endpoint names its target by an object of another group, where ARM
 	// holds a string ID (privateLinkServiceReference -> privateLinkServiceId).
 	pe, vault := byFile["network/privateendpoint.yaml"], byFile["keyvault/vault.yaml"]
-	conns, _ := lookup(s.AzureBody(t, pe.AzureStatus().ID), []string{"properties", "privateLinkServiceConnections"}).([]any)
+	conns, _ := lookup(s.SentBody(t, pe.AzureStatus().ID), []string{"properties", "privateLinkServiceConnections"}).([]any)
 	if len(conns) != 1 {
-		t.Fatalf("the private endpoint has %d connections in Azure, want 1", len(conns))
+		t.Fatalf("the private endpoint sent Azure %d connections, want 1", len(conns))
 	}
 	if got := lookup(conns[0].(map[string]any), []string{"properties", "privateLinkServiceId"}); got != vault.AzureStatus().ID {
-		t.Errorf("the private endpoint's privateLinkServiceId in Azure is %v, want the Vault's ID %s", got, vault.AzureStatus().ID)
+		t.Errorf("the private endpoint's privateLinkServiceId sent to Azure is %v, want the Vault's ID %s", got, vault.AzureStatus().ID)
 	}
 
 	// An agent pool of its own kind is one of the cluster's pools; the cluster, which
@@ -293,9 +356,9 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	// reports the identity's principal from the map Azure answers.
 	registry, uai := byFile["containerregistry/registry.yaml"].(*containerregistryv1alpha1.Registry), handOwners[3]
 	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(uai), uai))
-	uais, _ := lookup(s.AzureBody(t, registry.Status.ID), []string{"identity", "userAssignedIdentities"}).(map[string]any)
+	uais, _ := lookup(s.SentBody(t, registry.Status.ID), []string{"identity", "userAssignedIdentities"}).(map[string]any)
 	if _, ok := uais[uai.AzureStatus().ID]; !ok || len(uais) != 1 {
-		t.Errorf("the registry's userAssignedIdentities in Azure are %v, want only the identity %s", uais, uai.AzureStatus().ID)
+		t.Errorf("the registry's userAssignedIdentities sent to Azure are %v, want only the identity %s", uais, uai.AzureStatus().ID)
 	}
 	if id := registry.Status.Identity; id == nil || id.UserAssignedIdentities[uai.AzureStatus().ID].PrincipalID == "" {
 		t.Errorf("the registry's status does not report its identity's principal: %+v", id)
@@ -304,8 +367,12 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	// A write-only password: sent from its Secret, never returned by Azure, and sent
 	// again when the Secret changes.
 	sqlServer := byFile["sql/server.yaml"]
-	if _, ok := lookup(s.AzureBody(t, sqlServer.AzureStatus().ID), []string{"properties", "administratorLogin"}).(string); !ok {
-		t.Fatalf("the SQL server in Azure has no administratorLogin")
+	sent := s.SentBody(t, sqlServer.AzureStatus().ID)
+	if _, ok := lookup(sent, []string{"properties", "administratorLogin"}).(string); !ok {
+		t.Fatalf("the SQL server was sent to Azure with no administratorLogin")
+	}
+	if got := lookup(sent, []string{"properties", "administratorLoginPassword"}); got != "first-Passw0rd!" {
+		t.Errorf("the SQL server was not sent its password from the Secret")
 	}
 	if got := lookup(s.AzureBody(t, sqlServer.AzureStatus().ID), []string{"properties", "administratorLoginPassword"}); got != nil {
 		t.Errorf("Azure returned the SQL server's write-only password")
@@ -361,8 +428,12 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 		path       []string
 		want       any
 		changedErr string
+		skip       string // why the sample has no portal edit to put back
 	}
 	var edits []portalEdit
+	// Each edit is put back to Azure's answer to the spec there (the value before the
+	// edit: with Azure-like answers, not always the spec's own), with one PUT.
+	editedAt := auditNow(s)
 	for _, sm := range samples {
 		var resolved map[string]string
 		if resolve := sm.kind.Hooks().Resolve; resolve != nil {
@@ -381,12 +452,22 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 				delete(desired, p)
 			}
 		}
-		path, want, changed := portalChange(desired)
-		e := portalEdit{sm: sm, path: path, want: want}
+		// A change at a path Azure answers: one it never shows (a value it drops) is no
+		// drift anyone could see, in the portal or here.
+		answer := s.AzureBody(t, sm.obj.AzureStatus().ID)
+		path, _, changed := portalChange(answeredOnly(desired, answer))
+		e := portalEdit{sm: sm, path: path}
+		if path != nil {
+			e.want = lookup(answer, path)
+		}
 		switch {
 		case path == nil && desired["properties"] == nil && desired["tags"] == nil:
 			// Nothing writable (an Event Grid domain topic is its name): no drift to revert.
-			e.changedErr = "skip"
+			e.skip = "the kind has no writable property to change"
+		case path == nil && changeable(desired):
+			// Azure answers none of the spec's values (its only one dropped): an edit
+			// there is seen by no one, so it is never drift.
+			e.skip = fmt.Sprintf("Azure's answer has none of the spec's values %v (Perturb's transforms: %s)", desired["properties"], perturbedAt(t, s, sm))
 		case path == nil:
 			e.changedErr = fmt.Sprintf("nothing to change in %v", desired)
 		default:
@@ -398,16 +479,23 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 			}
 			var body map[string]any
 			must(t, json.Unmarshal(after, &body))
-			if got := lookup(body, path); fmt.Sprint(got) != fmt.Sprint(changed) {
+			if got := lookup(body, path); !within(changed, got) {
 				e.changedErr = fmt.Sprintf("the portal change did not take: %s = %v", strings.Join(path, "."), got)
 			}
 		}
 		edits = append(edits, e)
 	}
+	skipped := 0
+	for _, e := range edits {
+		if e.skip != "" {
+			skipped++
+		}
+	}
+	t.Logf("portal edits: %d of %d samples edited (the others: nothing writable, or Azure answers none of the spec's values)", len(edits)-skipped, len(edits))
 	for _, e := range edits {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(e.sm.file, "../../examples/generated/"), ".yaml")+"/portal-change-reverted", func(t *testing.T) {
-			if e.changedErr == "skip" {
-				t.Skip("the kind has no writable property to change")
+			if e.skip != "" {
+				t.Skip(e.skip)
 			}
 			if e.changedErr != "" {
 				t.Fatal(e.changedErr)
@@ -423,6 +511,29 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 				keeps, _ := json.Marshal(obj.AzureStatus().AzureKeeps)
 				t.Fatalf("%s: %s not put back to %v: Azure has %v; the object's status: %+v; status.azureKeeps %s", e.sm.file, strings.Join(e.path, "."), e.want,
 					lookup(s.AzureBody(t, id), e.path), obj.AzureStatus(), keeps)
+			}
+		})
+	}
+	// Exactly one PUT each: three more syncs after the last edit was put back write
+	// nothing more.
+	putBack := map[string]uint64{}
+	now = auditNow(s)
+	var edited []generatedSample
+	for _, e := range edits {
+		if e.changedErr == "" && e.skip == "" {
+			putBack[e.sm.file] = now
+			edited = append(edited, e.sm)
+		}
+	}
+	waitSynced(t, s, edited, putBack, 3, "three syncs after the portal edits were put back")
+	calls = callsSince(t, s, editedAt)
+	for _, e := range edits {
+		if e.changedErr != "" || e.skip != "" {
+			continue
+		}
+		t.Run(strings.TrimSuffix(strings.TrimPrefix(e.sm.file, "../../examples/generated/"), ".yaml")+"/portal-change-written-once", func(t *testing.T) {
+			if n := calls.writes(e.sm.obj.AzureStatus().ID, editedAt); n != 1 {
+				t.Errorf("a portal edit at %s: %d PUTs, want exactly 1: %s", strings.Join(e.path, "."), n, whyWritten(t, s, e.sm, nil))
 			}
 		})
 	}
@@ -507,6 +618,76 @@ func portalChange(desired map[string]any) (path []string, want, changed any) {
 		}
 	}
 	return nil, nil, nil
+}
+
+// changeable says whether portalChange finds a value of desired to change.
+func changeable(desired map[string]any) bool {
+	path, _, _ := portalChange(desired)
+	return path != nil
+}
+
+// perturbedAt lists the transforms Perturb answered the sample's resource with.
+func perturbedAt(t *testing.T, s *stack, sm generatedSample) string {
+	t.Helper()
+	ts, err := s.Emu.Perturbations(sm.obj.AzureStatus().ID)
+	if err != nil {
+		return err.Error()
+	}
+	out := make([]string, len(ts))
+	for i, tr := range ts {
+		out[i] = tr.String()
+	}
+	return strings.Join(out, "; ")
+}
+
+// answeredOnly is desired's properties and tags that Azure's answer has too.
+func answeredOnly(desired, answer map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, top := range []string{"properties", "tags"} {
+		d, _ := desired[top].(map[string]any)
+		a, _ := answer[top].(map[string]any)
+		if d == nil {
+			continue
+		}
+		kept := map[string]any{}
+		for k, v := range d {
+			if _, ok := a[k]; ok {
+				kept[k] = v
+			}
+		}
+		out[top] = kept
+	}
+	return out
+}
+
+// within says whether Azure's value got holds want: each of want's keys with its value
+// (Azure may answer more keys: defaults it adds), lists element by element.
+func within(want, got any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range w {
+			if !within(v, g[k]) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !within(w[i], g[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return fmt.Sprint(want) == fmt.Sprint(got)
 }
 
 // mutated is a copy of v with its first scalar changed; with deep false, only a scalar v
