@@ -21,7 +21,8 @@ import (
 )
 
 // Plan dry-runs each aztenant object as the user, then asks the operator about
-// those the API server accepts.
+// those the API server accepts, in Plans of at most MaxObjects objects, an owner
+// tree never split.
 func Plan(ctx context.Context, c client.Client, namespace string, docs []*unstructured.Unstructured) ([]planv1alpha1.PlannedObject, error) {
 	var out []planv1alpha1.PlannedObject
 	var send []*unstructured.Unstructured
@@ -51,13 +52,23 @@ func Plan(ctx context.Context, c client.Client, namespace string, docs []*unstru
 	if len(send) == 0 {
 		return out, nil
 	}
-	answer, err := askOperator(ctx, c, namespace, send)
+	groups, err := split(send, MaxObjects)
 	if err != nil {
 		return nil, err
 	}
-	for i, a := range answer {
-		if i < len(index) {
-			out[index[i]] = a
+	for _, g := range groups {
+		objs := make([]*unstructured.Unstructured, len(g))
+		for i, j := range g {
+			objs[i] = send[j]
+		}
+		answer, err := askOperator(ctx, c, namespace, objs)
+		if err != nil {
+			return nil, err
+		}
+		for i, a := range answer {
+			if i < len(g) {
+				out[index[g[i]]] = a
+			}
 		}
 	}
 	return out, nil

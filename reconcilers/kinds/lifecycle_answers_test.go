@@ -317,32 +317,28 @@ func observeAll(t *testing.T, s *stack, ns string, samples []generatedSample) {
 }
 
 // planAll asks the operator what applying every sample, unchanged, would do, as
-// `aztenant plan` does (planclient: a dry run, then Plans of at most 100 objects), and
-// checks that each one is NoChange with no differences.
+// `aztenant plan` does (planclient: a dry run, then Plans of at most 200 objects, an
+// owner tree in one), and checks that each one is NoChange with no differences.
 func planAll(t *testing.T, s *stack, ns string, samples []generatedSample) {
 	t.Helper()
-	const chunk = 100 // a Plan holds at most 200 objects
-	for start := 0; start < len(samples); start += chunk {
-		part := samples[start:min(start+chunk, len(samples))]
-		docs := make([]*unstructured.Unstructured, 0, len(part))
-		for _, sm := range part {
-			docs = append(docs, manifestOf(t, s, sm))
+	docs := make([]*unstructured.Unstructured, 0, len(samples))
+	for _, sm := range samples {
+		docs = append(docs, manifestOf(t, s, sm))
+	}
+	planned, err := planclient.Plan(t.Context(), s.Client, ns, docs)
+	must(t, err)
+	if len(planned) != len(samples) {
+		t.Fatalf("plan: %d answers for %d objects", len(planned), len(samples))
+	}
+	for i, p := range planned {
+		if p.Action == planv1alpha1.ActionNoChange && len(p.Differences) == 0 {
+			continue
 		}
-		planned, err := planclient.Plan(t.Context(), s.Client, ns, docs)
-		must(t, err)
-		if len(planned) != len(part) {
-			t.Fatalf("plan: %d answers for %d objects", len(planned), len(part))
+		var paths []string
+		for _, d := range p.Differences {
+			paths = append(paths, fmt.Sprintf("%s (spec %s, Azure %s)", d.Path, d.Desired, d.Actual))
 		}
-		for i, p := range planned {
-			if p.Action == planv1alpha1.ActionNoChange && len(p.Differences) == 0 {
-				continue
-			}
-			var paths []string
-			for _, d := range p.Differences {
-				paths = append(paths, fmt.Sprintf("%s (spec %s, Azure %s)", d.Path, d.Desired, d.Actual))
-			}
-			t.Errorf("plan says %s (%s %s): %s", p.Action, p.Reason, p.Message, whyWritten(t, s, part[i], paths))
-		}
+		t.Errorf("plan says %s (%s %s): %s", p.Action, p.Reason, p.Message, whyWritten(t, s, samples[i], paths))
 	}
 }
 
