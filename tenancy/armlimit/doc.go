@@ -10,4 +10,8 @@
 // they are approximations, since ARM counts per subscription and region and
 // resource providers add their own limits. Use Backoff to honour a
 // Retry-After from ARM for every worker sharing the principal.
+//
+// The buckets are golang.org/x/time/rate limiters; this package adds one pair
+// per key, Retry-After for everyone (Backoff, and Policy for azcore), and
+// bounded memory (idle keys evicted, MaxKeys).
 package armlimit

@@ -1,11 +1,14 @@
 package armlimit
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"math"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Bucket is a token bucket: Burst requests at once, refilled at PerSecond.
@@ -17,9 +20,9 @@ type Bucket struct {
 // Options configure a Limiter.
 type Options struct {
 	Read, Write Bucket
-	// IdleTTL is how long an unused key is kept. It is raised to at least
-	// the time a bucket takes to refill, so evicting a key never forgets a
-	// debt. Default 10 minutes.
+	// IdleTTL is how long an unused key is kept, at least the time a bucket
+	// takes to refill; a key still owing tokens or paused is kept longer,
+	// so evicting a key never forgets a debt. Default 10 minutes.
 	IdleTTL time.Duration
 	// MaxKeys bounds memory even when more principals are active within
 	// IdleTTL; beyond it the least recently used key is dropped (and would
@@ -39,26 +42,32 @@ func DefaultOptions() Options {
 	}
 }
 
-// Limiter paces requests per key. Safe for concurrent use; the zero value is
-// not usable, call New.
+// Limiter paces requests per key. Each key's read and write buckets are a
+// golang.org/x/time/rate.Limiter, which does the token arithmetic:
+// reservations, their delays, giving a cancelled one back. Limiter adds a
+// bucket pair per key, a Retry-After that holds back every caller of the
+// key (Backoff), and bounded memory (idle keys evicted, at most MaxKeys).
+// Safe for concurrent use; the zero value is not usable, call New.
 type Limiter struct {
 	opts Options
 
 	mu        sync.Mutex
-	keys      map[string]*entry
+	keys      map[string]*list.Element // of *entry, in lru
+	lru       list.List                // most recently used first
 	lastSweep time.Time
 }
 
 type entry struct {
-	read, write bucketState
+	key         string
+	read, write bucket
 	lastUsed    time.Time
 }
 
-type bucketState struct {
-	tokens float64 // may go negative: callers already waiting for refill
-	at     time.Time
-	// paused is when ARM's last Retry-After for this key ends. Callers that
-	// reserved a token before the 429 check it again before sending.
+type bucket struct {
+	*rate.Limiter
+	// paused is when ARM's last Retry-After for this key ends; guarded by
+	// Limiter.mu. Callers that reserved a token before the 429 check it
+	// again before sending.
 	paused time.Time
 }
 
@@ -74,10 +83,8 @@ func New(opts Options) *Limiter {
 	if opts.IdleTTL <= 0 {
 		opts.IdleTTL = def.IdleTTL
 	}
-	for _, b := range []Bucket{opts.Read, opts.Write} {
-		if refill := time.Duration(float64(b.Burst) / b.PerSecond * float64(time.Second)); opts.IdleTTL < refill {
-			opts.IdleTTL = refill
-		}
+	for _, b := range []Bucket{opts.Read, opts.Write} { // the time a bucket takes to refill
+		opts.IdleTTL = max(opts.IdleTTL, time.Duration(float64(b.Burst)/b.PerSecond*float64(time.Second)))
 	}
 	if opts.MaxKeys <= 0 {
 		opts.MaxKeys = def.MaxKeys
@@ -85,7 +92,7 @@ func New(opts Options) *Limiter {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Limiter{opts: opts, keys: map[string]*entry{}}
+	return &Limiter{opts: opts, keys: map[string]*list.Element{}}
 }
 
 // DeadlineError says the wait for a token is longer than the
@@ -112,58 +119,31 @@ func (l *Limiter) Wait(ctx context.Context, key string, write bool) error {
 	}
 	now := l.opts.Now()
 	l.mu.Lock()
-	e := l.entryLocked(key, now)
-	b, cfg := &e.read, l.opts.Read
-	if write {
-		b, cfg = &e.write, l.opts.Write
-	}
-	b.refill(now, cfg)
-	b.tokens--
-	if b.tokens >= 0 && !now.Before(b.paused) {
-		l.mu.Unlock()
-		return nil
-	}
-	wait := max(time.Duration(-b.tokens/cfg.PerSecond*float64(time.Second)), b.paused.Sub(now))
+	b := l.bucketLocked(key, write, now)
+	r := b.ReserveN(now, 1)
+	wait := max(r.DelayFrom(now), b.paused.Sub(now))
 	if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
-		b.tokens++
+		r.CancelAt(now) // under l.mu no other reservation came in between: all is given back
 		l.mu.Unlock()
 		return &DeadlineError{Key: key, Write: write, Wait: wait}
 	}
 	l.mu.Unlock()
 
-	for {
+	for wait > 0 {
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			// Give the reservation back so later callers do not wait for it.
-			l.mu.Lock()
-			if e, ok := l.keys[key]; ok {
-				if write {
-					e.write.tokens++
-				} else {
-					e.read.tokens++
-				}
-			}
-			l.mu.Unlock()
+			r.CancelAt(l.opts.Now()) // so later callers do not wait for it
 			return ctx.Err()
 		}
 		// A 429 may have come while this caller waited: honour it too.
-		now := l.opts.Now()
 		l.mu.Lock()
-		var paused time.Time
-		if e, ok := l.keys[key]; ok {
-			paused = e.read.paused
-			if write {
-				paused = e.write.paused
-			}
-		}
+		wait = b.paused.Sub(l.opts.Now())
 		l.mu.Unlock()
-		if wait = paused.Sub(now); wait <= 0 {
-			return nil
-		}
 	}
+	return nil
 }
 
 // Allow takes a token for key if one is available now and reports whether it
@@ -172,36 +152,27 @@ func (l *Limiter) Allow(key string, write bool) bool {
 	now := l.opts.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e := l.entryLocked(key, now)
-	b, cfg := &e.read, l.opts.Read
-	if write {
-		b, cfg = &e.write, l.opts.Write
-	}
-	b.refill(now, cfg)
-	if b.tokens < 1 || now.Before(b.paused) {
-		return false
-	}
-	b.tokens--
-	return true
+	b := l.bucketLocked(key, write, now)
+	return !now.Before(b.paused) && b.AllowN(now, 1)
 }
 
 // Backoff makes key's next request of that kind wait at least d, for every
 // caller: use it with ARM's Retry-After on a 429 so all workers sharing the
-// principal stop, not just the one that was told.
+// principal stop, not just the one that was told. Callers already waiting
+// wait for the pause's end; the bucket is drained so that it holds one
+// token then, so the requests after the pause are paced, not a burst.
 func (l *Limiter) Backoff(key string, write bool, d time.Duration) {
 	now := l.opts.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e := l.entryLocked(key, now)
-	b, cfg := &e.read, l.opts.Read
-	if write {
-		b, cfg = &e.write, l.opts.Write
-	}
-	b.refill(now, cfg)
-	// The next Wait consumes one token and waits -(tokens-1)/rate.
-	b.tokens = math.Min(b.tokens, 1-d.Seconds()*cfg.PerSecond)
+	b := l.bucketLocked(key, write, now)
 	if until := now.Add(d); until.After(b.paused) {
 		b.paused = until
+	}
+	// A reservation takes at most Burst tokens: drain in as many as needed.
+	burst := b.Burst()
+	for n := b.TokensAt(now) - 1 + d.Seconds()*float64(b.Limit()); n > 0; n -= float64(burst) {
+		b.ReserveN(now, min(int(math.Ceil(n)), burst))
 	}
 }
 
@@ -212,56 +183,55 @@ func (l *Limiter) Len() int {
 	return len(l.keys)
 }
 
-func (l *Limiter) entryLocked(key string, now time.Time) *entry {
+func (l *Limiter) bucketLocked(key string, write bool, now time.Time) *bucket {
 	if now.Sub(l.lastSweep) > l.opts.IdleTTL/2 {
 		l.sweepLocked(now)
 	}
-	e, ok := l.keys[key]
-	if !ok {
+	el, ok := l.keys[key]
+	if ok {
+		l.lru.MoveToFront(el)
+	} else {
 		if len(l.keys) >= l.opts.MaxKeys {
-			l.evictOldestLocked()
+			l.removeLocked(l.lru.Back())
 		}
-		e = &entry{
-			read:  bucketState{tokens: float64(l.opts.Read.Burst), at: now},
-			write: bucketState{tokens: float64(l.opts.Write.Burst), at: now},
-		}
-		l.keys[key] = e
+		el = l.lru.PushFront(&entry{
+			key:   key,
+			read:  bucket{Limiter: rate.NewLimiter(rate.Limit(l.opts.Read.PerSecond), l.opts.Read.Burst)},
+			write: bucket{Limiter: rate.NewLimiter(rate.Limit(l.opts.Write.PerSecond), l.opts.Write.Burst)},
+		})
+		l.keys[key] = el
 	}
+	e := el.Value.(*entry)
 	e.lastUsed = now
-	return e
+	if write {
+		return &e.write
+	}
+	return &e.read
 }
 
-// sweepLocked drops keys idle for IdleTTL: their buckets are full again, so
-// forgetting them changes nothing. It runs at most every IdleTTL/2, so its
-// O(keys) cost is amortised over many Waits.
+// sweepLocked drops keys idle for IdleTTL whose buckets are full and not
+// paused, so forgetting them changes nothing. It runs at most every
+// IdleTTL/2 and looks only at the idle end of the LRU list.
 func (l *Limiter) sweepLocked(now time.Time) {
 	l.lastSweep = now
-	for k, e := range l.keys {
-		if now.Sub(e.lastUsed) > l.opts.IdleTTL && !now.Before(e.read.paused) && !now.Before(e.write.paused) {
-			delete(l.keys, k)
+	for el := l.lru.Back(); el != nil; {
+		e, prev := el.Value.(*entry), el.Prev()
+		if now.Sub(e.lastUsed) <= l.opts.IdleTTL {
+			return
 		}
+		if e.read.settled(now) && e.write.settled(now) {
+			l.removeLocked(el)
+		}
+		el = prev
 	}
 }
 
-func (l *Limiter) evictOldestLocked() {
-	var (
-		oldest string
-		at     time.Time
-		found  bool
-	)
-	for k, e := range l.keys {
-		if !found || e.lastUsed.Before(at) {
-			oldest, at, found = k, e.lastUsed, true
-		}
-	}
-	if found {
-		delete(l.keys, oldest)
-	}
+// settled says b is as a new bucket would be: full and not paused.
+func (b *bucket) settled(now time.Time) bool {
+	return !now.Before(b.paused) && b.TokensAt(now) >= float64(b.Burst())
 }
 
-func (b *bucketState) refill(now time.Time, cfg Bucket) {
-	if elapsed := now.Sub(b.at); elapsed > 0 {
-		b.tokens = math.Min(float64(cfg.Burst), b.tokens+elapsed.Seconds()*cfg.PerSecond)
-		b.at = now
-	}
+func (l *Limiter) removeLocked(el *list.Element) {
+	delete(l.keys, el.Value.(*entry).key)
+	l.lru.Remove(el)
 }

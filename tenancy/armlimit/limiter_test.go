@@ -75,13 +75,22 @@ func TestWaitFailsFastPastDeadline(t *testing.T) {
 	}
 }
 
+// Past the burst, Wait sleeps until the bucket has refilled: with a burst of
+// one, five waits take four refill periods. A lower bound only: a loaded
+// machine may take longer, never shorter.
 func TestWaitSleepsUntilRefill(t *testing.T) {
-	l := New(Options{Read: Bucket{Burst: 1, PerSecond: 200}}) // real clock: 5ms per token
+	const perToken = 5 * time.Millisecond
+	l := New(Options{Read: Bucket{Burst: 1, PerSecond: float64(time.Second / perToken)}}) // real clock
 	ctx := context.Background()
+	start := time.Now()
 	for i := range 5 {
 		if err := l.Wait(ctx, "p", false); err != nil {
 			t.Fatalf("wait %d: %v", i, err)
 		}
+	}
+	// A nanosecond or so per token of rounding in rate's arithmetic.
+	if took, least := time.Since(start), 4*perToken-time.Millisecond; took < least {
+		t.Fatalf("5 waits with a burst of 1 at 200/s took %s, want at least %s (4 refills)", took, least)
 	}
 }
 
@@ -120,8 +129,15 @@ func TestBackoffStopsEveryCaller(t *testing.T) {
 	check("p", false, false) // reads are not affected by a write 429
 	c.Advance(29 * time.Second)
 	check("p", true, true)
-	c.Advance(2 * time.Second)
+	c.Advance(time.Second)
+	// No burst after the pause: the bucket holds one token, then refills.
 	check("p", true, false)
+	check("p", true, true)
+	c.Advance(time.Second)
+	for range 10 {
+		check("p", true, false)
+	}
+	check("p", true, true)
 }
 
 // A caller that reserved its token before ARM answered 429 to another
@@ -160,15 +176,16 @@ func TestIdleKeysAreEvicted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if l.Len() != 100 {
-		t.Fatalf("Len = %d, want 100", l.Len())
+	l.Backoff("owing", false, time.Hour)
+	if l.Len() != 101 {
+		t.Fatalf("Len = %d, want 101", l.Len())
 	}
 	c.Advance(2 * time.Minute)
 	if err := l.Wait(context.Background(), "fresh", false); err != nil {
 		t.Fatal(err)
 	}
-	if l.Len() != 1 {
-		t.Fatalf("after idle TTL Len = %d, want 1 (only the fresh key)", l.Len())
+	if l.Len() != 2 {
+		t.Fatalf("after idle TTL Len = %d, want 2 (the fresh key, and the one still paused by ARM)", l.Len())
 	}
 }
 
@@ -191,17 +208,64 @@ func TestIdleTTLCoversRefill(t *testing.T) {
 	}
 }
 
+// Concurrent callers of several keys share each key's buckets exactly: on a
+// clock that does not move, every key admits its read and write bursts, no
+// more, and every other Wait fails fast (its next token is ~1000 s away,
+// past the deadline) without consuming anything, so one refill period later
+// exactly one more request of each kind is admitted.
 func TestConcurrentWaitsRace(t *testing.T) {
-	l := New(DefaultOptions())
-	var wg sync.WaitGroup
+	const keys, readBurst, writeBurst = 4, 20, 5
+	c := &fakeClock{now: time.Now()} // deadlines are on the real clock
+	l := New(Options{
+		Read:  Bucket{Burst: readBurst, PerSecond: 0.001},
+		Write: Bucket{Burst: writeBurst, PerSecond: 0.001},
+		Now:   c.Now,
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		admitted = map[string]int{}
+		wg       sync.WaitGroup
+	)
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 50 {
-				_ = l.Wait(context.Background(), fmt.Sprint("p", (g+i)%4), i%5 == 0)
+				key, write := fmt.Sprint("p", (g+i)%keys), i%5 == 0
+				err := l.Wait(ctx, key, write)
+				var de *DeadlineError
+				switch {
+				case err == nil:
+					mu.Lock()
+					admitted[fmt.Sprint(key, " write=", write)]++
+					mu.Unlock()
+				case !errors.As(err, &de):
+					t.Errorf("Wait(%s, write=%v) = %v, want nil or *DeadlineError", key, write, err)
+				}
 			}
 		})
 	}
 	wg.Wait()
+	for k := range keys {
+		for _, write := range []bool{false, true} {
+			key, want := fmt.Sprint("p", k), readBurst
+			if write {
+				want = writeBurst
+			}
+			if got := admitted[fmt.Sprint(key, " write=", write)]; got != want {
+				t.Errorf("%s write=%v: %d requests admitted, want the burst, %d", key, write, got, want)
+			}
+		}
+	}
+	c.Advance(1000 * time.Second)
+	for k := range keys {
+		for _, write := range []bool{false, true} {
+			key := fmt.Sprint("p", k)
+			if !l.Allow(key, write) || l.Allow(key, write) {
+				t.Errorf("%s write=%v after one refill period: want exactly one token (the fast failures consumed none)", key, write)
+			}
+		}
+	}
 }
 
 func BenchmarkWaitUnthrottled(b *testing.B) {
