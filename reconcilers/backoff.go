@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
@@ -23,36 +24,30 @@ const (
 	authBackoffMax   = 5 * time.Minute
 )
 
-// authBackoff counts, per object, the reconciles in a row that ended in
-// an outcome with backoff (AuthorizationFailed, PrincipalNotFound). It lives in memory: after a restart the count starts
-// again at the first step, which only makes the next retry sooner.
+// authBackoff counts, per object, the reconciles in a row that ended in an
+// outcome with backoff (AuthorizationFailed, PrincipalNotFound), with
+// client-go's per-item exponential rate limiter, and adds jitter. It lives in
+// memory: after a restart the count starts again at the first step, which
+// only makes the next retry sooner. The zero value is ready to use.
 type authBackoff struct {
-	mu    sync.Mutex
-	tries map[types.NamespacedName]int
+	once sync.Once
+	rl   workqueue.TypedRateLimiter[types.NamespacedName]
+}
+
+func (b *authBackoff) limiter() workqueue.TypedRateLimiter[types.NamespacedName] {
+	b.once.Do(func() {
+		b.rl = workqueue.NewTypedItemExponentialFailureRateLimiter[types.NamespacedName](authBackoffFirst, authBackoffMax)
+	})
+	return b.rl
 }
 
 // next returns how long to wait after another AuthorizationFailed of key.
 func (b *authBackoff) next(key types.NamespacedName) time.Duration {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.tries == nil {
-		b.tries = map[types.NamespacedName]int{}
-	}
-	n := b.tries[key]
-	b.tries[key] = n + 1
-	d := authBackoffFirst
-	for ; n > 0 && d < authBackoffMax; n-- {
-		d *= 2
-	}
-	return jitter(min(d, authBackoffMax))
+	return jitter(b.limiter().When(key))
 }
 
 // reset forgets key's failures: it got past authorization, or is gone.
-func (b *authBackoff) reset(key types.NamespacedName) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.tries, key)
-}
+func (b *authBackoff) reset(key types.NamespacedName) { b.limiter().Forget(key) }
 
 // resourceGroupType is the ARM type whose creation a namespace's identity
 // usually may not do itself (its roles are on resource groups, not above).
