@@ -28,7 +28,7 @@
 // onboarding (a Tenant's spec.onboarding carried out with the platform identity,
 // and undone) in onboarding.
 //
-// Wiring in cmd/operator:
+// Wiring (internal/operator does it for cmd/operator):
 //
 //	var mode tenancy.ServeMode // flag.Var(&mode, "served-namespaces", "tenants|all|ns1,ns2")
 //	dir := tenancy.NewDirectory(mgr.GetClient(), mode)
