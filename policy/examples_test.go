@@ -14,8 +14,8 @@ import (
 	"github.com/aztenant/aztenant/api"
 )
 
-// exampleConstraints are the constraints the demo enforces and README and
-// SECURITY.md point users to.
+// exampleConstraints are the constraints the demo enforces and docs/policy.md
+// and SECURITY.md point users to.
 const exampleConstraints = "../examples/policy/constraints.yaml"
 
 // Templates the example constraints leave out, and why (examples/policy
@@ -145,7 +145,7 @@ func matches(t *testing.T, c *unstructured.Unstructured, group, kind string) boo
 	return false
 }
 
-// What README.md and SECURITY.md say the library denies, the example
+// What docs/policy.md and SECURITY.md say the library denies, the example
 // constraints (what the demo runs and users copy) enforce: every template
 // but the two notInExamples names has a constraint there, every template
 // SECURITY.md's table names among them; public network access is matched
@@ -177,10 +177,10 @@ func TestExampleConstraintsEnableEveryTemplate(t *testing.T) {
 		}
 	}
 
-	// SECURITY.md's table of Azure-side gaps, and README's policy table.
+	// SECURITY.md's table of Azure-side gaps, and the policy page's table.
 	for _, doc := range []struct{ path, from, to string }{
 		{"../SECURITY.md", "### Privilege escalation through policy gaps", "\n### "},
-		{"../README.md", "\n## Policy\n", "\n## "},
+		{"../docs/policy.md", "# Policy\n", "\n## "},
 	} {
 		data, err := os.ReadFile(doc.path)
 		if err != nil {

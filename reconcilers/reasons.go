@@ -70,8 +70,8 @@ func terminal(r string) ReasonClass  { return ReasonClass{r, ClassTerminal, meta
 // an Azure-backed object, its own and those it copies from the identity,
 // tenancy and policy packages' errors, with its class. The code that writes
 // conditions (Outcome.apply) takes the class from here, so a reason
-// cannot be written with another; README's reason table is tested against
-// this list (TestReadmeReasonTable).
+// cannot be written with another; the reason table of docs/conditions.md is
+// tested against this list (TestConditionsPageReasonTable).
 var readyReasons = []ReasonClass{
 	succeeded(ReasonSucceeded),
 	// The policy asks for nothing to be done, and nothing is: kstatus has no
@@ -148,7 +148,7 @@ var reasonIndex = func() map[string]ReasonClass {
 }()
 
 // ReadyReasons returns every Ready reason of an Azure-backed object with its
-// class, in the order of README's table.
+// class, in the order of docs/conditions.md's table.
 func ReadyReasons() []ReasonClass { return append([]ReasonClass(nil), readyReasons...) }
 
 // ClassOf returns a reason's class. A reason missing from the list (a bug

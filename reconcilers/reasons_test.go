@@ -208,16 +208,16 @@ func TestEveryReasonIsClassified(t *testing.T) {
 	}
 }
 
-// kstatusColumn is what README's reason table says of a class.
+// kstatusColumn is what the conditions page's reason table says of a class.
 func kstatusColumn(rc ReasonClass) string {
 	return rc.Class.KStatus() + ", Ready " + string(rc.Ready)
 }
 
-// README's "Ready reason" table names every reason of readyReasons exactly
-// once, and no other, each with the kstatus verdict and Ready status of its
-// class.
-func TestReadmeReasonTable(t *testing.T) {
-	f, err := os.Open("../README.md")
+// The conditions page's (docs/conditions.md) "Ready reason" table names
+// every reason of readyReasons exactly once, and no other, each with the
+// kstatus verdict and Ready status of its class.
+func TestConditionsPageReasonTable(t *testing.T) {
+	f, err := os.Open("../docs/conditions.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,17 +234,17 @@ func TestReadmeReasonTable(t *testing.T) {
 		line := sc.Text()
 		if strings.HasPrefix(line, "| Ready reason |") {
 			if in {
-				t.Fatal("two Ready reason tables in README")
+				t.Fatal("two Ready reason tables in docs/conditions.md")
 			}
 			in = true
 			if cols := splitRow(line); len(cols) < 2 || cols[1] != "kstatus" {
-				t.Fatalf("README's reason table's second column is %q, want kstatus", cols)
+				t.Fatalf("docs/conditions.md's reason table's second column is %q, want kstatus", cols)
 			}
 			sc.Scan() // | --- |
 			for sc.Scan() && strings.HasPrefix(sc.Text(), "|") {
 				cols := splitRow(sc.Text())
 				if len(cols) < 2 {
-					t.Errorf("README row %q", sc.Text())
+					t.Errorf("docs/conditions.md row %q", sc.Text())
 					continue
 				}
 				for _, m := range code.FindAllStringSubmatch(cols[0], -1) {
@@ -253,16 +253,16 @@ func TestReadmeReasonTable(t *testing.T) {
 					w, ok := want[r]
 					switch {
 					case !ok:
-						t.Errorf("README names %s, which readyReasons does not list", r)
+						t.Errorf("docs/conditions.md names %s, which readyReasons does not list", r)
 					case cols[1] != w:
-						t.Errorf("README says %s is %q; its class %s gives %q", r, cols[1], ClassOf(r).Class, w)
+						t.Errorf("docs/conditions.md says %s is %q; its class %s gives %q", r, cols[1], ClassOf(r).Class, w)
 					}
 				}
 			}
 		}
 	}
 	if !in {
-		t.Fatal("README has no Ready reason table")
+		t.Fatal("docs/conditions.md has no Ready reason table")
 	}
 	var missing []string
 	for r := range want {
@@ -272,11 +272,11 @@ func TestReadmeReasonTable(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		t.Errorf("README's reason table lacks %s", strings.Join(missing, ", "))
+		t.Errorf("docs/conditions.md's reason table lacks %s", strings.Join(missing, ", "))
 	}
 	for r, n := range seen {
 		if n > 1 {
-			t.Errorf("README names %s %d times", r, n)
+			t.Errorf("docs/conditions.md names %s %d times", r, n)
 		}
 	}
 }

@@ -58,8 +58,8 @@ func (a *attack) begin() {
 	}
 }
 
-// exampleConstraints are the constraints README and SECURITY.md point
-// users to, and the demo enforces.
+// exampleConstraints are the constraints docs/policy.md and SECURITY.md
+// point users to, and the demo enforces.
 const exampleConstraints = "../../examples/policy/constraints.yaml"
 
 // Demo IDs in the example constraints, which a platform replaces with its

@@ -32,7 +32,7 @@ import (
 const reservedMessage = "is reserved for the aztenant operator"
 
 // developer is an account bound to Kubernetes' own aggregated `edit` role in
-// its namespace, as the README tells platform teams to grant developers. It
+// its namespace, as docs/concepts.md tells platform teams to grant developers. It
 // authenticates with a token of its own (a ServiceAccount "developer"), so it
 // can impersonate in turn, as edit allows.
 type developer struct {

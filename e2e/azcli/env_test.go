@@ -23,8 +23,8 @@ import (
 	"github.com/aztenant/aztenant/internal/testenv"
 )
 
-// The chart installs its own CRDs and reservation policies (README's helm
-// block), so the control plane starts without them.
+// The chart installs its own CRDs and reservation policies (docs/install.md's
+// helm block), so the control plane starts without them.
 func TestMain(m *testing.M) { testenv.Main(m, testenv.WithoutCRDs(), testenv.WithoutReservation()) }
 
 const (

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestREADMEInstall runs the sh blocks of README.md's "Install on a real
+// TestInstallPage runs the sh blocks of docs/install.md's "Install on a real
 // cluster" (the platform identity's az commands, then helm install) as they
 // are written, signed in as a subscription Owner of the emulator, with
 // ISSUER read from the API server as step 1 says, and checks what the text
@@ -13,12 +13,12 @@ import (
 // Azure, a deployed release whose operator runs as the ServiceAccount that
 // credential names, configured with that identity. No kubelet runs, so no
 // pod starts: helm's report and the objects are what there is to see.
-func TestREADMEInstall(t *testing.T) {
+func TestInstallPage(t *testing.T) {
 	w := newWorld(t)
 	admin := w.platform(t)
 	var script strings.Builder
 	script.WriteString("set -eu\nISSUER=$(kubectl get --raw /.well-known/openid-configuration | jq -r .issuer)\n")
-	for _, b := range shBlocks(t, "../../README.md", "## Install on a real cluster") {
+	for _, b := range shBlocks(t, "../../docs/install.md", "## Install on a real cluster") {
 		script.WriteString(strings.Join(b, "\n") + "\n")
 	}
 	// What the blocks leave in the shell, for the checks below.
