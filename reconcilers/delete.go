@@ -366,12 +366,24 @@ func (r *Reconciler) keptChildren(ctx context.Context, obj azurev1alpha1.Resourc
 		if err != nil {
 			return nil, err
 		}
-		if err := r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{ownerNameField: obj.GetName()}); err != nil {
+		// From the API server, not the cache: the garbage collector has just
+		// removed the orphans' owner references, and a cached child still
+		// showing one would be taken for a dependent deleted with obj, and its
+		// resource with obj's in Azure.
+		if r.APIReader != nil {
+			err = r.APIReader.List(ctx, list, client.InNamespace(obj.GetNamespace()))
+		} else {
+			err = r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{ownerNameField: obj.GetName()})
+		}
+		if err != nil {
 			return nil, err
 		}
 		kind := r.Registry.groupKindOf(k).Kind
 		_ = meta.EachListItem(list, func(item runtime.Object) error {
 			o := item.(azurev1alpha1.Resource)
+			if ref := o.Owner(); ref == nil || ref.Name != obj.GetName() {
+				return nil
+			}
 			if ownerKindOf(k, o) != gk || o.AzureStatus().ID == "" || !o.GetDeletionTimestamp().IsZero() {
 				return nil
 			}
