@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	corev1 "k8s.io/api/core/v1"
@@ -21,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
-	"github.com/aztenant/aztenant/identity"
 )
 
 // ownerNameField indexes objects by spec.owner.name, to find children.
@@ -42,7 +40,7 @@ const (
 	EventDetached = "Detached"
 )
 
-// delete handles an object being deleted. What happens in Azure is decided
+// stepDeletion is the first step of modeDelete. What happens in Azure is decided
 // once, by the topmost object being deleted, the way ARM deletes a resource
 // with everything inside it:
 //
@@ -59,7 +57,8 @@ const (
 //     propagationPolicy Orphan) would lose their resources: then the object
 //     leaves its own in Azure instead (keptChildren).
 //   - With detach-on-delete or skip, or released, the resource is left alone.
-func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, policy Policy, p *patcher) error {
+func (r *Reconciler) stepDeletion(ctx context.Context, x *run) error {
+	obj, policy, p := x.obj, x.policy, x.patch
 	st := obj.AzureStatus()
 	if policy != PolicyManage || st.ID == "" || released(obj) {
 		if st.ID != "" && controllerutil.ContainsFinalizer(obj, Finalizer) {
@@ -85,7 +84,7 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 	if f, err := r.goesWithOwner(ctx, obj); err != nil {
 		return err
 	} else if f != nil && f.wait {
-		return newOutcome(ReasonDeleting, f.message).after(5 * time.Second)
+		return newOutcome(ReasonDeleting, f.message)
 	} else if f != nil {
 		r.event(obj, corev1.EventTypeNormal, f.reason, f.message)
 		decision := DecisionDelete
@@ -108,74 +107,73 @@ func (r *Reconciler) delete(ctx context.Context, obj azurev1alpha1.Resource, pol
 		r.decide(ctx, obj, DecisionDetach, "why", "children kept", "children", kept)
 		return r.letGo(ctx, obj, p)
 	}
-	calls, scope, err := r.prepareDeletion(ctx, obj)
-	if err != nil {
-		// Without an identity or past the guards nothing can be deleted; say
-		// why and keep the finalizer so nothing is orphaned silently.
-		return r.blocked(ctx, obj, err)
+	// The object deletes its resource: the steps that follow find the
+	// credential and ARM ID and ask the guards, as for any call. Without an
+	// identity or past the guards nothing can be deleted: they say why and
+	// keep the finalizer, so nothing is orphaned silently (blocked).
+	return nil
+}
+
+// resumeDeletion resumes a deletion recorded in status.resumeToken.
+func (r *Reconciler) resumeDeletion(ctx context.Context, x *run) error {
+	token := x.obj.AzureStatus().ResumeToken
+	_, unusable := x.calls.resume(token)
+	if err := r.resume(ctx, x.calls, x.obj, x.scope); err != nil {
+		return deleting(err)
 	}
-	resumed := st.ResumeToken != ""
-	finished := false // a resumed deletion ARM reported done
-	if resumed {
-		_, unusable := calls.resume(st.ResumeToken)
-		if err := r.resume(ctx, calls, obj, scope); err != nil {
-			return r.blocked(ctx, obj, deleting(err))
-		}
-		finished = unusable == nil
+	x.resumed, x.resumedDone = true, unusable == nil
+	return nil
+}
+
+// detachOwned lets go of a resource another object or onboarding owns: only
+// what this object marked itself (or nobody marked) is deleted, never the
+// platform's onboarded groups, never another object's.
+func (r *Reconciler) detachOwned(ctx context.Context, x *run, who string) error {
+	obj := x.obj
+	msg := fmt.Sprintf("%s is owned by %s: a %s deletes only what it owns, so it is left in Azure (detached)", x.id, who, r.Registry.groupKindOf(r.Kind).Kind)
+	r.event(obj, corev1.EventTypeWarning, EventDetached, msg)
+	r.decide(ctx, obj, DecisionDetach, "why", "owned by "+who)
+	newOutcome(ReasonOwnedByAnother, msg).apply(obj)
+	if err := x.patch.patchStatus(ctx, obj); err != nil {
+		return err
 	}
-	actual, err := calls.get(ctx, st.ID)
-	if finished && accessWentWithIt(err) {
-		actual, err = nil, nil
-	}
-	if err != nil {
-		return r.blocked(ctx, obj, r.armFailure(err, scope))
-	}
-	if actual == nil {
-		msg := st.ID + " is already gone in Azure (deleted with its parent, or outside aztenant)"
-		if resumed {
-			msg = "Deleted " + st.ID + " in Azure"
+	return r.letGo(ctx, obj, x.patch)
+}
+
+// deleteInAzure is modeDelete's last step: DELETE until ARM reports the
+// resource gone, then let the object go.
+func (r *Reconciler) deleteInAzure(ctx context.Context, x *run) error {
+	obj, id, calls, scope := x.obj, x.id, x.calls, x.scope
+	if x.actual == nil {
+		msg := id + " is already gone in Azure (deleted with its parent, or outside aztenant)"
+		if x.resumed {
+			msg = "Deleted " + id + " in Azure"
 		}
 		r.event(obj, corev1.EventTypeNormal, EventDeleted, msg)
-		r.decide(ctx, obj, DecisionDelete, "done", true, "alreadyGone", !resumed)
-		return r.letGo(ctx, obj, p)
-	}
-	// Only what this object marked itself (or nobody marked) is deleted:
-	// never the platform's onboarded groups, never another object's.
-	who, err := r.ownerOf(ctx, obj, st.ID, actual, true)
-	if err != nil {
-		return newOutcome(ReasonGuardFailed, "could not check who owns "+st.ID+" before deleting it: "+err.Error()).after(30 * time.Second)
-	}
-	if who != "" {
-		msg := fmt.Sprintf("%s is owned by %s: a %s deletes only what it owns, so it is left in Azure (detached)", st.ID, who, r.Registry.groupKindOf(r.Kind).Kind)
-		r.event(obj, corev1.EventTypeWarning, EventDetached, msg)
-		r.decide(ctx, obj, DecisionDetach, "why", "owned by "+who)
-		newOutcome(ReasonOwnedByAnother, msg).apply(obj)
-		if err := p.patchStatus(ctx, obj); err != nil {
-			return err
-		}
-		return r.letGo(ctx, obj, p)
+		r.decide(ctx, obj, DecisionDelete, "done", true, "alreadyGone", !x.resumed)
+		return r.letGo(ctx, obj, x.patch)
 	}
 	r.decide(ctx, obj, DecisionDelete, "done", false)
-	poller, err := calls.delete(ctx, st.ID)
+	poller, err := calls.delete(ctx, id)
 	if err != nil {
 		return r.blocked(ctx, obj, r.armFailure(err, scope))
 	}
 	if poller != nil {
-		if _, err := r.poll(ctx, poller, obj, scope, "Deleting "+st.ID); err != nil {
+		if _, err := r.poll(ctx, poller, obj, scope, "Deleting "+id); err != nil {
 			return r.blocked(ctx, obj, deleting(err))
 		}
 	}
 	// Deletion may finish after the operation reports success: look again.
-	if actual, err := calls.get(ctx, st.ID); accessWentWithIt(err) {
+	if actual, err := calls.get(ctx, id); accessWentWithIt(err) {
 		// gone, and the identity's role with it
 	} else if err != nil {
 		return r.blocked(ctx, obj, r.armFailure(err, scope))
 	} else if actual != nil {
-		return newOutcome(ReasonDeleting, "waiting for Azure to report "+st.ID+" gone").after(r.PollInterval)
+		return newOutcome(ReasonDeleting, "waiting for Azure to report "+id+" gone").after(r.PollInterval)
 	}
-	r.event(obj, corev1.EventTypeNormal, EventDeleted, "Deleted "+st.ID+" in Azure")
+	r.event(obj, corev1.EventTypeNormal, EventDeleted, "Deleted "+id+" in Azure")
 	r.decide(ctx, obj, DecisionDelete, "done", true)
-	return r.letGo(ctx, obj, p)
+	return r.letGo(ctx, obj, x.patch)
 }
 
 // letGo removes the finalizer, at once: the object is gone once nothing else
@@ -206,10 +204,7 @@ func (r *Reconciler) blocked(ctx context.Context, obj azurev1alpha1.Resource, er
 	}
 	o.Message = "cannot delete " + obj.AzureStatus().ID + " in Azure: " + o.Message
 	if o.RequeueAfter == 0 && !o.Backoff {
-		// What blocks a deletion often goes by itself (a subnet's users
-		// being deleted with theirs, a lock lifted): try again, backing off
-		// (5 s doubling to 5 min), as the message promises.
-		o.after(jitter(5 * time.Second)).Backoff = true
+		o.waiting(waitBlockedDeletion) // as the message promises
 	}
 	if o.Reason != ReasonAzureUnavailable && !strings.Contains(o.Message, string(PolicyDetachOnDelete)) {
 		o.Message += "; the deletion is tried again by itself. To leave the resource in Azure and let the object go, annotate it " +
@@ -421,33 +416,6 @@ func ownerKindOf(k Kind, o azurev1alpha1.Resource) schema.GroupKind {
 		return ok.OwnerGroupKind()
 	}
 	return k.Facts().OwnerKind
-}
-
-// prepareDeletion is prepare for an object being deleted. Its resource is the
-// one status.id names. While its owner exists with an ID, prepare checks that
-// status.id is still what the spec names under that owner. Once the owner is
-// gone (this object outlived it: orphaned, or the owner was deleted with
-// detach-on-delete), status.id stands alone: it must end with the object's
-// own type and name, and pass the same identity and guards as any call.
-func (r *Reconciler) prepareDeletion(ctx context.Context, obj azurev1alpha1.Resource) (armCalls, identity.Scope, error) {
-	if !r.ownerGone(ctx, obj) {
-		calls, scope, _, err := r.prepare(ctx, obj)
-		return calls, scope, err
-	}
-	id := obj.AzureStatus().ID
-	if suffix := armIDOf(r.Kind, obj, ""); len(id) <= len(suffix) || !strings.EqualFold(id[len(id)-len(suffix):], suffix) {
-		return armCalls{}, identity.Scope{}, newOutcome(ReasonInvalidSpec, fmt.Sprintf("status.id %s is not a %s named %q: the object's Azure resource cannot be told, so nothing is deleted", id, r.Kind.Facts().ResourceType, obj.AzureName()))
-	}
-	// As prepare does, with the ID from status.
-	noteID(ctx, id)
-	cl, scope, err := r.credential(ctx, obj)
-	if err != nil {
-		return armCalls{}, scope, err
-	}
-	if o := r.admit(ctx, obj, id, scope, func(o *Outcome) *Outcome { return o.after(5 * time.Minute) }); o != nil {
-		return armCalls{}, scope, o
-	}
-	return armCalls{client: cl, apiVersion: r.Kind.Facts().APIVersion}, scope, nil
 }
 
 // ownerGone reports an object whose owner (by name) no longer exists or has

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -100,4 +102,28 @@ func (n namespaceReader) Get(ctx context.Context, key client.ObjectKey, obj clie
 
 func (n namespaceReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	return n.Reader.List(ctx, list, append(opts, client.InNamespace(n.namespace))...)
+}
+
+// stepBuild makes the desired body.
+func (r *Reconciler) stepBuild(ctx context.Context, x *run) error {
+	b, err := r.build(ctx, x.obj)
+	x.body = b
+	return err
+}
+
+// build makes the desired body, with the Secrets and objects Hooks.Resolve
+// reads, before any ARM call: the references in it are checked first.
+func (r *Reconciler) build(ctx context.Context, obj azurev1alpha1.Resource) (built, error) {
+	var resolved map[string]string
+	if resolve := r.Kind.Hooks().Resolve; resolve != nil {
+		var err error
+		if resolved, err = resolve(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj); err != nil {
+			return built{}, newOutcome(ReasonReferenceNotFound, err.Error())
+		}
+	}
+	desired, err := r.desired(obj, resolved)
+	if err != nil {
+		return built{}, newOutcome(ReasonInvalidSpec, err.Error())
+	}
+	return built{desired: desired, secrets: slices.Collect(maps.Values(resolved))}, nil
 }

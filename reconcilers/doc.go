@@ -70,45 +70,62 @@
 // # Reconcile flow
 //
 // Reconcile (reconciler.go) reads the object (freshness.go: from the API
-// server when the cache may predate its own last write) and, in order:
+// server when the cache may predate its own last write) and runs the
+// pipeline: one ordered list of named steps over one value, run (run.go),
+// that carries the object, its credential, its IDs, the body, Azure's
+// resource and the change. A mode chooses which steps run and what the last
+// one does: manage (the controller's reconcile), observe (reconcile policy
+// observe: GETs only, every difference in status; observing.go), preview (a
+// Plan's answer, nothing written anywhere; preview.go) and delete
+// (delete.go). The steps, in the pipeline's order (TestDocNamesThePipeline):
 //
-//  1. reconcile policy (policy.go): manage, observe (observing.go: the
-//     flow up to the plan, a GET only, every difference in status), skip,
-//     detach-on-delete, or a
-//     release; being deleted, the object goes to delete (delete.go), which
-//     decides once, for the topmost object of a tree, what ARM deletes;
-//  2. prepare (prepare.go): the credential (Resolve identity), the owner's
-//     ARM ID (a child waits for its owner with WaitingForOwner), the
-//     object's ARM ID, the guards, and a terminating Identity or Tenant,
-//     which serve deletions only; the desired body (Kind.Desired, given what
-//     Hooks.Resolve read of Secrets and referenced objects; desired.go) and
-//     every other ARM ID in it, held to the Tenant's bounds by the
-//     ReferenceGuard (references.go), and the names in it Azure turns into
-//     resources (Facts.Names) by the NameGuard (names.go); a spec's
-//     aztenant.io- tags are refused (tags.go); the kind's Hooks.Verify (verify.go);
-//     then the finalizer and the owner reference;
-//  3. a long-running operation recorded in status.resumeToken is resumed
+//   - policy (policy.go): manage, observe, skip, detach-on-delete, or a
+//     release; an object being deleted goes on in delete mode, observed in
+//     observe mode; skip and release stop here;
+//   - deletion (delete mode): decided once, for the topmost object of a
+//     tree, what ARM deletes: left in Azure (a policy, a CRD deleted, kept
+//     children) or gone with the owner, calling nothing; else deleted below;
+//   - credential (prepare.go): the namespace's Identity from the broker;
+//   - parent: the owner's ARM ID (a child waits for its owner with
+//     WaitingForOwner; a Plan may create the owner; a deleted object whose
+//     owner is gone has only status.id);
+//   - armID: the object's ARM ID, which cannot change;
+//   - admit: the guards (the Tenant's bounds, the policy library), in every
+//     mode, before any ARM call;
+//   - identity: a terminating Identity or Tenant serves deletions only;
+//   - build: the desired body (Kind.Desired, given what Hooks.Resolve read
+//     of Secrets and referenced objects; desired.go; a spec's aztenant.io-
+//     tags are refused, tags.go);
+//   - references: every other ARM ID in the body, held to the Tenant's
+//     bounds by the ReferenceGuard (references.go);
+//   - names: the names in it Azure turns into resources (Facts.Names), by
+//     the NameGuard (names.go);
+//   - verify: the kind's Hooks.Verify (verify.go);
+//   - finalizer (manage mode): the finalizer and the owner reference;
+//   - resume: a long-running operation recorded in status.resumeToken
 //     (operation.go);
-//  4. GET (or, for a steady object, its collection's listing: lists.go),
-//     record (keeps.go: Azure's answer to the last write, from a GET whose
-//     provisioningState is terminal, if settle could not record it), and
-//     claim: a resource that carries another object's owner
-//     marker, or that onboarding created, is not this object's
-//     (ownership.go); one that exists without being this object's needs
-//     aztenant.io/adopt, unless onboarding created it for this object
-//     (TagCreatedFor);
-//  5. plan: the desired body is compared with the GET
-//     (compare.go: ARM defaults, read-only fields, Facts.WriteOnly, casing,
-//     location spelling and Hooks.Equivalent are not drift; a write-only
-//     value's digest is); at a path the comparison reports, the record of
-//     Azure's answers (status.azureKeeps, below) is consulted; only a
-//     difference left is a write, a PUT that keeps tags the spec does not
-//     manage and the child collections Facts.CarriedOnPut names, and whose
-//     digest starts a new record;
-//  6. settle: status (Kind.Observe), Azure's answer to this reconcile's
-//     write recorded from the operation's final body (learn), exports to
-//     Secrets and ConfigMaps the resource owns (export.go), then a requeue
-//     after the sync period with jitter.
+//   - read (read.go): GET, or, for a steady object, its collection's listing
+//     (lists.go); a listing that does not show all well is read again by GET
+//     before anything is decided on it;
+//   - record (keeps.go): Azure's answer to the last write, from a GET whose
+//     provisioningState is terminal, if settle could not record it;
+//   - claim (ownership.go): a resource that carries another object's owner
+//     marker, or that onboarding created, is not this object's; one that
+//     exists without being this object's needs aztenant.io/adopt, unless
+//     onboarding created it for this object (TagCreatedFor);
+//   - plan (plan.go): the desired body compared with Azure's (compare.go:
+//     ARM defaults, read-only fields, Facts.WriteOnly, casing, location
+//     spelling and Hooks.Equivalent are not drift; a write-only value's
+//     digest is); at a path the comparison reports, the record of Azure's
+//     answers (status.azureKeeps, below) is consulted;
+//   - act: in manage mode (write.go), a difference left is a write, a PUT
+//     that keeps tags the spec does not manage and the child collections
+//     Facts.CarriedOnPut names, and whose digest starts a new record; then
+//     settle: status (Kind.Observe), Azure's answer recorded from the
+//     operation's final body (learn), exports to Secrets and ConfigMaps the
+//     resource owns (export.go), and a requeue after the sync period with
+//     jitter. Observe mode records the differences, preview mode says what
+//     would be done, delete mode DELETEs until ARM reports the resource gone.
 //
 // # Azure's answers to writes
 //
@@ -151,9 +168,10 @@
 // Each step returns an error: nil to go on, or an *Outcome (outcome.go) to
 // end the reconcile there (success included); any other error is the API
 // server's, retried by controller-runtime. An outcome carries a reason and a
-// message, and when to look again: after RequeueAfter, with the per-object
-// backoff (backoff.go) for a 403 or a principal not yet replicated, or, when
-// Terminal, only on an event. Its reason has one class in reasons.go, which
+// message, and when to look again, from one table keyed by reason
+// (requeue.go): after RequeueAfter, with the per-object backoff (backoff.go)
+// for a 403 or a principal not yet replicated, or, when Terminal, only on an
+// event. Its reason has one class in reasons.go, which
 // alone sets the conditions (conditions.go): Ready, retried (Reconciling) or
 // terminal (Stalled), so kstatus, Argo CD and Flux read it. ARM failures are
 // classified in errors.go. Reconcile turns the outcome into the conditions,

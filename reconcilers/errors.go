@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
@@ -40,7 +39,7 @@ func classify(err error, principal string) *Outcome {
 func classifyResponse(err error, principal string) *Outcome {
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
-		return newOutcome(ReasonAzureUnavailable, err.Error()).after(30 * time.Second)
+		return newOutcome(ReasonAzureUnavailable, err.Error()).waiting(waitNoAnswer)
 	}
 	msg := fmt.Sprintf("%d %s: %s", re.StatusCode, re.ErrorCode, errorMessageOf(re))
 	if re.RawResponse != nil && re.RawResponse.Request != nil {
@@ -48,33 +47,34 @@ func classifyResponse(err error, principal string) *Outcome {
 	}
 	switch {
 	case re.StatusCode == http.StatusTooManyRequests || re.StatusCode >= 500 || re.StatusCode == http.StatusRequestTimeout:
-		return newOutcome(ReasonAzureUnavailable, msg).after(armlimit.RetryAfter(re.RawResponse, 15*time.Second))
+		return retryAfter(newOutcome(ReasonAzureUnavailable, msg), re)
 	case re.StatusCode == http.StatusForbidden || re.StatusCode == http.StatusUnauthorized:
-		o := newOutcome(ReasonAuthorizationFailed, fmt.Sprintf("identity %s is not allowed to do this: %s", principal, msg)).after(authBackoffFirst)
-		o.Backoff = true
-		return o
+		return newOutcome(ReasonAuthorizationFailed, fmt.Sprintf("identity %s is not allowed to do this: %s", principal, msg))
 	case re.StatusCode == http.StatusConflict && re.ErrorCode == codeConcurrentFICWrites:
 		// Azure refuses a credential write while another of the same identity
 		// is in flight: nothing is wrong, the next try a moment later succeeds.
-		return newOutcome(ReasonAzureUnavailable, msg).after(jitter(2 * time.Second))
+		return newOutcome(ReasonAzureUnavailable, msg).waiting(waitConcurrentWrite)
 	case re.StatusCode == http.StatusConflict && re.ErrorCode == codeAnotherOperationInProgress:
-		return newOutcome(ReasonAzureUnavailable, msg).after(armlimit.RetryAfter(re.RawResponse, 15*time.Second))
+		return retryAfter(newOutcome(ReasonAzureUnavailable, msg), re)
 	case re.StatusCode == http.StatusBadRequest && re.ErrorCode == codePrincipalNotFound:
 		// Entra replicates a principal created a moment ago for a while
 		// (Azure's message says so, and how principalType avoids it): look
 		// again in seconds, not at the next spec change.
 		// A principal ID that is simply wrong never replicates: the retries
 		// back off (5 s doubling to 5 min) instead of polling every 5 s.
-		o := newOutcome(ReasonAzureRejected, msg).after(jitter(5 * time.Second))
-		o.Backoff = true
-		return o
+		return newOutcome(ReasonAzureRejected, msg).waiting(waitNotReplicated)
 	case re.StatusCode == http.StatusConflict:
 		// A name taken, a lock, a location that cannot change: retry, without
 		// hammering, in case the environment changed.
-		return newOutcome(ReasonAzureRejected, msg).after(time.Minute)
+		return newOutcome(ReasonAzureRejected, msg).waiting(waitConflict)
 	default:
 		return newOutcome(ReasonAzureRejected, msg)
 	}
+}
+
+// retryAfter honours ARM's Retry-After, else the reason's wait.
+func retryAfter(o *Outcome, re *azcore.ResponseError) *Outcome {
+	return o.after(armlimit.RetryAfter(re.RawResponse, o.RequeueAfter))
 }
 
 // errorMessageOf reads ARM's {"error":{"code","message"}} from the response

@@ -179,18 +179,14 @@ func (r *Reconciler) writeAll(ctx context.Context, obj azurev1alpha1.Resource, b
 	return nil
 }
 
-// exportRetry is when to try a failed export again: soon when it failed on
-// its way (ExportFailed); in a minute when a Secret or ConfigMap of another
-// owner is in the way, since its removal is not reported here; at the sync
-// period when the spec must change (which reconciles at once anyway).
-func exportRetry(o *Outcome, period time.Duration) time.Duration {
-	switch {
-	case o.Class().Class == ClassTransient:
-		return jitter(15 * time.Second)
-	case o.Reason == ReasonExportConflict:
-		return jitter(min(period, time.Minute))
+// exportRetry: a failed export is tried again at its reason's wait, and no
+// later than the sync period (an expression that failed on Azure's answer is
+// evaluated again at every sync).
+func exportRetry(o *Outcome, period time.Duration) *Outcome {
+	if o.RequeueAfter == 0 || o.RequeueAfter > period {
+		return o.after(jitter(period))
 	}
-	return jitter(period)
+	return o
 }
 
 type invalidNameError struct {

@@ -269,3 +269,13 @@ func withoutKept(diffs, kept []difference) []difference {
 		return slices.ContainsFunc(kept, func(k difference) bool { return k.path == d.path })
 	})
 }
+
+// stepRecord records Azure's answer to a write made earlier, if not recorded
+// yet, from a GET (never from a listing; in modePreview, on the copy).
+func (r *Reconciler) stepRecord(ctx context.Context, x *run) error {
+	if !x.from.at.IsZero() || (x.mode != modeManage && x.actual == nil) {
+		return nil
+	}
+	r.record(ctx, x.obj, x.body, x.actual)
+	return nil
+}

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -88,11 +87,11 @@ func (r *Reconciler) admitNames(ctx context.Context, obj azurev1alpha1.Resource,
 			if ref.Means != NameResourceGroup && ref.Means != NameSubscription {
 				owned, pending, err := r.ownsNamed(ctx, obj.GetNamespace(), ref.Means, v.value, n.SubscriptionID)
 				if err != nil {
-					return newOutcome(ReasonGuardFailed, fmt.Sprintf("could not list the namespace's objects of type %s to check %s: %v", ref.Means, v.path, err)).after(30 * time.Second)
+					return newOutcome(ReasonGuardFailed, fmt.Sprintf("could not list the namespace's objects of type %s to check %s: %v", ref.Means, v.path, err))
 				}
 				if pending != "" {
 					// Its own, once its object has created it: wait, as for a reference by name.
-					return newOutcome(ReasonReferenceNotFound, fmt.Sprintf("%s names %q: waiting for %s %q of this namespace to exist in Azure", v.path, v.value, pending, v.value)).after(10 * time.Second)
+					return newOutcome(ReasonReferenceNotFound, fmt.Sprintf("%s names %q: waiting for %s %q of this namespace to exist in Azure", v.path, v.value, pending, v.value))
 				}
 				n.Owned = owned
 			}
@@ -103,7 +102,7 @@ func (r *Reconciler) admitNames(ctx context.Context, obj azurev1alpha1.Resource,
 		return nil
 	}
 	err := r.NameGuard.AdmitNames(ctx, obj, names)
-	return guardOutcome(err, func(o *Outcome) *Outcome { return o.afterByClass(30*time.Second, 5*time.Minute) })
+	return guardOutcome(err)
 }
 
 // subscriptionBeside is the subscription ref.SubscriptionPath gives for the
@@ -268,4 +267,12 @@ func walkPath(v any, steps []string, follow map[string]string, visit func(concre
 		}
 	}
 	walk(v, 0, "", "", nil)
+}
+
+// stepNames holds the names Azure turns into resources to the Tenant's bounds.
+func (r *Reconciler) stepNames(ctx context.Context, x *run) error {
+	if o := r.admitNames(ctx, x.obj, x.id, x.body.desired); o != nil {
+		return o
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,8 +12,9 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
 
-// This file is the observe policy: the flow up to the plan, with the GET as the
-// only ARM call, and every difference shown instead of written.
+// This file is the observe policy (modeObserve): the pipeline up to the plan,
+// with GETs as the only ARM calls, and every difference shown instead of
+// written.
 
 // ConditionInSync says, while an object is observed, whether Azure matches its spec.
 const ConditionInSync = "InSync"
@@ -35,59 +35,27 @@ const (
 // maxDifferences shown in status; the rest are counted.
 const maxDifferences = 64
 
-// observe reads the resource with the namespace's identity, through the same
-// guards, references and plan as a write, and records where Azure differs. It
-// calls nothing but GET: no verify (a check before writing), no finalizer, no
-// write, no export (reading keys is a POST).
-func (r *Reconciler) observe(ctx context.Context, obj azurev1alpha1.Resource, period time.Duration) error {
-	calls, scope, id, err := r.prepare(ctx, obj)
-	if err != nil {
-		return err
-	}
-	b, err := r.build(ctx, obj)
-	if err != nil {
-		return err
-	}
-	if o := r.admitReferences(ctx, obj, b.desired); o != nil {
-		return o
-	}
-	if o := r.admitNames(ctx, obj, id, b.desired); o != nil {
-		return o
-	}
-	actual, err := calls.get(ctx, id)
-	if err != nil {
-		return r.armFailure(err, scope)
-	}
+// observed is modeObserve's last step: the resource was read with the
+// namespace's identity, through the same guards, references, verify and plan
+// as a write; every difference is recorded in status instead of written. It
+// calls nothing but GETs: no finalizer, no write, no export (reading keys is
+// a POST).
+func (r *Reconciler) observed(ctx context.Context, x *run) error {
+	obj, id, actual := x.obj, x.id, x.actual
 	st := obj.AzureStatus()
-	again := jitter(period)
+	again := jitter(x.period)
 	if actual == nil {
 		st.Differences = []azurev1alpha1.Difference{{Path: "(resource)", Desired: "(exists)", Actual: absent}}
 		setInSync(obj, metav1.ConditionFalse, ReasonNotInAzure, id+" does not exist in Azure; with reconcile policy manage it would be created")
 		return newOutcome(ReasonObserved, "Observed: "+id+" does not exist in Azure (InSync)").after(again)
 	}
-	r.record(ctx, obj, b, actual) // a write made before the object was observed
-	c, err := r.plan(ctx, obj, b, id, actual, "")
-	if err != nil {
-		return err
-	}
-	diffs := r.allDifferences(obj, c, actual)
+	diffs := r.allDifferences(obj, x.change, actual)
 	st.Differences = shown(diffs)
 	r.Kind.Observe(obj, actual)
 	st.ProvisioningState = provisioningState(actual)
 	note := ""
-	if st.ID == "" {
-		// Not this object's yet. Unless another object owns it, manage later
-		// writes these differences (as if adopted: it did not create it, so
-		// deleting it then leaves it in Azure unless told otherwise).
-		who, err := r.ownerOf(ctx, obj, id, actual, false)
-		if err != nil {
-			return newOutcome(ReasonGuardFailed, "could not check who owns the resource: "+err.Error()).after(30 * time.Second)
-		}
-		if who != "" {
-			note = fmt.Sprintf("; it is owned by %s, so reconcile policy manage would not write it", who)
-		} else {
-			st.ID, st.Adopted = id, true
-		}
+	if x.otherOwner != "" {
+		note = fmt.Sprintf("; it is owned by %s, so reconcile policy manage would not write it", x.otherOwner)
 	}
 	kept := keptNote(obj)
 	if len(diffs) == 0 {

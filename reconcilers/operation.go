@@ -79,3 +79,15 @@ func provisioningState(body map[string]any) string {
 	}
 	return ""
 }
+
+// stepResume resumes a long-running operation recorded in
+// status.resumeToken, before Azure is read.
+func (r *Reconciler) stepResume(ctx context.Context, x *run) error {
+	if x.obj.AzureStatus().ResumeToken == "" {
+		return nil
+	}
+	if x.mode == modeDelete {
+		return r.resumeDeletion(ctx, x)
+	}
+	return r.resume(ctx, x.calls, x.obj, x.scope)
+}

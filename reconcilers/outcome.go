@@ -40,10 +40,10 @@ type Outcome struct {
 	cause error
 }
 
-// newOutcome is the outcome of a reason, looked at again only on an event
-// until after sets a time.
+// newOutcome is the outcome of a reason, looked at again when its reason's
+// row of the requeue table says (requeue.go).
 func newOutcome(reason, msg string) *Outcome {
-	return &Outcome{Reason: reason, Message: msg}
+	return (&Outcome{Reason: reason, Message: msg}).waiting(waitFor(reason))
 }
 
 // readyOutcome is success, compared with Azure again after period (jittered).
@@ -51,20 +51,11 @@ func readyOutcome(period time.Duration) *Outcome {
 	return newOutcome(ReasonSucceeded, "The resource is provisioned and matches its spec").after(jitter(period))
 }
 
-// after sets when the object is looked at again.
+// after sets when the object is looked at again, for the waits the requeue
+// table cannot hold (requeue.go): the sync period, PollInterval, Retry-After.
 func (o *Outcome) after(d time.Duration) *Outcome {
 	o.RequeueAfter = d
 	return o
-}
-
-// afterByClass looks again soon (transient, jittered) when the reason is
-// transient, after terminalAfter (jittered) otherwise: a change of spec
-// reconciles at once, this is for changes no event reports.
-func (o *Outcome) afterByClass(transient, terminalAfter time.Duration) *Outcome {
-	if o.Class().Class == ClassTransient {
-		return o.after(jitter(transient))
-	}
-	return o.after(jitter(terminalAfter))
 }
 
 func (o *Outcome) Error() string { return o.Reason + ": " + o.Message }
@@ -111,21 +102,11 @@ var errGone = errors.New("object gone")
 // not get (a federation failure), or an ARM answer classified (errors.go).
 func (r *Reconciler) armFailure(err error, scope identity.Scope) *Outcome {
 	if fe := identity.AsFederationError(err, scope); identity.ReasonOf(fe) != "" {
-		o := newOutcome(identity.ReasonOf(fe), fe.Error()).after(credentialRetry(identity.ReasonOf(fe)))
+		o := newOutcome(identity.ReasonOf(fe), fe.Error())
 		o.cause = err
 		return o
 	}
 	return classify(err, scope.ClientID)
-}
-
-// credentialRetry is when to try again after no token could be had: soon
-// while Entra is unavailable (nothing needs fixing), in a minute when a fix
-// is needed (the Identity's recovery also re-enqueues the object).
-func credentialRetry(reason string) time.Duration {
-	if reason == identity.ReasonEntraUnavailable {
-		return jitter(15 * time.Second)
-	}
-	return time.Minute
 }
 
 // jitter adds up to a tenth of d at random, so requeues spread out.

@@ -71,10 +71,10 @@ func TestOutcomeClassAndTerminal(t *testing.T) {
 	if d := readyOutcome(time.Hour).RequeueAfter; d < time.Hour || d > time.Hour+6*time.Minute {
 		t.Errorf("ready: requeue after %s, want the period with up to a tenth of jitter", d)
 	}
-	if d := newOutcome(ReasonGuardFailed, "m").afterByClass(30*time.Second, 5*time.Minute).RequeueAfter; d < 30*time.Second || d > 33*time.Second {
-		t.Errorf("transient afterByClass: %s", d)
+	if d := newOutcome(ReasonGuardFailed, "m").RequeueAfter; d < 30*time.Second || d > 33*time.Second {
+		t.Errorf("a check that could not be made: requeue after %s, want 30s and a tenth of jitter (the requeue table)", d)
 	}
-	if d := newOutcome(ReasonPolicyDenied, "m").afterByClass(30*time.Second, 5*time.Minute).RequeueAfter; d < 5*time.Minute || d > 5*time.Minute+30*time.Second {
-		t.Errorf("terminal afterByClass: %s", d)
+	if d := newOutcome(ReasonPolicyDenied, "m").RequeueAfter; d < 5*time.Minute || d > 5*time.Minute+30*time.Second {
+		t.Errorf("a denial: requeue after %s, want 5m and a tenth of jitter (the requeue table)", d)
 	}
 }

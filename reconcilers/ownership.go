@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -216,4 +217,78 @@ func lookupKeyFold(m map[string]any, k string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// stepClaim decides whether the resource Azure has is the object's to act on
+// (a resource another object or onboarding owns is not, in any mode), and,
+// in modeManage, takes it: created for it by onboarding, made by Azure with
+// its parent, or adopted.
+func (r *Reconciler) stepClaim(ctx context.Context, x *run) error {
+	obj, st := x.obj, x.obj.AzureStatus()
+	if x.actual == nil {
+		return nil
+	}
+	who, err := r.ownerOf(ctx, obj, x.id, x.actual, x.mode == modeDelete)
+	if err != nil {
+		return x.listedOr(newOutcome(ReasonGuardFailed, fmt.Sprintf("could not check who owns %s: %v", x.id, err)))
+	}
+	if who != "" {
+		switch x.mode {
+		case modeObserve:
+			x.otherOwner = who // shown; manage would not write it
+			return nil
+		case modeDelete:
+			return r.detachOwned(ctx, x, who)
+		case modePreview:
+			return newOutcome(ReasonOwnedByAnother, fmt.Sprintf("%s is owned by %s: it would be neither adopted nor written", x.id, who))
+		}
+		// The owner letting go produces no event here: look again later.
+		return x.listedOr(newOutcome(ReasonOwnedByAnother, fmt.Sprintf("%s is owned by %s. This object does not adopt it or write to it, and deleting this object leaves it in Azure", x.id, who)))
+	}
+	switch {
+	case x.mode == modeManage:
+		createdFor, err := r.claim(ctx, obj, x.id, x.actual)
+		x.createdFor = createdFor
+		return x.listedOr(err)
+	case x.mode == modeObserve && st.ID == "":
+		// Not this object's yet: manage later writes these differences, as
+		// if adopted (it did not create it, so deleting it then leaves it
+		// in Azure unless told otherwise).
+		st.ID, st.Adopted = x.id, true
+	case x.mode == modePreview && st.ID == "" && x.policy != PolicyObserve && !r.Kind.Facts().WithParent && obj.GetAnnotations()[AnnotationAdopt] != "true":
+		return newOutcome(ReasonAlreadyExists, fmt.Sprintf("%s already exists in Azure and is not this object's; annotate it %s: \"true\" to adopt it", x.id, AnnotationAdopt))
+	}
+	return nil
+}
+
+// claim takes the resource Azure has (actual), which no one else owns: yes
+// when obj created it (status.id), when onboarding created it for obj, or
+// once it is adopted. It returns the resource's TagCreatedFor.
+func (r *Reconciler) claim(ctx context.Context, obj azurev1alpha1.Resource, id string, actual map[string]any) (string, error) {
+	st := obj.AzureStatus()
+	createdFor := tagFold(tagsOf(actual), TagCreatedFor) // tagsOf(nil) is empty
+	if createdFor != "" && st.ID == "" && createdFor == r.marker(obj) {
+		// Onboarding created it for this object with the platform identity
+		// (the namespace's identity may not create resource groups): it is
+		// this object's as if it had created it, so no adopt, and deleting
+		// the object deletes it.
+		st.ID = id
+		r.event(obj, corev1.EventTypeNormal, EventCreatedByOnboarding, fmt.Sprintf("%s was created for this object by the Tenant's onboarding, with the platform identity", id))
+		r.decide(ctx, obj, DecisionCreate, "by", "onboarding")
+	}
+	if actual != nil && st.ID == "" && r.Kind.Facts().WithParent {
+		// Azure made it with the parent; there is no other to create.
+		st.ID = id
+		r.decide(ctx, obj, DecisionAdopt, "why", "created by Azure with its parent")
+	}
+	if actual != nil && st.ID == "" {
+		if obj.GetAnnotations()[AnnotationAdopt] != "true" {
+			return "", newOutcome(ReasonAlreadyExists, fmt.Sprintf("%s already exists in Azure and was not created by this object; annotate it %s: \"true\" to adopt it", id, AnnotationAdopt))
+		}
+		st.Adopted = true
+		st.ID = id
+		r.event(obj, corev1.EventTypeNormal, "Adopted", "Adopted existing Azure resource "+id)
+		r.decide(ctx, obj, DecisionAdopt)
+	}
+	return createdFor, nil
 }

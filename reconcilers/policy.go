@@ -2,12 +2,14 @@ package reconcilers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
@@ -124,4 +126,49 @@ func (r *Reconciler) syncPeriod(obj azurev1alpha1.Resource) (time.Duration, erro
 		return d, nil
 	}
 	return r.SyncPeriod, nil
+}
+
+// stepPolicy reads the object's reconcile policy: an object being deleted
+// goes on in modeDelete, an observed one in modeObserve, and one the policy
+// leaves alone (skip, released) stops here.
+func (r *Reconciler) stepPolicy(ctx context.Context, x *run) error {
+	policy, err := r.policyFor(ctx, x.obj)
+	var invalid *invalidPolicyError
+	switch {
+	case errors.As(err, &invalid):
+		return newOutcome(ReasonInvalidSpec, err.Error())
+	case err != nil:
+		// Not known: in particular, nothing is deleted in Azure on a policy
+		// that could not be read.
+		return err
+	}
+	if policy == "" {
+		policy = PolicyManage
+	}
+	x.policy = policy
+	if x.mode == modeManage && !x.obj.GetDeletionTimestamp().IsZero() {
+		x.mode = modeDelete
+		return nil
+	}
+	if x.mode != modePreview && policy != PolicyObserve {
+		notObserved(x.obj)
+	}
+	if o := leftAlone(x.obj, policy); o != nil {
+		if x.mode != modePreview {
+			// Nothing in Azure is the object's to delete any more: the
+			// finalizer goes with the patch that ends the reconcile.
+			controllerutil.RemoveFinalizer(x.obj, Finalizer)
+		}
+		return o
+	}
+	if x.mode == modePreview {
+		return nil
+	}
+	if x.period, err = r.syncPeriod(x.obj); err != nil {
+		return newOutcome(ReasonInvalidSpec, err.Error())
+	}
+	if policy == PolicyObserve {
+		x.mode = modeObserve
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,36 +19,96 @@ import (
 	"github.com/aztenant/aztenant/tenancy"
 )
 
-// This file is step 2 of the flow (doc.go): what a reconcile settles before
-// it calls Azure, and the owner reference it writes.
+// This file is the steps that settle, before Azure is called, whose
+// credential calls, on which ARM ID, and whether the guards admit it; and the
+// finalizer and owner reference written before anything is.
 
-// prepare resolves the identity, the parent and the ARM ID, and asks the
-// guards. An *Outcome means stop here without calling Azure.
-func (r *Reconciler) prepare(ctx context.Context, obj azurev1alpha1.Resource) (armCalls, identity.Scope, string, error) {
-	cl, scope, err := r.credential(ctx, obj)
+// stepCredential is the object's ARM client from the broker.
+func (r *Reconciler) stepCredential(ctx context.Context, x *run) error {
+	cl, scope, err := r.credential(ctx, x.obj)
+	x.scope = scope
 	if err != nil {
-		return armCalls{}, scope, "", err
+		return err
 	}
-	parentID, o := r.parentID(ctx, obj, scope)
-	if o != nil {
-		return armCalls{}, scope, "", o.after(10 * time.Second)
+	x.calls = armCalls{client: cl, apiVersion: r.Kind.Facts().APIVersion}
+	return nil
+}
+
+// stepParent is the ARM ID of the object's parent. A Plan may name an owner
+// it creates itself (modePreview). An object being deleted whose owner is
+// gone (it outlived it: orphaned, or the owner was deleted with
+// detach-on-delete) has only status.id, which must end with the object's own
+// type and name.
+func (r *Reconciler) stepParent(ctx context.Context, x *run) error {
+	obj := x.obj
+	if x.mode == modeDelete && r.ownerGone(ctx, obj) {
+		id := obj.AzureStatus().ID
+		if suffix := armIDOf(r.Kind, obj, ""); len(id) <= len(suffix) || !strings.EqualFold(id[len(id)-len(suffix):], suffix) {
+			return newOutcome(ReasonInvalidSpec, fmt.Sprintf("status.id %s is not a %s named %q: the object's Azure resource cannot be told, so nothing is deleted", id, r.Kind.Facts().ResourceType, obj.AzureName()))
+		}
+		x.id = id
+		noteID(ctx, id)
+		return nil
 	}
-	id := armIDOf(r.Kind, obj, parentID)
-	noteID(ctx, id)
-	if st := obj.AzureStatus(); st.ID != "" && !strings.EqualFold(st.ID, id) {
-		return armCalls{}, scope, "", newOutcome(ReasonInvalidSpec, fmt.Sprintf("the resource is %s in Azure but the spec now names %s: the name and owner cannot change; delete and recreate the object instead", st.ID, id))
-	}
-	// Tenants change without touching this object: a denial is looked at
-	// again later.
-	if o := r.admit(ctx, obj, id, scope, func(o *Outcome) *Outcome { return o.afterByClass(30*time.Second, 5*time.Minute) }); o != nil {
-		return armCalls{}, scope, "", o
-	}
-	if obj.GetDeletionTimestamp().IsZero() {
-		if o := r.identityTerminating(ctx, obj); o != nil {
-			return armCalls{}, scope, "", o.after(5 * time.Minute)
+	parentID, o := r.parentID(ctx, obj, x.scope)
+	if o != nil && x.mode == modePreview && o.Reason == ReasonWaitingForOwner && x.owners != nil {
+		if ref := obj.Owner(); ref != nil && ref.Name != "" {
+			if p, ok := x.owners(r.ownerKindOf(obj), ref.Name); ok {
+				parentID, x.parentCreating, o = p.ID, p.Creating, nil
+			}
 		}
 	}
-	return armCalls{client: cl, apiVersion: r.Kind.Facts().APIVersion}, scope, id, nil
+	if o != nil {
+		return o
+	}
+	x.parentID = parentID
+	return nil
+}
+
+// stepARMID is the object's ARM ID, which cannot change once it has one.
+func (r *Reconciler) stepARMID(ctx context.Context, x *run) error {
+	if x.id != "" {
+		return nil // from status.id (stepParent)
+	}
+	id := armIDOf(r.Kind, x.obj, x.parentID)
+	noteID(ctx, id)
+	if st := x.obj.AzureStatus(); st.ID != "" && !strings.EqualFold(st.ID, id) {
+		return newOutcome(ReasonInvalidSpec, fmt.Sprintf("the resource is %s in Azure but the spec now names %s: the name and owner cannot change; delete and recreate the object instead", st.ID, id))
+	}
+	if x.mode == modeDelete {
+		id = x.obj.AzureStatus().ID // what was created, as it was spelled
+	}
+	x.id = id
+	return nil
+}
+
+// stepAdmit asks the guards (the Tenant's bounds, the policy library) about
+// a call on the object's ARM ID, in every mode: a refusal is an outcome,
+// never an ARM call.
+func (r *Reconciler) stepAdmit(ctx context.Context, x *run) error {
+	if o := r.admit(ctx, x.obj, x.id, x.scope); o != nil {
+		return o
+	}
+	return nil
+}
+
+// stepIdentity refuses creates and updates while the Identity serving the
+// object is being deleted.
+func (r *Reconciler) stepIdentity(ctx context.Context, x *run) error {
+	if o := r.identityTerminating(ctx, x.obj); o != nil {
+		return o
+	}
+	return nil
+}
+
+// stepFinalizer adds the finalizer before anything is written to Azure (or
+// status.id), so nothing the object creates can outlive it, and the owner
+// reference.
+func (r *Reconciler) stepFinalizer(ctx context.Context, x *run) error {
+	if err := x.patch.addFinalizer(ctx, x.obj); err != nil {
+		return err
+	}
+	return r.ensureOwnerReference(ctx, x.obj, x.patch)
 }
 
 // credential is obj's ARM client from the broker (the Identity of its
@@ -64,38 +123,37 @@ func (r *Reconciler) credential(ctx context.Context, obj azurev1alpha1.Resource)
 		if reason == "" {
 			reason = identity.ReasonTokenRequestFailed
 		}
-		return nil, scope, newOutcome(reason, err.Error()).after(credentialRetry(reason))
+		return nil, scope, newOutcome(reason, err.Error())
 	}
 	return cl, scope, nil
 }
 
-// admit asks the guards about a call on id; nil admits it. A denial is
-// looked at again when lookAgain says.
-func (r *Reconciler) admit(ctx context.Context, obj azurev1alpha1.Resource, id string, scope identity.Scope, lookAgain func(*Outcome) *Outcome) *Outcome {
+// admit asks the guards about a call on id; nil admits it.
+func (r *Reconciler) admit(ctx context.Context, obj azurev1alpha1.Resource, id string, scope identity.Scope) *Outcome {
 	target, err := r.target(obj, id, scope)
 	if err != nil {
 		return newOutcome(tenancy.ReasonPolicyDenied, err.Error())
 	}
 	for _, g := range r.Guards {
-		if o := guardOutcome(g.Admit(ctx, obj, target), lookAgain); o != nil {
+		if o := guardOutcome(g.Admit(ctx, obj, target)); o != nil {
 			return o
 		}
 	}
 	return nil
 }
 
-// guardOutcome is a guard's answer as an outcome: nil admits; a refusal (an
-// error with a Reason) is looked at again when lookAgain says; anything else
-// means the guard could not decide, and nothing is called (fail closed).
-func guardOutcome(err error, lookAgain func(*Outcome) *Outcome) *Outcome {
+// guardOutcome is a guard's answer as an outcome: nil admits; a refusal is
+// an error with a Reason; anything else means the guard could not decide,
+// and nothing is called (fail closed).
+func guardOutcome(err error) *Outcome {
 	if err == nil {
 		return nil
 	}
 	var reasoned interface{ Reason() string }
 	if !errors.As(err, &reasoned) {
-		return newOutcome(ReasonGuardFailed, "could not check the request before calling Azure: "+err.Error()).after(30 * time.Second)
+		return newOutcome(ReasonGuardFailed, "could not check the request before calling Azure: "+err.Error())
 	}
-	return lookAgain(newOutcome(reasoned.Reason(), err.Error()))
+	return newOutcome(reasoned.Reason(), err.Error())
 }
 
 func (r *Reconciler) target(obj azurev1alpha1.Resource, id string, scope identity.Scope) (tenancy.Target, error) {

@@ -3,9 +3,9 @@ package reconcilers
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -14,8 +14,8 @@ import (
 )
 
 // This file previews a reconcile for a Plan (package reconcilers/planning): the
-// flow of the package doc up to the plan, with the object as it would be
-// applied, GETs and the reads a check needs as the only ARM calls.
+// pipeline in modePreview, with the object as it would be applied, GETs and
+// the reads a check needs as the only ARM calls.
 
 // Planned is an object previewed earlier in the same plan, which a later one may
 // name as its owner.
@@ -48,8 +48,9 @@ func (p Preview) Planned() (Planned, bool) {
 
 // Preview says what reconciling obj, as given (not as stored), would do: with
 // the stored object's status when it exists (what it created, its write-only
-// digest), the namespace's identity, the guards, the references and Verify of a
-// real reconcile. It never writes to Azure or to the cluster.
+// digest), the pipeline of a real reconcile in modePreview (the namespace's
+// identity, the guards, the references, Verify). It never writes to Azure or
+// to the cluster.
 func (r *Reconciler) Preview(ctx context.Context, obj azurev1alpha1.Resource, owners PlannedOwner) Preview {
 	stored := r.Kind.New()
 	switch err := r.Client.Get(ctx, client.ObjectKeyFromObject(obj), stored); {
@@ -59,99 +60,35 @@ func (r *Reconciler) Preview(ctx context.Context, obj azurev1alpha1.Resource, ow
 	case !apierrors.IsNotFound(err):
 		return unknown(ReasonGuardFailed, "reading the object: "+err.Error())
 	}
-	policy, err := r.policyFor(ctx, obj)
-	if err != nil {
-		return unknown(ReasonInvalidSpec, err.Error())
-	}
-	if policy == "" {
-		policy = PolicyManage
-	}
-	if o := leftAlone(obj, policy); o != nil {
-		return Preview{Action: planv1alpha1.ActionNoChange, ID: obj.AzureStatus().ID, Reason: o.Reason, Message: o.Message}
-	}
-	calls, scope, err := r.credential(ctx, obj)
-	if err != nil {
-		return fromOutcome(err, "")
-	}
-	parentID, o := r.parentID(ctx, obj, scope)
-	parentCreating := false
-	if o != nil {
-		ref := obj.Owner()
-		p, ok := Planned{}, false
-		if o.Reason == ReasonWaitingForOwner && ref != nil && ref.Name != "" && owners != nil {
-			p, ok = owners(r.ownerKindOf(obj), ref.Name)
+	x := &run{mode: modePreview, obj: obj, owners: owners}
+	if err := r.run(ctx, x); err != nil {
+		id := x.id
+		if id == "" {
+			id = obj.AzureStatus().ID
 		}
-		if !ok {
-			return fromOutcome(o, "")
-		}
-		parentID, parentCreating = p.ID, p.Creating
-	}
-	id := armIDOf(r.Kind, obj, parentID)
-	if st := obj.AzureStatus(); st.ID != "" && !strings.EqualFold(st.ID, id) {
-		return Preview{Action: planv1alpha1.ActionDenied, ID: id, Reason: ReasonInvalidSpec,
-			Message: fmt.Sprintf("the resource is %s in Azure but the spec names %s: the name and owner cannot change", st.ID, id)}
-	}
-	if o := r.admit(ctx, obj, id, scope, func(o *Outcome) *Outcome { return o }); o != nil {
-		return fromOutcome(o, id)
-	}
-	b, err := r.build(ctx, obj)
-	if err != nil {
 		return fromOutcome(err, id)
 	}
-	if o := r.admitReferences(ctx, obj, b.desired); o != nil {
-		return fromOutcome(o, id)
-	}
-	if o := r.admitNames(ctx, obj, id, b.desired); o != nil {
-		return fromOutcome(o, id)
-	}
-	armc := armCalls{client: calls, apiVersion: r.Kind.Facts().APIVersion}
-	if err := r.verify(ctx, armc, obj, id, scope); err != nil {
-		return fromOutcome(err, id)
-	}
-	observing := policy == PolicyObserve
-	var actual map[string]any
-	if !parentCreating {
-		if actual, err = armc.get(ctx, id); err != nil {
-			o := r.armFailure(err, scope)
-			r.hintNewGroup(obj, o) // as a reconcile says it
-			return fromOutcome(o, id)
-		}
-	}
+	return x.preview
+}
+
+// previewed is modePreview's last step: the plan as a Preview.
+func (r *Reconciler) previewed(ctx context.Context, x *run) Preview {
+	obj, id, actual, c := x.obj, x.id, x.actual, x.change
+	observing := x.policy == PolicyObserve
 	if actual == nil {
 		if observing {
 			return Preview{Action: planv1alpha1.ActionNoChange, ID: id, Message: "does not exist in Azure; reconcile policy observe would not create it"}
 		}
 		msg := "would be created"
-		if parentCreating {
+		if x.parentCreating {
 			msg += ", with its owner"
 		}
 		return Preview{Action: planv1alpha1.ActionCreate, ID: id, Message: msg}
 	}
-	st := obj.AzureStatus()
-	if st.ID == "" {
-		who, err := r.ownerOf(ctx, obj, id, actual, false)
-		if err != nil {
-			return unknown(ReasonGuardFailed, "could not check who owns the resource: "+err.Error())
-		}
-		if who != "" {
-			return Preview{Action: planv1alpha1.ActionDenied, ID: id, Reason: ReasonOwnedByAnother, Message: fmt.Sprintf("%s is owned by %s: it would be neither adopted nor written", id, who)}
-		}
-		if !observing && !r.Kind.Facts().WithParent && obj.GetAnnotations()[AnnotationAdopt] != "true" {
-			return Preview{Action: planv1alpha1.ActionNeedsAdoption, ID: id, Reason: ReasonAlreadyExists,
-				Message: fmt.Sprintf("%s already exists in Azure and is not this object's; annotate it %s: \"true\" to adopt it", id, AnnotationAdopt)}
-		}
-	}
-	// As a reconcile would: Azure's answer to a write not recorded yet (on
-	// the copy of the stored status), then the plan, which consults it.
-	r.record(ctx, obj, b, actual)
-	c, err := r.plan(ctx, obj, b, id, actual, "")
-	if err != nil {
-		return fromOutcome(err, id)
-	}
 	diffs := r.allDifferences(obj, c, actual)
 	var kept []azurev1alpha1.Difference
 	if len(c.kept) > 0 {
-		kept = r.answersFor(ctx, obj, b.secrets, c.desired, actual).keptShown(c.kept)
+		kept = r.answersFor(ctx, obj, x.body.secrets, c.desired, actual).keptShown(c.kept)
 	}
 	note := ""
 	if len(kept) > 0 {
@@ -172,15 +109,22 @@ func unknown(reason, msg string) Preview {
 	return Preview{Action: planv1alpha1.ActionUnknown, Reason: reason, Message: msg}
 }
 
-// fromOutcome is a stop of the flow as a preview: a refusal is Denied, anything
-// else (waiting, Azure failing) Unknown.
+// fromOutcome is a stop of the pipeline as a preview: nothing to do (a policy
+// that leaves the object alone) is NoChange, a resource to adopt first
+// NeedsAdoption, a refusal Denied, anything else (waiting, Azure failing)
+// Unknown.
 func fromOutcome(err error, id string) Preview {
 	o := outcomeOf(err)
 	if o == nil {
 		return Preview{Action: planv1alpha1.ActionUnknown, ID: id, Reason: ReasonGuardFailed, Message: err.Error()}
 	}
 	action := planv1alpha1.ActionUnknown
-	if o.Class().Class == ClassTerminal && o.Reason != ReasonReferenceNotFound && o.Reason != ReasonAuthorizationFailed {
+	switch {
+	case o.Ready() == metav1.ConditionTrue:
+		action = planv1alpha1.ActionNoChange
+	case o.Reason == ReasonAlreadyExists:
+		action = planv1alpha1.ActionNeedsAdoption
+	case o.Class().Class == ClassTerminal && o.Reason != ReasonReferenceNotFound && o.Reason != ReasonAuthorizationFailed:
 		action = planv1alpha1.ActionDenied
 	}
 	return Preview{Action: action, ID: id, Reason: o.Reason, Message: o.Message}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -104,13 +103,13 @@ func (r *Reconciler) admitReferences(ctx context.Context, obj azurev1alpha1.Reso
 		if owned == nil {
 			var err error
 			if owned, err = r.namespaceIdentities(ctx, obj.GetNamespace()); err != nil {
-				return newOutcome(ReasonGuardFailed, "could not list the namespace's UserAssignedIdentities to check the identities the request names: "+err.Error()).after(30 * time.Second)
+				return newOutcome(ReasonGuardFailed, "could not list the namespace's UserAssignedIdentities to check the identities the request names: "+err.Error())
 			}
 		}
 		refs[i].Owned = owned[strings.ToLower(strings.TrimSuffix(refs[i].ARMID, "/"))]
 	}
 	err := r.ReferenceGuard.AdmitReferences(ctx, obj, refs)
-	return guardOutcome(err, func(o *Outcome) *Outcome { return o.afterByClass(30*time.Second, 5*time.Minute) })
+	return guardOutcome(err)
 }
 
 func isIdentityID(id string) bool {
@@ -135,4 +134,12 @@ func (r *Reconciler) namespaceIdentities(ctx context.Context, namespace string) 
 		}
 	}
 	return out, nil
+}
+
+// stepReferences holds every other ARM ID the body names to the Tenant's bounds.
+func (r *Reconciler) stepReferences(ctx context.Context, x *run) error {
+	if o := r.admitReferences(ctx, x.obj, x.body.desired); o != nil {
+		return o
+	}
+	return nil
 }

@@ -3,7 +3,6 @@ package reconcilers
 import (
 	"context"
 	"errors"
-	"time"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
@@ -25,7 +24,13 @@ func (r *Reconciler) verify(ctx context.Context, calls armCalls, obj azurev1alph
 	}
 	var reasoned interface{ Reason() string }
 	if errors.As(err, &reasoned) {
-		return newOutcome(reasoned.Reason(), err.Error()).afterByClass(30*time.Second, 5*time.Minute)
+		return newOutcome(reasoned.Reason(), err.Error())
 	}
 	return r.armFailure(err, scope)
+}
+
+// stepVerify asks the kind's Hooks.Verify, in each mode that may write or
+// says what a write would do (observe shows what manage would refuse).
+func (r *Reconciler) stepVerify(ctx context.Context, x *run) error {
+	return r.verify(ctx, x.calls, x.obj, x.id, x.scope)
 }

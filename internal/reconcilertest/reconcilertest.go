@@ -27,11 +27,15 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -117,11 +121,20 @@ func New(t testing.TB, kind reconcilers.Kind, objs ...client.Object) *Env {
 	if err := api.AddToScheme(e.Scheme); err != nil {
 		t.Fatal(err)
 	}
+	if err := apiextensionsv1.AddToScheme(e.Scheme); err != nil {
+		t.Fatal(err)
+	}
 	if e.Registry, err = reconcilers.NewRegistry(e.Scheme, kind); err != nil {
 		t.Fatal(err)
 	}
 	all := append([]client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}}}, objs...)
-	e.Client = fake.NewClientBuilder().WithScheme(e.Scheme).WithObjects(all...).WithStatusSubresource(kind.New(), &planv1alpha1.Plan{}).
+	gvk, err := apiutil.GVKForObject(kind.New(), e.Scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{gvk.GroupVersion()})
+	mapper.Add(gvk, meta.RESTScopeNamespace)
+	e.Client = fake.NewClientBuilder().WithScheme(e.Scheme).WithRESTMapper(mapper).WithObjects(all...).WithStatusSubresource(kind.New(), &planv1alpha1.Plan{}).
 		WithInterceptorFuncs(interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 			e.mu.Lock()
 			fail := sub == "status" && e.failing
@@ -134,6 +147,13 @@ func New(t testing.TB, kind reconcilers.Kind, objs ...client.Object) *Env {
 			}
 			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 		}}).Build()
+	// The kind's CRD, as installed: a deletion reads it (a CRD being deleted
+	// leaves its objects' resources in Azure).
+	plural, _ := meta.UnsafeGuessKindToResource(gvk)
+	crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: plural.Resource + "." + gvk.Group}}
+	if err := e.Client.Create(t.Context(), crd); err != nil {
+		t.Fatal(err)
+	}
 	return e
 }
 
