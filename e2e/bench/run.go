@@ -19,6 +19,7 @@ import (
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
+	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/emulator"
 )
 
@@ -176,7 +177,7 @@ type snapshot struct {
 	emu      emulator.Counters
 	tokens   float64
 	operator Metrics
-	usage    Usage
+	usage    controlplane.Usage
 }
 
 func (r *runner) snap(ctx context.Context) (snapshot, error) {

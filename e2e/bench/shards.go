@@ -10,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/internal/sharding"
 )
@@ -154,7 +155,7 @@ func (s *Stack) ReplicaReport(holders map[int]string, lines int) string {
 			max  int
 			keep func(string) bool
 		}{{"sharding and process", lines, ShardingLogLine}, {"other error", max(lines/4, 1), ErrorLogLine}} {
-			kept, matched, err := Grep(r.Log, part.max, 400, part.keep)
+			kept, matched, err := controlplane.Grep(r.Log, part.max, 400, part.keep)
 			if err != nil {
 				fmt.Fprintf(&b, "  (log: %v)\n", err)
 				break

@@ -70,8 +70,8 @@ type Stack struct {
 	CP       *controlplane.ControlPlane
 	Client   client.Client
 	Emulator *EmulatorClient
-	EmuProc  *Process
-	Operator *Process
+	EmuProc  *controlplane.Process
+	Operator *controlplane.Process
 	// MetricsURL and probeURL are the operator's endpoints.
 	MetricsURL string
 	probeURL   string
@@ -82,7 +82,7 @@ type Stack struct {
 
 // Replica is one operator replica of a sharded operator.
 type Replica struct {
-	*Process
+	*controlplane.Process
 	// Identity is its --shard-identity (its pod name in a cluster).
 	Identity   string
 	MetricsURL string
@@ -179,7 +179,7 @@ func (s *Stack) startEmulator(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.EmuProc = &Process{Name: "azure-emulator", Path: filepath.Join(s.bin, "azure-emulator"), Log: filepath.Join(s.opts.Dir, "azure-emulator.log"),
+	s.EmuProc = &controlplane.Process{Name: "azure-emulator", Path: filepath.Join(s.bin, "azure-emulator"), Log: filepath.Join(s.opts.Dir, "azure-emulator.log"),
 		Args: []string{"--addr", "127.0.0.1:" + strconv.Itoa(port), "--config", cfgFile, "--log-level", "warn",
 			"--trust-issuer", s.CP.IssuerURL, "--trust-issuer-ca", filepath.Join(s.CP.Dir, "ca.crt")}}
 	if err := s.EmuProc.Start(); err != nil {
@@ -243,7 +243,7 @@ func (s *Stack) startOperator(ctx context.Context) error {
 	}
 	s.MetricsURL = "http://127.0.0.1:" + strconv.Itoa(ports[0]) + "/metrics"
 	s.probeURL = "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/readyz"
-	s.Operator = &Process{Name: "operator", Path: filepath.Join(s.bin, "operator"), Log: filepath.Join(s.opts.Dir, "operator.log"),
+	s.Operator = &controlplane.Process{Name: "operator", Path: filepath.Join(s.bin, "operator"), Log: filepath.Join(s.opts.Dir, "operator.log"),
 		Args: s.operatorArgs(ports[0], ports[1]), Env: []string{"KUBECONFIG=" + s.CP.OperatorKubeconfigPath}}
 	return s.StartOperator(ctx)
 }
@@ -271,7 +271,7 @@ func (s *Stack) StartReplicas(ctx context.Context, n, shards int, args ...string
 		id := fmt.Sprintf("op%d-%d", s.replicaGen, i)
 		r := &Replica{Identity: id, MetricsURL: "http://127.0.0.1:" + strconv.Itoa(ports[0]) + "/metrics",
 			probeURL: "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/readyz"}
-		r.Process = &Process{Name: "operator " + id, Path: filepath.Join(s.bin, "operator"), Log: filepath.Join(s.opts.Dir, "operator-"+id+".log"),
+		r.Process = &controlplane.Process{Name: "operator " + id, Path: filepath.Join(s.bin, "operator"), Log: filepath.Join(s.opts.Dir, "operator-"+id+".log"),
 			Args: append(s.operatorArgs(ports[0], ports[1]), fmt.Sprintf("--shards=%d", shards), "--leader-election-namespace="+ShardLeaseNamespace),
 			Env:  []string{"KUBECONFIG=" + s.CP.OperatorKubeconfigPath, "POD_NAME=" + id}}
 		r.Args = append(r.Args, args...)
@@ -324,7 +324,7 @@ func (s *Stack) StartOperator(ctx context.Context) error {
 }
 
 // waitReady waits until p's readiness probe answers OK.
-func waitReady(ctx context.Context, p *Process, probeURL string) error {
+func waitReady(ctx context.Context, p *controlplane.Process, probeURL string) error {
 	plain := &http.Client{Timeout: 2 * time.Second}
 	return WaitUntil(ctx, 100*time.Millisecond, 60*time.Second, p.Name+" readiness", func() error {
 		if err := p.Exited(); err != nil {
@@ -361,13 +361,13 @@ func (s *Stack) Stop() {
 	}
 }
 
-// WaitUntil calls check every interval until it returns nil, returns ErrExited (a process
+// WaitUntil calls check every interval until it returns nil, returns controlplane.ErrExited (a process
 // it depends on is gone, so waiting longer is pointless), ctx ends or timeout passes.
 func WaitUntil(ctx context.Context, interval, timeout time.Duration, what string, check func() error) error {
 	var last error
 	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(context.Context) (bool, error) {
 		last = check()
-		if errors.Is(last, ErrExited) {
+		if errors.Is(last, controlplane.ErrExited) {
 			return false, last
 		}
 		return last == nil, nil

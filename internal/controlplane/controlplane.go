@@ -73,7 +73,7 @@ type ControlPlane struct {
 	// CAPEM is the CA of the API server's serving certificate.
 	CAPEM []byte
 
-	etcd, apiserver, controllers *process
+	etcd, apiserver, controllers *Process
 	ownsDir                      bool
 	apiserverPort                int
 }
@@ -117,9 +117,9 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPeer)
-	cp.etcd = &process{
-		name: "etcd", path: filepath.Join(bin, "etcd"), logFile: filepath.Join(cp.Dir, "etcd.log"), detach: opts.Detach,
-		args: []string{
+	cp.etcd = &Process{
+		Name: "etcd", Path: filepath.Join(bin, "etcd"), Log: filepath.Join(cp.Dir, "etcd.log"), Detach: opts.Detach,
+		Args: []string{
 			"--name=aztenant", "--data-dir=" + filepath.Join(cp.Dir, "etcd"),
 			"--listen-client-urls=" + etcdURL, "--advertise-client-urls=" + etcdURL,
 			"--listen-peer-urls=" + peerURL, "--initial-advertise-peer-urls=" + peerURL,
@@ -128,9 +128,9 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 			"--unsafe-no-fsync=true", "--log-level=warn",
 		},
 	}
-	cp.apiserver = &process{
-		name: "kube-apiserver", path: filepath.Join(bin, "kube-apiserver"), logFile: filepath.Join(cp.Dir, "kube-apiserver.log"), detach: opts.Detach,
-		args: []string{
+	cp.apiserver = &Process{
+		Name: "kube-apiserver", Path: filepath.Join(bin, "kube-apiserver"), Log: filepath.Join(cp.Dir, "kube-apiserver.log"), Detach: opts.Detach,
+		Args: []string{
 			"--etcd-servers=" + etcdURL,
 			"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port=" + strconv.Itoa(apiPort),
 			"--tls-cert-file=" + keys.servingCert, "--tls-private-key-file=" + keys.servingKey,
@@ -149,10 +149,10 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 			"--profiling=false",
 		},
 	}
-	if err := cp.etcd.start(); err != nil {
+	if err := cp.etcd.Start(); err != nil {
 		return nil, err
 	}
-	if err := cp.apiserver.start(); err != nil {
+	if err := cp.apiserver.Start(); err != nil {
 		return nil, err
 	}
 
@@ -206,10 +206,10 @@ func (cp *ControlPlane) startControllers(ctx context.Context, bin string, p *key
 	if err != nil {
 		return err
 	}
-	cp.controllers = &process{
-		name: "kube-controller-manager", path: filepath.Join(bin, "kube-controller-manager"),
-		logFile: filepath.Join(cp.Dir, "kube-controller-manager.log"), detach: opts.Detach,
-		args: []string{
+	cp.controllers = &Process{
+		Name: "kube-controller-manager", Path: filepath.Join(bin, "kube-controller-manager"),
+		Log: filepath.Join(cp.Dir, "kube-controller-manager.log"), Detach: opts.Detach,
+		Args: []string{
 			"--kubeconfig=" + cp.KubeconfigPath, "--authentication-kubeconfig=" + cp.KubeconfigPath,
 			"--authorization-kubeconfig=" + cp.KubeconfigPath,
 			"--controllers=" + strings.Join(opts.Controllers, ","), "--leader-elect=false",
@@ -221,10 +221,10 @@ func (cp *ControlPlane) startControllers(ctx context.Context, bin string, p *key
 			"--concurrent-gc-syncs=5", "--namespace-sync-period=10s",
 		},
 	}
-	if _, err := os.Stat(cp.controllers.path); err != nil {
+	if _, err := os.Stat(cp.controllers.Path); err != nil {
 		return fmt.Errorf("kube-controller-manager not found in %s: run `make tools` first", bin)
 	}
-	if err := cp.controllers.start(); err != nil {
+	if err := cp.controllers.Start(); err != nil {
 		return err
 	}
 	healthz := fmt.Sprintf("https://127.0.0.1:%d/healthz", ports[0])
@@ -345,13 +345,13 @@ func (cp *ControlPlane) Stop() error {
 		return nil
 	}
 	if cp.controllers != nil {
-		cp.controllers.stop(10 * time.Second)
+		cp.controllers.Stop(10 * time.Second)
 	}
 	if cp.apiserver != nil {
-		cp.apiserver.stop(10 * time.Second)
+		cp.apiserver.Stop(10 * time.Second)
 	}
 	if cp.etcd != nil {
-		cp.etcd.stop(10 * time.Second)
+		cp.etcd.Stop(10 * time.Second)
 	}
 	if cp.ownsDir {
 		return os.RemoveAll(cp.Dir)
@@ -435,9 +435,4 @@ func FindBinDir(dir string) (string, error) {
 
 // APIServerPID is the kube-apiserver's process ID (0 before Start), for
 // measuring it from /proc.
-func (c *ControlPlane) APIServerPID() int {
-	if c.apiserver == nil || c.apiserver.cmd == nil || c.apiserver.cmd.Process == nil {
-		return 0
-	}
-	return c.apiserver.cmd.Process.Pid
-}
+func (c *ControlPlane) APIServerPID() int { return c.apiserver.Pid() }

@@ -7,4 +7,9 @@
 // package through internal/testenv; the demo starts a detached one that outlives
 // the command. Child processes die with the parent unless detached, so a failed or
 // interrupted test run leaves nothing behind.
+//
+// It also owns the one child-process manager of the repository (Process, in
+// process.go: start, stop, kill, die with the parent or detach, the log's
+// tail, CPU and memory from /proc), which the benchmark's stack and the demo
+// use for the emulator and the operator too.
 package controlplane

@@ -14,11 +14,11 @@ import (
 // control-plane upgrade or crash does to the operators watching it. It
 // returns when the API server is ready again; etcd keeps running throughout.
 func (cp *ControlPlane) RestartAPIServer(ctx context.Context, grace time.Duration) error {
-	if cp == nil || cp.apiserver == nil || cp.apiserver.cmd == nil {
+	if cp == nil || cp.apiserver.Pid() == 0 {
 		return errors.New("controlplane: no API server was started")
 	}
-	cp.apiserver.stop(grace)
-	if err := cp.apiserver.start(); err != nil {
+	cp.apiserver.Stop(grace)
+	if err := cp.apiserver.Start(); err != nil {
 		return err
 	}
 	cs, err := kubernetes.NewForConfig(cp.Config)
