@@ -3,7 +3,6 @@ package controlplane
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +24,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/aztenant/aztenant/internal/pki"
 )
 
 // Options configure a control plane. The zero value is usable: binaries are found
@@ -101,11 +102,11 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 		}
 	}()
 
-	keys, err := newPKI(cp.Dir)
+	keys, err := pki.WriteControlPlane(cp.Dir, OperatorUser)
 	if err != nil {
 		return nil, fmt.Errorf("certificates: %w", err)
 	}
-	cp.CAPEM = keys.caPEM
+	cp.CAPEM = keys.CAPEM
 	ports, err := freePorts(3)
 	if err != nil {
 		return nil, err
@@ -133,11 +134,11 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 		Args: []string{
 			"--etcd-servers=" + etcdURL,
 			"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port=" + strconv.Itoa(apiPort),
-			"--tls-cert-file=" + keys.servingCert, "--tls-private-key-file=" + keys.servingKey,
-			"--client-ca-file=" + keys.caFile,
+			"--tls-cert-file=" + keys.ServingCertFile, "--tls-private-key-file=" + keys.ServingKeyFile,
+			"--client-ca-file=" + keys.CAFile,
 			"--service-account-issuer=" + cp.IssuerURL,
-			"--service-account-key-file=" + keys.saPublicFile,
-			"--service-account-signing-key-file=" + keys.saPrivateFile,
+			"--service-account-key-file=" + keys.SAPublicFile,
+			"--service-account-signing-key-file=" + keys.SAPrivateFile,
 			"--service-cluster-ip-range=10.0.0.0/24",
 			"--authorization-mode=RBAC",
 			"--anonymous-auth=true",
@@ -159,12 +160,12 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 	cp.Config = &rest.Config{
 		Host: host,
 		TLSClientConfig: rest.TLSClientConfig{
-			CAData: keys.caPEM, CertData: keys.adminCertPEM, KeyData: keys.adminKeyPEM,
+			CAData: keys.CAPEM, CertData: keys.AdminCertPEM, KeyData: keys.AdminKeyPEM,
 		},
 		QPS: 1000, Burst: 2000,
 	}
 	cp.OperatorConfig = rest.CopyConfig(cp.Config)
-	cp.OperatorConfig.CertData, cp.OperatorConfig.KeyData = keys.operatorCertPEM, keys.operatorKeyPEM
+	cp.OperatorConfig.CertData, cp.OperatorConfig.KeyData = keys.OperatorCertPEM, keys.OperatorKeyPEM
 	timeout := opts.StartTimeout
 	if timeout == 0 {
 		timeout = 90 * time.Second
@@ -201,7 +202,7 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 
 // startControllers runs kube-controller-manager with the admin kubeconfig
 // and waits until it serves /healthz.
-func (cp *ControlPlane) startControllers(ctx context.Context, bin string, p *keys, opts Options) error {
+func (cp *ControlPlane) startControllers(ctx context.Context, bin string, p *pki.ControlPlaneKeys, opts Options) error {
 	ports, err := freePorts(1)
 	if err != nil {
 		return err
@@ -216,7 +217,7 @@ func (cp *ControlPlane) startControllers(ctx context.Context, bin string, p *key
 			"--bind-address=127.0.0.1", "--secure-port=" + strconv.Itoa(ports[0]),
 			// The token controller signs legacy token Secrets as the API server
 			// verifies them and puts the cluster's CA in them.
-			"--service-account-private-key-file=" + p.saPrivateFile, "--root-ca-file=" + p.caFile,
+			"--service-account-private-key-file=" + p.SAPrivateFile, "--root-ca-file=" + p.CAFile,
 			// Quick garbage collection and namespace cleanup, for tests.
 			"--concurrent-gc-syncs=5", "--namespace-sync-period=10s",
 		},
@@ -267,10 +268,10 @@ func (cp *ControlPlane) publishIssuer(ctx context.Context, cs kubernetes.Interfa
 // OperatorUser is the user name of OperatorConfig.
 const OperatorUser = "aztenant-operator"
 
-func (cp *ControlPlane) writeKubeconfig(p *keys) error {
+func (cp *ControlPlane) writeKubeconfig(p *pki.ControlPlaneKeys) error {
 	write := func(path string, cert, key []byte) error {
 		cfg := clientcmdapi.NewConfig()
-		cfg.Clusters["aztenant"] = &clientcmdapi.Cluster{Server: cp.Config.Host, CertificateAuthorityData: p.caPEM}
+		cfg.Clusters["aztenant"] = &clientcmdapi.Cluster{Server: cp.Config.Host, CertificateAuthorityData: p.CAPEM}
 		cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key}
 		cfg.Contexts["aztenant"] = &clientcmdapi.Context{Cluster: "aztenant", AuthInfo: "admin"}
 		cfg.CurrentContext = "aztenant"
@@ -278,20 +279,18 @@ func (cp *ControlPlane) writeKubeconfig(p *keys) error {
 	}
 	cp.KubeconfigPath = filepath.Join(cp.Dir, "kubeconfig")
 	cp.OperatorKubeconfigPath = filepath.Join(cp.Dir, "operator.kubeconfig")
-	if err := write(cp.KubeconfigPath, p.adminCertPEM, p.adminKeyPEM); err != nil {
+	if err := write(cp.KubeconfigPath, p.AdminCertPEM, p.AdminKeyPEM); err != nil {
 		return err
 	}
-	return write(cp.OperatorKubeconfigPath, p.operatorCertPEM, p.operatorKeyPEM)
+	return write(cp.OperatorKubeconfigPath, p.OperatorCertPEM, p.OperatorKeyPEM)
 }
 
 // HTTPClient trusts the API server's CA and presents no credentials: it sees the
 // API server as an outsider (Entra ID, a browser) does.
 func (cp *ControlPlane) HTTPClient() *http.Client {
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(cp.CAPEM)
 	return &http.Client{
 		Timeout:   10 * time.Second,
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}},
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pki.PoolOf(cp.CAPEM), MinVersion: tls.VersionTLS12}},
 	}
 }
 
