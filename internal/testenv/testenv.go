@@ -18,7 +18,7 @@ import (
 
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/identity/reservation"
-	"github.com/aztenant/aztenant/internal/controlplane"
+	"github.com/aztenant/aztenant/internal/lab/controlplane"
 )
 
 // Env is the control plane of one test package, with a client that knows the

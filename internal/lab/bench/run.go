@@ -19,8 +19,8 @@ import (
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
-	"github.com/aztenant/aztenant/internal/controlplane"
 	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/internal/lab/controlplane"
 )
 
 // Config sizes the scenarios. FullConfig is what `make bench` runs,

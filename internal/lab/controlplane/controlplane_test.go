@@ -21,7 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/aztenant/aztenant/internal/controlplane"
+	"github.com/aztenant/aztenant/internal/lab/controlplane"
 	"github.com/aztenant/aztenant/internal/testenv"
 )
 
@@ -122,7 +122,7 @@ func TestVersionsArePinned(t *testing.T) {
 
 func pinnedKubeVersion(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile("../../hack/tools/versions.env")
+	data, err := os.ReadFile("../../../hack/tools/versions.env")
 	if err != nil {
 		t.Fatal(err)
 	}
