@@ -41,7 +41,7 @@ import (
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 // The deployed test's Azure: one tenant, one subscription, and the platform

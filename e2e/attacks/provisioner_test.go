@@ -25,7 +25,7 @@ import (
 
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/emulator"
-	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
 )
 
 // reservedMessage is what admission answers for the provisioner account.

@@ -10,7 +10,7 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/internal/lab/bench"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 // The operator's cached ServiceAccount token (10 minutes, refreshed by the

@@ -18,7 +18,7 @@ import (
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/internal/lab/bench"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 const crashNS = "crash"

@@ -20,7 +20,7 @@ import (
 	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/internal/lab/bench"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 // One stack for the package: starting the control plane costs more than

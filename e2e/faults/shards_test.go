@@ -15,7 +15,7 @@ import (
 	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/internal/lab/bench"
 	"github.com/aztenant/aztenant/internal/sharding"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 const shardCount = 3

@@ -21,7 +21,7 @@ import (
 
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/policy"
 )
 

@@ -31,7 +31,7 @@ import (
 
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 
 	"github.com/aztenant/aztenant/internal/pki"
 )

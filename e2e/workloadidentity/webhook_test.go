@@ -24,7 +24,7 @@ import (
 
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 

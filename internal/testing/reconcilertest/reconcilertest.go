@@ -8,6 +8,9 @@
 // to the emulator, so the emulator stores, answers and lists what Azure
 // would; a portal edit is the emulator's PatchResource. Neither changes the
 // emulator.
+//
+// It is part of the test harness (internal/testing), which nothing shipped
+// imports.
 package reconcilertest
 
 import (
