@@ -38,8 +38,8 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 )

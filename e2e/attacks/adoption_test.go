@@ -8,7 +8,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
 
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/internal/testing/stacktest"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/reconcilers"

@@ -18,7 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 )

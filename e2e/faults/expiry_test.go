@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/internal/lab/bench"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 )

@@ -17,7 +17,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/internal/lab/bench"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
 	"github.com/aztenant/aztenant/internal/testing/testenv"

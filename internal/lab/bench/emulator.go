@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 )
 
 // EmulatorClient speaks the emulator process's Control API (/_emulator).

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 )
 
 // A call of the throttled budget sent after a 429 and before the window

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/internal/sharding"
 )
 

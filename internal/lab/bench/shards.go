@@ -10,7 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
 	"github.com/aztenant/aztenant/internal/sharding"
 )

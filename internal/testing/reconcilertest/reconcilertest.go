@@ -42,8 +42,8 @@ import (
 	"github.com/aztenant/aztenant/api"
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	planv1alpha1 "github.com/aztenant/aztenant/api/plan/v1alpha1"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 

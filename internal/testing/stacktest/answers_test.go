@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 )
 
 // Stacks answer from Azure's examples unless AZTENANT_EMULATOR_ANSWERS says echo; it turns

@@ -31,8 +31,8 @@ import (
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/tenancy"
@@ -405,7 +405,7 @@ func (s *Stack) SetPerturbWrites(t testing.TB, p emulator.PerturbWrites) {
 }
 
 // SetAnswers makes the emulator answer writes the way Azure does through ts
-// (answer transforms, internal/emulator/answers.go) until the test ends.
+// (answer transforms, emulator/answers.go) until the test ends.
 func (s *Stack) SetAnswers(t testing.TB, ts ...emulator.AnswerTransform) {
 	t.Helper()
 	if err := s.Emu.SetAnswerTransforms(ts...); err != nil {
