@@ -7,7 +7,9 @@
 // subpackages emulator/entra, emulator/jwks, emulator/armpath and the answers of Azure's
 // examples in emulator/answers), served as a process by cmd/azure-emulator and importable
 // by other projects' tests as github.com/aztenant/aztenant/emulator. It imports nothing of
-// the operator; its CA comes from internal/pki.
+// the operator but two tables of Azure's facts the API holds (the built-in roles of
+// api/authorization/roles, the locations of api/azure/v1alpha1); its CA comes from
+// internal/pki. e2e's TestPlaces holds it to that.
 //
 // It owns: the emulated directory (tenants, subscriptions, app registrations and
 // user-assigned managed identities with their federated identity credentials), the ARM
