@@ -32,7 +32,7 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... paths=./reconcilers/... output:rbac:artifacts:config=charts/aztenant/files
 
 # What make generate writes (kindgen also writes adapters, emulator facts, samples and the answers of Azure's examples).
-GENERATED := api charts examples/generated examples/policy/constraints.yaml policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)internal/emulator/zz_generated_*' internal/emulator/answers
+GENERATED := api charts examples/generated examples/policy/constraints.yaml policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)emulator/zz_generated_*' emulator/answers
 
 .PHONY: verify-generate
 verify-generate: generate ## Fail if generated files differ from what is committed.
@@ -69,7 +69,7 @@ bench: tools build ## The operator as a process against the emulator: six scenar
 .PHONY: bench-micro
 bench-micro: tools ## In-process Go benchmarks (emulator, broker, tenancy, converge 1,000 resource groups).
 	go test -run XXX -bench . -benchtime 1x ./reconcilers/kinds/
-	go test -run XXX -bench . ./identity/ ./tenancy/... ./internal/emulator/
+	go test -run XXX -bench . ./identity/ ./tenancy/... ./emulator/
 
 FUZZTIME ?= 15s
 
@@ -79,7 +79,7 @@ fuzz: tools ## Run each fuzz target for FUZZTIME (default 15s), one at a time.
 	go test -run '^$$' -fuzz '^FuzzFindARMIDs$$' -fuzztime $(FUZZTIME) ./tenancy
 	go test -run '^$$' -fuzz '^FuzzCompileEval$$' -fuzztime $(FUZZTIME) ./reconcilers/expressions
 	go test -run '^$$' -fuzz '^FuzzDesired$$' -fuzztime $(FUZZTIME) ./reconcilers/kinds
-	go test -run '^$$' -fuzz '^FuzzARMRequest$$' -fuzztime $(FUZZTIME) ./internal/emulator
+	go test -run '^$$' -fuzz '^FuzzARMRequest$$' -fuzztime $(FUZZTIME) ./emulator
 	go test -run '^$$' -fuzz '^FuzzImportSpecOf$$' -fuzztime $(FUZZTIME) ./internal/azimport
 	go test -run '^$$' -fuzz '^FuzzCompareAnswers$$' -fuzztime $(FUZZTIME) ./reconcilers
 	go test -run '^$$' -fuzz '^FuzzListedAnswer$$' -fuzztime $(FUZZTIME) ./reconcilers

@@ -9,7 +9,9 @@
 // deletion of parents and of tenant namespaces with kube-controller-manager's
 // garbage collector and namespace controller (lifecycle), the operator's
 // traces as an OTLP receiver gets them (tracing), the real az CLI against the
-// emulator (azcli), and the benchmark runner behind `make bench` (bench). The
-// Azure emulator itself is a product of its own: internal/emulator, served by
-// cmd/azure-emulator.
+// emulator (azcli). What they share lives elsewhere: the test harness in
+// internal/testing (testenv, stacktest), the process stack of the benchmark
+// behind `make bench`, which faults reuses, in internal/lab/bench beside the
+// lab binary. The Azure emulator itself is a product of its own: emulator/,
+// served by cmd/azure-emulator.
 package e2e

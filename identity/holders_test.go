@@ -17,7 +17,7 @@ import (
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 // resourceFinalizer stands for the reconciler's finalizer: a ConfigMap that

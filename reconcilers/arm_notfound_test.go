@@ -8,11 +8,11 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 )
 
 // A provider's own 404 for a missing nested resource (Cosmos DB's NotFound, API
-// Management's "Api not found.", internal/emulator/notfound.go) is a resource that does
+// Management's "Api not found.", emulator/notfound.go) is a resource that does
 // not exist to the operator, as ARM's ResourceNotFound is: it goes by the status code.
 func TestProviderNotFoundCodesAreNotFound(t *testing.T) {
 	const tenant, sub, client, secret = "5f1d0c3a-8a4e-4b8e-9f7d-0a1b2c3d4e5f", "3c7a9e2b-1d4f-4a6b-8c9d-2e3f4a5b6c7d", "0a9b8c7d-6e5f-4a3b-9c1d-0e1f2a3b4c5d", "s3cret"

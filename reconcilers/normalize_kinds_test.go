@@ -15,11 +15,11 @@ import (
 
 // For each class of answer of issue 27, a kind's body for a spec against an
 // answer shaped as Azure gives it (its documented example, from
-// internal/emulator/answers, changed only as the trial saw Azure differ from
+// emulator/answers, changed only as the trial saw Azure differ from
 // it) shows no difference with the kind's facts, and one without them; a real
 // change in Azure is still a difference.
 
-// example is a kind's entry of internal/emulator/answers/zz_generated_<module>.json.
+// example is a kind's entry of emulator/answers/zz_generated_<module>.json.
 type example struct {
 	Request map[string]any `json:"request"`
 	Answer  map[string]any `json:"answer"`

@@ -12,7 +12,7 @@ import (
 // Each entry of the normalisation table takes Azure's answer for the spec's
 // value and the spec's for Azure's (both ways), and tells a real change from
 // a respelling. The pairs are Azure's documented examples where there is one
-// (internal/emulator/answers/zz_generated_*.json).
+// (emulator/answers/zz_generated_*.json).
 func TestNormalizers(t *testing.T) {
 	const (
 		apimService = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg1/providers/Microsoft.ApiManagement/service/apimService1"

@@ -18,7 +18,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 // startManager runs a manager with the Tenant controller and a Directory fed

@@ -20,8 +20,8 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/aztenant/aztenant/internal/controlplane"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/lab/controlplane"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m, testenv.WithoutCRDs(), testenv.WithoutReservation()) }

@@ -26,7 +26,7 @@ import (
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/internal/crdinstall"
 	"github.com/aztenant/aztenant/internal/operator"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 // installValues: the emulator's cloud with its CA from a ConfigMap, a platform

@@ -17,7 +17,7 @@ import (
 
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/internal/sharding"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 func shardingValues(extra map[string]any) map[string]any {

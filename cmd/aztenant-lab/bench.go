@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/aztenant/aztenant/e2e/bench"
+	"github.com/aztenant/aztenant/internal/lab/bench"
 )
 
 type benchOptions struct {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aztenant/aztenant/e2e/bench"
+	"github.com/aztenant/aztenant/internal/lab/bench"
 )
 
 // `aztenant-lab bench --quick` runs every scenario against real processes at a

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aztenant/aztenant/internal/controlplane"
+	"github.com/aztenant/aztenant/internal/lab/controlplane"
 )
 
 // `aztenant-lab demo up` runs the whole story with the real binaries (control

@@ -26,8 +26,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/aztenant/aztenant/api"
-	"github.com/aztenant/aztenant/e2e/bench"
-	"github.com/aztenant/aztenant/internal/controlplane"
+	"github.com/aztenant/aztenant/internal/lab/bench"
+	"github.com/aztenant/aztenant/internal/lab/controlplane"
 	"github.com/aztenant/aztenant/reconcilers/kinds"
 )
 
@@ -468,7 +468,7 @@ func (f *footprint) settledRSS(ctx context.Context, what string, pid int, gcCoun
 				samples = samples[:0]
 			}
 		}
-		u, err := bench.ProcUsage(pid)
+		u, err := controlplane.ProcUsage(pid)
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", what, err)
 		}
@@ -542,7 +542,7 @@ func (f *footprint) startOperator(ctx context.Context, label string, minControll
 	metricsURL := "http://127.0.0.1:" + strconv.Itoa(ports[0]) + "/metrics"
 	probeURL := "http://127.0.0.1:" + strconv.Itoa(ports[1]) + "/readyz"
 	logFile := filepath.Join(f.dir, "operator-"+label+".log")
-	op := &bench.Process{Name: "operator", Path: filepath.Join(bin, "operator"), Log: logFile,
+	op := &controlplane.Process{Name: "operator", Path: filepath.Join(bin, "operator"), Log: logFile,
 		Args: []string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(ports[0]),
 			"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(ports[1]),
 			// The footprint installs the CRDs itself, timed: the operator

@@ -13,7 +13,7 @@ import (
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 

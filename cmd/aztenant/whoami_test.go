@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/internal/stacktest"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }

@@ -1,5 +1,5 @@
-// Command azure-emulator runs the local Azure (Entra ID + ARM) of package internal/emulator as a
-// process, for the demo and end-to-end tests. It prints the URL and the CA file when ready
+// Command azure-emulator runs the local Azure (Entra ID + ARM) of package emulator
+// (emulator/, a product of its own) as a process, for the demo and end-to-end tests. It prints the URL and the CA file when ready
 // and saves its state (when --state-file is set) on SIGINT or SIGTERM.
 package main
 
@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 )
 
 // listFlag collects a repeatable flag.
@@ -58,7 +58,7 @@ A local Azure for tests and demos: Entra ID (OpenID discovery, client credential
 secrets or workload identity federation) and Azure Resource Manager on one HTTPS port with
 its own CA. Clients use the real Azure SDK with the authority host and ARM endpoint set to
 the printed URL and an HTTP client trusting the printed CA file. The Control API lives under
-<URL>/_emulator/ (see internal/emulator/README.md).
+<URL>/_emulator/ (see emulator/README.md).
 
 Flags:
 `)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 )
 
 func TestConfigFromFileAndFlags(t *testing.T) {
@@ -22,7 +22,7 @@ func TestConfigFromFileAndFlags(t *testing.T) {
 		fail  bool
 	}{
 		{name: "config file keeps its address unless --addr is given",
-			args: []string{"--config", "../../internal/emulator/testdata/example-config.json"},
+			args: []string{"--config", "../../emulator/testdata/example-config.json"},
 			check: func(t *testing.T, c emulator.Config) {
 				if c.Addr != "127.0.0.1:8443" || c.AuditSize != 5000 || time.Duration(c.PollRetryAfter) != 50*time.Millisecond {
 					t.Errorf("addr %s audit %d poll %s", c.Addr, c.AuditSize, time.Duration(c.PollRetryAfter))

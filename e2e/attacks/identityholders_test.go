@@ -15,8 +15,8 @@ import (
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/internal/stacktest"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 // A namespace editor creates a second Identity, naming an ordinary

@@ -3,7 +3,7 @@ package attacks_test
 import (
 	"testing"
 
-	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy"
 )

@@ -8,9 +8,9 @@ import (
 	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/internal/emulator"
-	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
 	"github.com/aztenant/aztenant/policy"
 )
 

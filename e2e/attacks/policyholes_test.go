@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
-	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
 	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
 )

@@ -10,9 +10,9 @@ import (
 	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/internal/emulator"
-	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
 	"github.com/aztenant/aztenant/tenancy"
 )
 

@@ -36,7 +36,7 @@ az rest --method put --url "/subscriptions/$SUB/resourceGroups/team-a-rg/provide
 
 	dir := filepath.Join(w.tmp, "az-team-a")
 	t.Run("emulator README block", func(t *testing.T) {
-		runREADMEBlock(t, w, dir, "../../internal/emulator/README.md", "## The az CLI against it")
+		runREADMEBlock(t, w, dir, "../../emulator/README.md", "## The az CLI against it")
 	})
 	if t.Failed() {
 		t.FailNow() // the rest needs the login of that block

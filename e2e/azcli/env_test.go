@@ -18,9 +18,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/aztenant/aztenant/internal/controlplane"
-	"github.com/aztenant/aztenant/internal/emulator"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/emulator"
+	"github.com/aztenant/aztenant/internal/lab/controlplane"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 // The chart installs its own CRDs and reservation policies (docs/install.md's

@@ -1,6 +1,6 @@
 // Package faults injects failures into the product running as processes
 // (etcd and kube-apiserver, bin/azure-emulator, bin/operator, through
-// e2e/bench's Stack) and checks what a user would see: every resource
+// internal/lab/bench's Stack) and checks what a user would see: every resource
 // converges, nothing is duplicated, orphaned or deleted without being asked,
 // failures show as conditions and recover without a restart.
 //

@@ -8,9 +8,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
-	"github.com/aztenant/aztenant/e2e/bench"
-	"github.com/aztenant/aztenant/internal/emulator"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/emulator"
+	"github.com/aztenant/aztenant/internal/lab/bench"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 // The operator's cached ServiceAccount token (10 minutes, refreshed by the

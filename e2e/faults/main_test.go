@@ -17,9 +17,10 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
-	"github.com/aztenant/aztenant/e2e/bench"
-	"github.com/aztenant/aztenant/internal/emulator"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/emulator"
+	"github.com/aztenant/aztenant/internal/lab/bench"
+	"github.com/aztenant/aztenant/internal/lab/controlplane"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 // One stack for the package: starting the control plane costs more than
@@ -77,7 +78,7 @@ func getStack(t *testing.T) *bench.Stack {
 			t.Errorf("clear faults: %v", err)
 		}
 		if t.Failed() {
-			t.Logf("operator log tail:\n%s", bench.Tail(stack.Operator.Log, 30))
+			t.Logf("operator log tail:\n%s", controlplane.Tail(stack.Operator.Log, 30))
 		}
 	})
 	return stack

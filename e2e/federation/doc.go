@@ -1,6 +1,6 @@
 // Package federation holds the conformance tests of the Azure emulator's Entra ID side
-// (internal/emulator) against ServiceAccount tokens minted by a real Kubernetes API server
-// (internal/testenv): workload identity federation exchanges through the unchanged Azure SDK
+// (emulator/) against ServiceAccount tokens minted by a real Kubernetes API server
+// (internal/testing/testenv): workload identity federation exchanges through the unchanged Azure SDK
 // (azidentity's ClientAssertionCredential, armresources, armmsi), with the emulator
 // discovering the API server's signing keys from its issuer URL as Entra ID does.
 //

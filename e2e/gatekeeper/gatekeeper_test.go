@@ -30,8 +30,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/aztenant/aztenant/api"
-	"github.com/aztenant/aztenant/internal/controlplane"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/lab/controlplane"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 
 	"github.com/aztenant/aztenant/internal/pki"
 )

@@ -15,10 +15,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/internal/emulator"
-	"github.com/aztenant/aztenant/internal/stacktest"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 

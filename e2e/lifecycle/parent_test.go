@@ -13,9 +13,9 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
-	"github.com/aztenant/aztenant/internal/emulator"
-	"github.com/aztenant/aztenant/internal/stacktest"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/emulator"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 

@@ -3,7 +3,7 @@ package workloadidentity
 import (
 	"testing"
 
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 // The package's API server runs the reservation's ValidatingAdmissionPolicies

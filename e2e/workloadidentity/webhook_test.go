@@ -23,8 +23,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/internal/controlplane"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/lab/controlplane"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 

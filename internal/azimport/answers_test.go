@@ -319,7 +319,7 @@ func TestImportExamples(t *testing.T) {
 }
 
 // Azure answers some children's name as their path ("site/slot": App Service slots, as
-// the slot examples of azure-rest-api-specs answer them, internal/emulator/answers
+// the slot examples of azure-rest-api-specs answer them, emulator/answers
 // childName "path"); the import names the object and its azureName from the ID's last
 // segment, never from the body's name, so a slot imports as "staging" under its site.
 func TestImportChildNamedAsPath(t *testing.T) {

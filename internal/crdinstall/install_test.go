@@ -12,7 +12,7 @@ import (
 
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/internal/crdinstall"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m, testenv.WithoutCRDs(), testenv.WithoutReservation()) }

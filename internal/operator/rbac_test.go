@@ -23,11 +23,11 @@ import (
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/identity/reservation"
-	"github.com/aztenant/aztenant/internal/emulator"
 	"github.com/aztenant/aztenant/internal/operator"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/tenancy"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )

@@ -19,7 +19,7 @@ import (
 
 	"github.com/go-logr/logr/testr"
 
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m, testenv.WithoutCRDs(), testenv.WithoutReservation()) }

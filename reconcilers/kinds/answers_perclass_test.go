@@ -17,7 +17,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/reconcilers/kinds"
 )
@@ -43,7 +43,7 @@ type answerCase struct {
 }
 
 // answerCases are issue 27's classes, each with the emulator answering as its
-// source says Azure does (internal/emulator/README.md, "Azure's answers").
+// source says Azure does (emulator/README.md, "Azure's answers").
 func answerCases() []answerCase {
 	const (
 		cosmos = "documentdb/databaseaccount.yaml"

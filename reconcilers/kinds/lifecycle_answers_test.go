@@ -19,7 +19,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	planv1alpha1 "github.com/aztenant/aztenant/api/plan/v1alpha1"
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/internal/planclient"
 	"github.com/aztenant/aztenant/reconcilers"
 )

@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/internal/operator"
-	"github.com/aztenant/aztenant/internal/stacktest"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -19,7 +19,7 @@ const (
 	platformSecret   = stacktest.PlatformSecret
 )
 
-// stack is the shared fixture (internal/stacktest), with this package's own
+// stack is the shared fixture (internal/testing/stacktest), with this package's own
 // helpers as methods.
 type stack struct{ *stacktest.Stack }
 

@@ -12,7 +12,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	containerservicev1alpha1 "github.com/aztenant/aztenant/api/containerservice/v1alpha1"
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 

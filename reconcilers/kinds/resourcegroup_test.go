@@ -16,7 +16,7 @@ import (
 
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
-	"github.com/aztenant/aztenant/internal/stacktest"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
-	"github.com/aztenant/aztenant/internal/emulator"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/reconcilers/kinds"
 )

@@ -14,7 +14,7 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	keyvaultv1alpha1 "github.com/aztenant/aztenant/api/keyvault/v1alpha1"
 	planv1alpha1 "github.com/aztenant/aztenant/api/plan/v1alpha1"
-	"github.com/aztenant/aztenant/internal/reconcilertest"
+	"github.com/aztenant/aztenant/internal/testing/reconcilertest"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/reconcilers/kinds"
 	"github.com/aztenant/aztenant/reconcilers/planning"

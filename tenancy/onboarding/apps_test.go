@@ -24,7 +24,7 @@ import (
 	azroles "github.com/aztenant/aztenant/api/authorization/roles"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 

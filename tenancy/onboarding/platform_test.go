@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
-	"github.com/aztenant/aztenant/internal/testenv"
+	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 

@@ -83,10 +83,10 @@ func Generate(models, all []*model.Kind, answers func(key string) string) (Files
 		}
 	}
 	for path, src := range map[string]string{
-		"api/zz_generated_groups.go":              schemeFile(ownGroups, groups),
-		"reconcilers/kinds/zz_generated_all.go":   allFile(kinds),
-		"reconcilers/kinds/zz_generated_rbac.go":  rbacFile(order, groups),
-		"internal/emulator/zz_generated_types.go": emulatorFile(kinds),
+		"api/zz_generated_groups.go":             schemeFile(ownGroups, groups),
+		"reconcilers/kinds/zz_generated_all.go":  allFile(kinds),
+		"reconcilers/kinds/zz_generated_rbac.go": rbacFile(order, groups),
+		"emulator/zz_generated_types.go":         emulatorFile(kinds),
 	} {
 		if err := files.goFile(path, src); err != nil {
 			return nil, err
@@ -138,7 +138,7 @@ func (f Files) Write(root string) error {
 // header, and the samples.
 func generatedFiles(root string) (map[string]bool, error) {
 	out := map[string]bool{}
-	for _, dir := range []string{"api", "reconcilers/kinds", "internal/emulator", "examples/generated"} {
+	for _, dir := range []string{"api", "reconcilers/kinds", "emulator", "examples/generated"} {
 		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
@@ -148,7 +148,7 @@ func generatedFiles(root string) (map[string]bool, error) {
 				out[rel] = true
 				return nil
 			}
-			if strings.HasPrefix(rel, "internal/emulator/answers/") && strings.HasPrefix(d.Name(), "zz_generated_") && strings.HasSuffix(p, ".json") {
+			if strings.HasPrefix(rel, "emulator/answers/") && strings.HasPrefix(d.Name(), "zz_generated_") && strings.HasSuffix(p, ".json") {
 				out[rel] = true // the answers of Azure's examples (package examples)
 				return nil
 			}

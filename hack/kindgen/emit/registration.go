@@ -226,7 +226,7 @@ func emulatorFile(kinds []*Kind) string {
 		}
 		shapes := sdkShapes(k)
 		if k.ChildName == "path" {
-			// Azure's examples answer the name as parent/child (internal/emulator/answers).
+			// Azure's examples answer the name as parent/child (emulator/answers).
 			writeOnly += ", nameAsPath: true"
 		}
 		if k.Delete == nil {

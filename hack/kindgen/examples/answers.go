@@ -18,7 +18,7 @@ import (
 
 // Dir is where the answers are written, relative to the repository root; each module's
 // kinds go to zz_generated_<module alias>.json.
-const Dir = "internal/emulator/answers"
+const Dir = "emulator/answers"
 
 // Budget is the most the answers of every kind may weigh together, in bytes (design
 // §3.2: they are committed and read by the emulator).

@@ -213,7 +213,7 @@ func TestEnvelopeDropped(t *testing.T) {
 	}
 }
 
-// TestCommittedAnswersWithinBudget: what make generate wrote to internal/emulator/answers
+// TestCommittedAnswersWithinBudget: what make generate wrote to emulator/answers
 // stays within examples.Budget, and each file is JSON the emulator can read.
 func TestCommittedAnswersWithinBudget(t *testing.T) {
 	paths, e := filepath.Glob(filepath.Join("../../..", examples.Dir, "zz_generated_*.json"))

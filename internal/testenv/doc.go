@@ -1,9 +1,0 @@
-// Package testenv gives each integration test package one real control plane
-// (internal/controlplane) with the project's CRDs installed, started in TestMain
-// and stopped when the package's tests end, fail or are interrupted.
-//
-//	func TestMain(m *testing.M) { testenv.Main(m) }
-//	func TestX(t *testing.T) { env := testenv.Get(t); ... env.Client ... }
-//
-// Eventually is how tests, here and on the emulator stacks, wait for a condition.
-package testenv

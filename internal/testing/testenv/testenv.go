@@ -1,0 +1,200 @@
+package testenv
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/aztenant/aztenant/api"
+	"github.com/aztenant/aztenant/identity/reservation"
+	"github.com/aztenant/aztenant/internal/lab/controlplane"
+)
+
+// Env is the control plane of one test package, with a client that knows the
+// project's types.
+type Env struct {
+	*controlplane.ControlPlane
+	Scheme *runtime.Scheme
+	Client client.Client
+}
+
+var (
+	env      *Env
+	startErr error
+)
+
+// OperatorNamespace holds the reservation policies' parameters, as the
+// chart's release namespace does.
+const OperatorNamespace = "aztenant-system"
+
+// Option changes what Main sets up.
+type Option func(*settings)
+
+type settings struct {
+	skipCRDs, skipReservation bool
+	controllers               bool
+}
+
+// WithoutReservation leaves out the admission policies that reserve the
+// provisioner accounts for the operator, for tests that install them
+// themselves (the Helm chart's).
+// CRDWait bounds the wait for installed CRDs to be served. envtest's default
+// (10 s) is too short for 300 CRDs on a loaded 2-core machine; the wait ends as
+// soon as they are established.
+const CRDWait = 2 * time.Minute
+
+func WithoutReservation() Option { return func(s *settings) { s.skipReservation = true } }
+
+// WithControllerManager also runs kube-controller-manager's lifecycle
+// controllers (controlplane.ControllersLifecycle): garbage collection,
+// namespace deletion, ClusterRole aggregation, token Secrets.
+func WithControllerManager() Option { return func(s *settings) { s.controllers = true } }
+
+// WithoutCRDs leaves the CRDs out, for tests that install them themselves
+// (the Helm chart's).
+func WithoutCRDs() Option { return func(s *settings) { s.skipCRDs = true } }
+
+// Main starts the control plane, installs the CRDs, runs the tests and stops the
+// control plane. On SIGINT or SIGTERM it stops the control plane before exiting;
+// if the test binary dies hard, the child processes die with it.
+func Main(m *testing.M, opts ...Option) {
+	if fuzzOnly() {
+		// A fuzz worker, or a run that only fuzzes, needs no control plane:
+		// starting one per worker would eat the whole fuzz time.
+		os.Exit(m.Run())
+	}
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	env, startErr = start(ctx, s)
+	cancel()
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		if env != nil {
+			env.Stop()
+		}
+		os.Exit(130)
+	}()
+
+	code := m.Run()
+	if env != nil {
+		env.Stop()
+	}
+	os.Exit(code)
+}
+
+// fuzzOnly reports whether this test binary runs only fuzz targets: a fuzz
+// worker process, or -fuzz with -run '^$'.
+func fuzzOnly() bool {
+	flag.Parse()
+	value := func(name string) string {
+		if f := flag.Lookup(name); f != nil {
+			return f.Value.String()
+		}
+		return ""
+	}
+	return value("test.fuzzworker") == "true" || (value("test.fuzz") != "" && value("test.run") == "^$")
+}
+
+func start(ctx context.Context, s settings) (*Env, error) {
+	// Ports are picked free and then bound by the servers; another test
+	// package starting at the same moment can take one in between. Retry.
+	var cp *controlplane.ControlPlane
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		var opts controlplane.Options
+		if s.controllers {
+			opts.Controllers = controlplane.ControllersLifecycle
+		}
+		if cp, err = controlplane.Start(ctx, opts); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, api.AddToScheme} {
+		if err := add(scheme); err != nil {
+			cp.Stop()
+			return nil, err
+		}
+	}
+	if !s.skipCRDs {
+		crds, err := api.CRDs()
+		if err != nil {
+			cp.Stop()
+			return nil, err
+		}
+		if _, err := envtest.InstallCRDs(cp.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: scheme, MaxTime: CRDWait}); err != nil {
+			cp.Stop()
+			return nil, fmt.Errorf("install CRDs: %w", err)
+		}
+	}
+	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	// As the chart does: only the operator (OperatorConfig) may act as a
+	// namespace's provisioner account.
+	if !s.skipReservation {
+		if err := reservation.Install(ctx, c, OperatorNamespace, []string{controlplane.OperatorUser}); err != nil {
+			cp.Stop()
+			return nil, err
+		}
+		if err := reservation.WaitEnforced(ctx, c, "default"); err != nil {
+			cp.Stop()
+			return nil, err
+		}
+	}
+	return &Env{ControlPlane: cp, Scheme: scheme, Client: c}, nil
+}
+
+// New starts a control plane of its own for one test, stopped when the test
+// ends: for a test that must not share the package's (one that needs an API
+// server no other test has configured).
+func New(t testing.TB, opts ...Option) *Env {
+	t.Helper()
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	e, err := start(ctx, s)
+	if err != nil {
+		t.Fatalf("control plane did not start: %v", err)
+	}
+	t.Cleanup(func() { e.Stop() })
+	return e
+}
+
+// Get returns the package's environment, failing the test if it did not start.
+// Call it only from a package whose TestMain calls Main.
+func Get(t testing.TB) *Env {
+	t.Helper()
+	if startErr != nil {
+		t.Fatalf("control plane did not start: %v", startErr)
+	}
+	if env == nil {
+		t.Fatal("testenv.Get needs TestMain to call testenv.Main")
+	}
+	return env
+}
