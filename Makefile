@@ -30,9 +30,11 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	cp identity/reservation/policies.yaml charts/aztenant/files/reservation-policies.yaml
 	go test ./policy -run '^(TestPublicNetworkAccessFieldsMatchTheCRDs|TestExampleConstraintsMatchTheCRDs)$$' -count=1 -update >/dev/null # the template's and the example constraints' kinds, from the CRDs
 	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... paths=./reconcilers/... output:rbac:artifacts:config=charts/aztenant/files
+	go test ./cmd/operator -run '^TestOperatorFlagsPage$$' -count=1 -update >/dev/null # docs/operator-flags.md's table, from the flag set
+	go test ./reconcilers -run '^TestConditionsPageReasonTable$$' -count=1 -update >/dev/null # docs/conditions.md's Ready reason table, from readyReasons and docs/conditions-reasons.yaml
 
-# What make generate writes (kindgen also writes adapters, emulator facts, samples and the answers of Azure's examples).
-GENERATED := api charts examples/generated examples/policy/constraints.yaml policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)emulator/zz_generated_*' emulator/answers
+# What make generate writes (kindgen also writes adapters, emulator facts, samples and the answers of Azure's examples; the docs pages' sections between GENERATED markers).
+GENERATED := api charts examples/generated examples/policy/constraints.yaml policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)emulator/zz_generated_*' emulator/answers docs/operator-flags.md docs/conditions.md
 
 .PHONY: verify-generate
 verify-generate: generate ## Fail if generated files differ from what is committed.

@@ -1,16 +1,11 @@
 package reconcilers
 
 import (
-	"bufio"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -208,83 +203,3 @@ func TestEveryReasonIsClassified(t *testing.T) {
 	}
 }
 
-// kstatusColumn is what the conditions page's reason table says of a class.
-func kstatusColumn(rc ReasonClass) string {
-	return rc.Class.KStatus() + ", Ready " + string(rc.Ready)
-}
-
-// The conditions page's (docs/conditions.md) "Ready reason" table names
-// every reason of readyReasons exactly once, and no other, each with the
-// kstatus verdict and Ready status of its class.
-func TestConditionsPageReasonTable(t *testing.T) {
-	f, err := os.Open("../docs/conditions.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	want := map[string]string{}
-	for _, rc := range ReadyReasons() {
-		want[rc.Reason] = kstatusColumn(rc)
-	}
-	code := regexp.MustCompile("`([A-Za-z]+)`")
-	seen := map[string]int{}
-	in := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "| Ready reason |") {
-			if in {
-				t.Fatal("two Ready reason tables in docs/conditions.md")
-			}
-			in = true
-			if cols := splitRow(line); len(cols) < 2 || cols[1] != "kstatus" {
-				t.Fatalf("docs/conditions.md's reason table's second column is %q, want kstatus", cols)
-			}
-			sc.Scan() // | --- |
-			for sc.Scan() && strings.HasPrefix(sc.Text(), "|") {
-				cols := splitRow(sc.Text())
-				if len(cols) < 2 {
-					t.Errorf("docs/conditions.md row %q", sc.Text())
-					continue
-				}
-				for _, m := range code.FindAllStringSubmatch(cols[0], -1) {
-					r := m[1]
-					seen[r]++
-					w, ok := want[r]
-					switch {
-					case !ok:
-						t.Errorf("docs/conditions.md names %s, which readyReasons does not list", r)
-					case cols[1] != w:
-						t.Errorf("docs/conditions.md says %s is %q; its class %s gives %q", r, cols[1], ClassOf(r).Class, w)
-					}
-				}
-			}
-		}
-	}
-	if !in {
-		t.Fatal("docs/conditions.md has no Ready reason table")
-	}
-	var missing []string
-	for r := range want {
-		if seen[r] == 0 {
-			missing = append(missing, r)
-		}
-	}
-	sort.Strings(missing)
-	if len(missing) > 0 {
-		t.Errorf("docs/conditions.md's reason table lacks %s", strings.Join(missing, ", "))
-	}
-	for r, n := range seen {
-		if n > 1 {
-			t.Errorf("docs/conditions.md names %s %d times", r, n)
-		}
-	}
-}
-
-func splitRow(line string) []string {
-	cells := strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|")
-	for i := range cells {
-		cells[i] = strings.TrimSpace(cells[i])
-	}
-	return slices.Clip(cells)
-}

@@ -1,0 +1,52 @@
+package docpage
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReplaceKeepsProse(t *testing.T) {
+	page := "# Title\n\nprose\n<!-- BEGIN GENERATED table by go test -update -->\nold\n<!-- END GENERATED -->\nmore prose\n"
+	out, err := Replace([]byte(page), "table", "| a |\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# Title\n\nprose\n<!-- BEGIN GENERATED table by go test -update -->\n| a |\n<!-- END GENERATED -->\nmore prose\n"
+	if string(out) != want {
+		t.Errorf("got %q, want %q", out, want)
+	}
+	if _, err := Replace([]byte(page), "other", "x"); err == nil {
+		t.Error("a section the page lacks was replaced")
+	}
+	if _, err := Replace([]byte("<!-- BEGIN GENERATED table -->\nx\n"), "table", "x"); err == nil {
+		t.Error("a section without its end marker was replaced")
+	}
+}
+
+func TestCheckUpdates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "page.md")
+	if err := os.WriteFile(path, []byte("a\n<!-- BEGIN GENERATED s -->\nold\n<!-- END GENERATED -->\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ft := &fakeT{TB: t}
+	Check(ft, path, "s", "new", false)
+	if !ft.failed {
+		t.Error("a stale section passed")
+	}
+	Check(t, path, "s", "new", true)
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), "-->\nnew\n<!--") {
+		t.Errorf("not updated: %q", b)
+	}
+	Check(t, path, "s", "new", false)
+}
+
+type fakeT struct {
+	testing.TB
+	failed bool
+}
+
+func (f *fakeT) Errorf(string, ...any) { f.failed = true }
+func (f *fakeT) Helper()               {}
