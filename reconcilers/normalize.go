@@ -73,7 +73,7 @@ var normalizations = map[string]normalization{
 	// subnet ID sent as .../resourceGroups/rg1/providers/Microsoft.Network/...
 	// as .../resourcegroups/rg1/providers/microsoft.network/...
 	// (keyvault/resource-manager/.../stable/2024-11-01/examples/createVault.json,
-	// kept in internal/emulator/answers/zz_generated_keyvault.json).
+	// kept in emulator/answers/zz_generated_keyvault.json).
 	NormalizeCase: {canon: func(v any, _ []string) (string, bool) {
 		s, ok := v.(string)
 		return strings.ToLower(s), ok
@@ -151,7 +151,7 @@ var normalizations = map[string]normalization{
 	// 2022-04-01/examples/RoleAssignments_CreateForSubscription.json sends
 	// /subscriptions/a925.../providers/Microsoft.Authorization/roleDefinitions/0b5f...
 	// and answers /providers/Microsoft.Authorization/roleDefinitions/0b5f...
-	// (kept in internal/emulator/answers/zz_generated_authorization.json). A
+	// (kept in emulator/answers/zz_generated_authorization.json). A
 	// role definition's name is a GUID unique in the directory, so the GUID
 	// names the role wherever the ID is rooted.
 	NormalizeRoleDefinitionID: {canon: func(v any, _ []string) (string, bool) {

@@ -27,7 +27,7 @@ type example struct {
 
 func exampleOf(t *testing.T, module, key string) example {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "internal", "emulator", "answers", "zz_generated_"+module+".json"))
+	raw, err := os.ReadFile(filepath.Join("..", "emulator", "answers", "zz_generated_"+module+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
