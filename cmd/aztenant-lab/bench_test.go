@@ -17,6 +17,7 @@ import (
 // small size, prints a row for each scenario and writes JSON that parses.
 // Timing aims are not asserted: they are the full run's business.
 func TestBenchQuick(t *testing.T) {
+	t.Parallel() // its own processes, ports and directory: the three stacks of the package run side by side
 	out := filepath.Join(t.TempDir(), "bench.json")
 	var stdout, progress bytes.Buffer
 	err := runBench(t.Context(), &stdout, &progress, benchOptions{out: out, dir: filepath.Join(t.TempDir(), "run"), quick: true})
@@ -75,6 +76,7 @@ func TestBenchQuick(t *testing.T) {
 // replicas: each run has its converge, per-replica cache and RSS figures,
 // and the runs with more than one replica a failover time.
 func TestBenchShardsQuick(t *testing.T) {
+	t.Parallel() // its own processes, ports and directory: the three stacks of the package run side by side
 	out := filepath.Join(t.TempDir(), "bench.json")
 	var stdout, progress bytes.Buffer
 	err := runBench(t.Context(), &stdout, &progress, benchOptions{out: out, dir: filepath.Join(t.TempDir(), "run"), quick: true, scenario: bench.ScenarioShards})

@@ -20,6 +20,7 @@ import (
 // start twice, and `demo down` stops everything.
 // It needs bin/operator and bin/azure-emulator: `make test` builds them.
 func TestDemoUpAndDown(t *testing.T) {
+	t.Parallel() // its own processes, ports and directory: the three stacks of the package run side by side
 	dir := filepath.Join(t.TempDir(), "demo")
 	t.Cleanup(func() { controlplane.StopDir(dir) })
 	var out bytes.Buffer

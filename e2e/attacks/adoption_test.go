@@ -19,6 +19,7 @@ import (
 // managed (and, with reconcile-policy manage, deleted) from the attacker's
 // namespace.
 func TestAttack_AdoptInAnotherTenantsGroup(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "adopt")
 	a.ready(t, stacktest.ResourceGroup(a.victim, a.victim+"-data", nil, map[string]string{"owner": "victim"}))
 	a.begin()
@@ -37,6 +38,7 @@ func TestAttack_AdoptInAnotherTenantsGroup(t *testing.T) {
 // then deleted: adoption defaults to detach-on-delete, so deleting the object
 // leaves the resource in Azure and no DELETE is sent.
 func TestAttack_DeleteAdoptedResource(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "deladopt")
 	allowReconcileAnnotations(t, a, a.attacker) // adopting is the platform's to allow
 	name := a.attacker + "-legacy"
@@ -73,6 +75,7 @@ func TestAttack_DeleteAdoptedResource(t *testing.T) {
 // groups of namespace "ovl-x" ("ovl-x-*"). Adopting ovl-x's group from ovl
 // is refused: a group belongs to the Tenant with the most specific pattern.
 func TestAttack_OverlappingTenantPatterns(t *testing.T) {
+	t.Parallel()
 	cfg := stacktest.DefaultConfig()
 	cfg.PolicyConstraints = constraints(t, testenv.Get(t).IssuerURL)
 	a := &attack{attacker: "ovl", victim: "ovl-x"}

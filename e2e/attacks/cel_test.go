@@ -47,6 +47,7 @@ func expressionRefused(t *testing.T, a *attack, rg *resourcesv1alpha1.ResourceGr
 // A Secret expression reaching for the victim's Secrets: the environment has
 // no function or variable that reads anything but the resource itself.
 func TestAttack_CELReadsOtherSecrets(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "celread")
 	rg := withExpression(a, a.attacker+"-rg", true, `kubernetes.secrets("`+a.victim+`").data["token"]`)
 	a.Create(t, rg)
@@ -57,6 +58,7 @@ func TestAttack_CELReadsOtherSecrets(t *testing.T) {
 // A ConfigMap expression copying the resource's keys out of Secrets into a
 // ConfigMap, which many more people can read.
 func TestAttack_CELLeaksSecretIntoConfigMap(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "celleak")
 	rg := withExpression(a, a.attacker+"-rg", false, `secret.key1`)
 	a.Create(t, rg)
@@ -68,6 +70,7 @@ func TestAttack_CELLeaksSecretIntoConfigMap(t *testing.T) {
 // every tenant: refused when compiled, from the worst-case cost estimate; the
 // namespace's next resource is served at once.
 func TestAttack_CELExhaustsCPU(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "celcpu")
 	rg := withExpression(a, a.attacker+"-rg", false,
 		`self.spec.tags.map(a, self.spec.tags.map(b, self.spec.tags.map(c, self.spec.tags.map(d, a + b + c + d)))).size() > 0 ? "y" : "n"`)
@@ -83,6 +86,7 @@ func TestAttack_CELExhaustsCPU(t *testing.T) {
 // A string that doubles at every step, to exhaust the operator's memory: the
 // evaluation is stopped before the string is built.
 func TestAttack_CELExhaustsMemory(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "celmem")
 	rg := withExpression(a, a.attacker+"-rg", false,
 		`"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".replace("a", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").replace("a", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").replace("a", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")`)

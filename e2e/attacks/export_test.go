@@ -19,6 +19,7 @@ import (
 // the namespace owns (here the database password of an app): the operator
 // would overwrite it and take it over.
 func TestAttack_SecretExportOverwritesForeignSecret(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "expow")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))
@@ -43,6 +44,7 @@ func TestAttack_SecretExportOverwritesForeignSecret(t *testing.T) {
 // An export destination written as namespace/name, to drop the attacker's
 // data into (or overwrite a Secret of) the victim's namespace.
 func TestAttack_SecretExportIntoAnotherNamespace(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "expns")
 	rg := stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", nil, nil)
 	rg.Spec.OperatorSpec = &resourcesv1alpha1.ResourceGroupOperatorSpec{OperatorExpressions: azurev1alpha1.OperatorExpressions{

@@ -19,6 +19,7 @@ import (
 // the victim's identity with a token of the attacker's ServiceAccount, and
 // Entra refuses because no federated credential of the victim trusts it.
 func TestAttack_ForeignClientIDInIdentity(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "fcid")
 	stolen := &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Namespace: a.attacker, Name: "stolen"},
 		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: identity.ProvisionerServiceAccount, ClientID: a.ClientID[a.victim], SubscriptionID: subID}}
@@ -47,6 +48,7 @@ func TestAttack_ForeignClientIDInIdentity(t *testing.T) {
 // anyway, Entra would refuse the exchange, since no federated credential of
 // the victim trusts the attacker's account.
 func TestAttack_ForeignClientIDOnServiceAccount(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "fsa")
 	dev := newDeveloper(t, a, a.attacker)
 	var sa corev1.ServiceAccount
@@ -86,6 +88,7 @@ func TestAttack_ForeignClientIDOnServiceAccount(t *testing.T) {
 // mint tokens for, is not exchanged: the namespace's identity would be usable
 // around the operator.
 func TestAttack_IdentityNamesUnreservedServiceAccount(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "unres")
 	a.Create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "azure", Namespace: a.attacker,
 		Annotations: map[string]string{identity.AnnotationClientID: a.ClientID[a.attacker], identity.AnnotationTenantID: stacktest.TenantID}}})
@@ -114,6 +117,7 @@ func TestAttack_IdentityNamesUnreservedServiceAccount(t *testing.T) {
 // An Identity cannot name a ServiceAccount of another namespace, in any
 // spelling: the API server refuses it.
 func TestAttack_IdentityNamesForeignServiceAccount(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "fsan")
 	for _, name := range []string{a.victim + "/azure", "system:serviceaccount:" + a.victim + ":azure"} {
 		err := a.Client.Create(t.Context(), &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Namespace: a.attacker, Name: "borrowed"},
@@ -127,6 +131,7 @@ func TestAttack_IdentityNamesForeignServiceAccount(t *testing.T) {
 // The identity annotation names the victim's Identity by namespace/name: it is
 // refused as not being a plain name, before any token is requested.
 func TestAttack_IdentityAnnotationNamesOtherNamespace(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "idns")
 	rg := stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", map[string]string{identity.AnnotationIdentity: a.victim + "/default"}, nil)
 	a.Create(t, rg)

@@ -32,6 +32,7 @@ import (
 // the editor aztenant's kinds, Identities included, and a platform may
 // delegate them to a namespace's admins: the test grants it in a Role.
 func TestAttack_DeleteUnusedSecondIdentity(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "idhold")
 	ctx := t.Context()
 	rg := stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", nil, nil)

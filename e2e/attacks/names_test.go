@@ -22,6 +22,7 @@ const otherSubscription = "0b0b0b0b-0000-4000-8000-000000000001"
 // group (and the attacker's nodes in it) where the victim's Tenant says the
 // victim's resources are.
 func TestAttack_NodeResourceGroupInAnotherTenantsGroup(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "nrg")
 	a.ready(t, stacktest.ResourceGroup(a.victim, a.victim+"-rg", nil, nil))
 	a.ready(t, stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", nil, nil))
@@ -52,6 +53,7 @@ spec:
 // A Container Apps environment whose infrastructure resource group is named
 // in the victim's pattern: Container Apps would create it there.
 func TestAttack_InfrastructureResourceGroupInAnotherTenantsPattern(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "irg")
 	a.ready(t, stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", nil, nil))
 	a.begin()
@@ -79,6 +81,7 @@ spec:
 // Lake Store account, by name, of a subscription the attacker's Tenant does
 // not have: Event Hubs would write there with its own rights.
 func TestAttack_CaptureToDataLakeInAnotherSubscription(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "dlk")
 	a.ready(t, stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", nil, nil))
 	a.ready(t, manifest(t, a, a.attacker, `
@@ -125,6 +128,7 @@ spec:
 // server refuses both, on hand-written and generated kinds, whoever writes
 // them (the CRDs' validation, not RBAC).
 func TestAttack_ReservedTagsInSpec(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rtag")
 	for name, tags := range map[string]map[string]string{
 		"rtag-owner":   {"AZTENANT.IO-OWNER": "00000000.00000000000000000000000000000000"},

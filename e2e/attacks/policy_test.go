@@ -33,6 +33,7 @@ func escalated(t *testing.T, a *attack) string {
 // Owner on the attacker's own resource group, by name: it would let the
 // identity grant itself anything there and remove the platform's locks.
 func TestAttack_RoleAssignmentOwnerOnOwnGroup(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "raown")
 	rg := escalated(t, a)
 	ra := roleAssignment(a.attacker, "takeover", authorizationv1alpha1.RoleAssignmentOwner{Name: rg},
@@ -46,6 +47,7 @@ func TestAttack_RoleAssignmentOwnerOnOwnGroup(t *testing.T) {
 // User Access Administrator named by its role definition ID, in upper case,
 // to slip past a check on well-known names.
 func TestAttack_RoleAssignmentPrivilegedRoleByID(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "raid")
 	rg := escalated(t, a)
 	ra := roleAssignment(a.attacker, "uaa", authorizationv1alpha1.RoleAssignmentOwner{Name: rg},
@@ -84,6 +86,7 @@ func federatedCredential(ns, name, owner, issuer, subject string) *managedidenti
 // ServiceAccount: the victim's workloads would become able to act as it (and
 // the attacker could pass data, or blame, across the boundary).
 func TestAttack_FederatedCredentialForAnotherNamespace(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "ficns")
 	uai := uaiReady(t, a)
 	fic := federatedCredential(a.attacker, "bridge", uai, a.Env.IssuerURL, "system:serviceaccount:"+a.victim+":azure")
@@ -96,6 +99,7 @@ func TestAttack_FederatedCredentialForAnotherNamespace(t *testing.T) {
 // A federated credential trusting another cluster's issuer, where the
 // attacker controls the subjects.
 func TestAttack_FederatedCredentialForAnotherIssuer(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "ficiss")
 	uai := uaiReady(t, a)
 	fic := federatedCredential(a.attacker, "outside", uai, "https://attacker.example.com", "system:serviceaccount:"+a.attacker+":azure")
@@ -109,6 +113,7 @@ func TestAttack_FederatedCredentialForAnotherIssuer(t *testing.T) {
 // identity (Contributor) may not grant roles: Azure RBAC refuses the PUT, the
 // refusal names who was refused what, and no assignment exists.
 func TestAttack_RoleAssignmentWithoutRightToGrant(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rarbac")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))
@@ -135,6 +140,7 @@ func TestAttack_RoleAssignmentWithoutRightToGrant(t *testing.T) {
 // privileged role assignment: the identity rules are on by default. The
 // flag that turns them off does (the credential then reaches Azure).
 func TestAttack_IdentityRulesHoldWithoutConfiguration(t *testing.T) {
+	t.Parallel()
 	for _, skip := range []bool{false, true} {
 		name := "secure-by-default"
 		if skip {

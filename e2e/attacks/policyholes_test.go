@@ -95,6 +95,7 @@ func (a *attack) policyDenied(t *testing.T, obj azurev1alpha1.Resource, path str
 // SSH open to the internet in two halves: 0.0.0.0/1 and 128.0.0.0/1 are no
 // /0, so the rule once passed the management-port check.
 func TestAttack_PolicyHoleSSHFromTwoHalves(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "phssh")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))
@@ -132,6 +133,7 @@ spec:
 // A Cosmos DB SQL role definition granting every data action, ready to be
 // assigned to anyone: Cosmos DB's own RBAC, which no RoleAssignment rule sees.
 func TestAttack_PolicyHoleCosmosRoleAllDataActions(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "phcosmos")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))
@@ -174,6 +176,7 @@ spec:
 // A SQL server whose Entra administrator is a principal of another
 // directory: that directory's admin would own every database on it.
 func TestAttack_PolicyHoleForeignSQLAdministrator(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "phsqladm")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))
@@ -206,6 +209,7 @@ spec:
 // A Key Vault of another directory, with every permission for a principal
 // of that directory: access policies bypass Azure RBAC.
 func TestAttack_PolicyHoleForeignKeyVaultAccess(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "phkv")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))
@@ -240,6 +244,7 @@ spec:
 // Cosmos DB and a container registry open to the internet: the example
 // constraints once matched public network access on five kinds only.
 func TestAttack_PolicyHolePublicCosmosAndRegistry(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "phpublic")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))
@@ -282,6 +287,7 @@ spec:
 // it and deleting the object would delete it. A namespace the platform has
 // not allowed to adopt is refused before any call, even a read.
 func TestAttack_PolicyHoleASOReconcilePolicy(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "phaso")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))

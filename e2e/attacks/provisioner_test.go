@@ -112,6 +112,7 @@ func podTemplate(sa string) corev1.PodTemplateSpec {
 // the operator: each is refused by admission, and Entra issues the
 // namespace's identity no token the operator did not ask for.
 func TestAttack_ProvisionerAccountTokens(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "prov")
 	ctx := t.Context()
 	ns, sa := a.attacker, identity.ProvisionerServiceAccount

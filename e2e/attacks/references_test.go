@@ -46,6 +46,7 @@ func resourceID(rg, typ, name string) string {
 // A network interface in the attacker's group on a subnet of the victim's
 // network: it would put the attacker's machines inside the victim's network.
 func TestAttack_ReferenceToAnotherTenantsSubnet(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rsub")
 	a.ready(t, stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", nil, nil))
 	a.begin()
@@ -73,6 +74,7 @@ spec:
 // A private endpoint from the attacker's subnet to the victim's key vault: a
 // private path into another tenant's resource.
 func TestAttack_PrivateEndpointToAnotherTenantsResource(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rpe")
 	a.ready(t, stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", nil, nil))
 	a.begin()
@@ -101,6 +103,7 @@ spec:
 // Application Insights sending the attacker's telemetry into the victim's Log
 // Analytics workspace (or reading the victim's through it).
 func TestAttack_LogsToAnotherTenantsWorkspace(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rlog")
 	a.ready(t, stacktest.ResourceGroup(a.attacker, a.attacker+"-rg", nil, nil))
 	a.begin()
@@ -147,6 +150,7 @@ spec:
 // A cluster of the attacker's running as the victim's managed identity: its
 // nodes would act in Azure with the victim's rights.
 func TestAttack_RunAsAnotherNamespacesIdentity(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "ruai")
 	a.ready(t, stacktest.ResourceGroup(a.victim, a.victim+"-rg", nil, nil))
 	a.ready(t, &managedidentityv1alpha1.UserAssignedIdentity{
@@ -184,6 +188,7 @@ func platformIdentity(t *testing.T, a *attack, rg, name string) string {
 // not manage: being in bounds is not enough to run as it. The namespace's own
 // identity, by name, is.
 func TestAttack_RunAsIdentityTheNamespaceDoesNotManage(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rown")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))
@@ -209,6 +214,7 @@ func TestAttack_RunAsIdentityTheNamespaceDoesNotManage(t *testing.T) {
 // the attacker's own service account (which the federation rules allow): the
 // attacker's pods would get that identity's tokens.
 func TestAttack_FederateIdentityTheNamespaceDoesNotManage(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rfic")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))
@@ -226,6 +232,7 @@ func TestAttack_FederateIdentityTheNamespaceDoesNotManage(t *testing.T) {
 // A role assignment naming a role definition of a subscription the Tenant does
 // not allow (where a custom role could say anything).
 func TestAttack_RoleDefinitionInAnotherSubscription(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rrd")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))
@@ -244,6 +251,7 @@ func TestAttack_RoleDefinitionInAnotherSubscription(t *testing.T) {
 // interface on a hub subnet is made, and the hub stays the platform's. The
 // attacker can neither add a subnet to it nor change one.
 func TestAttack_SharedHubIsOnlyReferenced(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rhub")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))

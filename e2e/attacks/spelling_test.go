@@ -41,6 +41,7 @@ spec:
 }
 
 func TestAttack_SpelledReferenceToAnotherTenantsSubnet(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rspell")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))
@@ -75,6 +76,7 @@ func TestAttack_SpelledReferenceToAnotherTenantsSubnet(t *testing.T) {
 // the zone's starts with a shared ID, but is not one: it is refused as
 // malformed, and the subnet it carries is bounded on its own.
 func TestAttack_IDAppendedToASharedResource(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rappend")
 	rg := a.attacker + "-rg"
 	a.ready(t, stacktest.ResourceGroup(a.attacker, rg, nil, nil))

@@ -34,6 +34,7 @@ func roleAssignment(ns, name string, owner authorizationv1alpha1.RoleAssignmentO
 // A storage account whose owner.armId is the victim's resource group: the
 // Tenant allows only the attacker's own groups.
 func TestAttack_OwnerARMIDInAnotherTenantsGroup(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "oarm")
 	a.ready(t, stacktest.ResourceGroup(a.victim, a.victim+"-data", nil, nil))
 	a.begin()
@@ -47,6 +48,7 @@ func TestAttack_OwnerARMIDInAnotherTenantsGroup(t *testing.T) {
 // A resource group named like another tenant's: creating it would put the
 // attacker's resources where the victim's Tenant says they belong.
 func TestAttack_ResourceGroupOfAnotherTenant(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rgot")
 	rg := stacktest.ResourceGroup(a.attacker, "squat", nil, nil)
 	rg.Spec.AzureName = a.victim + "-new"
@@ -60,6 +62,7 @@ func TestAttack_ResourceGroupOfAnotherTenant(t *testing.T) {
 // into the victim's if anything on the way normalised the path. The API
 // server's pattern lets them through; the ARM ID parser refuses them.
 func TestAttack_DotSegmentsInOwnerARMID(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "dots")
 	scope := stacktest.RGID(a.attacker+"-rg") + "/../" + a.victim + "-rg"
 	ra := roleAssignment(a.attacker, "climb", authorizationv1alpha1.RoleAssignmentOwner{ARMID: scope},
@@ -73,6 +76,7 @@ func TestAttack_DotSegmentsInOwnerARMID(t *testing.T) {
 // azureName ".." on a child resource: its ARM ID would end in
 // ".../flexibleServers/srv/databases/..", the server itself once normalised.
 func TestAttack_DotSegmentAzureName(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "dotname")
 	server := stacktest.RGID(a.attacker+"-rg") + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/srv"
 	db := &dbforpostgresqlv1alpha1.FlexibleServersDatabase{
@@ -90,6 +94,7 @@ func TestAttack_DotSegmentAzureName(t *testing.T) {
 // Tenant does not allow, where the attacker's principal does have rights
 // (Contributor): only the tenancy guard stands in the way.
 func TestAttack_IdentityInAnotherSubscription(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "osub")
 	const other = "00000000-0000-0000-0000-0000000000cc"
 	if err := a.Emu.Seed(emulator.Seed{
@@ -110,6 +115,7 @@ func TestAttack_IdentityInAnotherSubscription(t *testing.T) {
 // spec.owner.name written as namespace/name to reach the victim's resource
 // group object.
 func TestAttack_OwnerInAnotherNamespace(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "ons")
 	a.ready(t, stacktest.ResourceGroup(a.victim, a.victim+"-rg", nil, nil))
 	a.begin()
@@ -122,6 +128,7 @@ func TestAttack_OwnerInAnotherNamespace(t *testing.T) {
 
 // A role for the attacker on the victim's resource group, by armId.
 func TestAttack_RoleAssignmentOnAnotherTenantsGroup(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "raot")
 	a.ready(t, stacktest.ResourceGroup(a.victim, a.victim+"-rg", nil, nil))
 	a.begin()
@@ -135,6 +142,7 @@ func TestAttack_RoleAssignmentOnAnotherTenantsGroup(t *testing.T) {
 
 // Owner on the whole subscription, which covers every tenant's groups.
 func TestAttack_RoleAssignmentOwnerAtSubscriptionScope(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "rasub")
 	ra := roleAssignment(a.attacker, "everything", authorizationv1alpha1.RoleAssignmentOwner{ARMID: "/subscriptions/" + subID},
 		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Owner"}, a.Principal[a.attacker])

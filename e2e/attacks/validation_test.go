@@ -14,6 +14,7 @@ import (
 // to smuggle a large payload: the API server refuses each before the
 // operator sees it.
 func TestAttack_OversizedSpec(t *testing.T) {
+	t.Parallel()
 	a := newAttack(t, "big")
 	tags := map[string]string{}
 	for i := range 51 {

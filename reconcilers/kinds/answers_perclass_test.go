@@ -142,6 +142,7 @@ func answerCases() []answerCase {
 // way from before the create: Ready, then three syncs with no PUT, then a portal
 // edit at the class's path put back with exactly one PUT, then steady again.
 func TestAnswersKeptPerClass(t *testing.T) {
+	t.Parallel()
 	const ns, rg = "perclass", "perclass-rg"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -159,24 +160,25 @@ func TestAnswersKeptPerClass(t *testing.T) {
 	// as Azure does too.
 	s.SetAnswers(t, all...)
 
-	created := map[string]azurev1alpha1.Resource{}
-	ensure := func(t *testing.T, file string) azurev1alpha1.Resource {
-		if o := created[file]; o != nil {
-			return o
+	// The cases' parents first, each once (cases share them); then the cases side by
+	// side: each counts the PUTs and reads of its own resource only.
+	created := map[string]bool{}
+	for _, c := range cases {
+		for _, file := range c.parents {
+			if created[file] {
+				continue
+			}
+			o := loadSample(t, s, file, ns, rg, "", nil)
+			s.Create(t, o)
+			s.WaitReady(t, o, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+			created[file] = true
 		}
-		o := loadSample(t, s, file, ns, rg, "", nil)
-		s.Create(t, o)
-		s.WaitReady(t, o, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-		created[file] = o
-		return o
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			start := time.Now()
 			defer func() { t.Logf("%s: %s", c.name, time.Since(start).Round(100*time.Millisecond)) }()
-			for _, p := range c.parents {
-				ensure(t, p)
-			}
 			// Named apart from the sample of the same kind, which may be a parent.
 			o := loadSample(t, s, c.sample, ns, rg, fmt.Sprintf("pc%d-", i), c.spec)
 			o.SetAnnotations(map[string]string{reconcilers.AnnotationSyncPeriod: "1s"})

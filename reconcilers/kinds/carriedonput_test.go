@@ -21,6 +21,7 @@ import (
 // a spec change or to revert a portal change, keeps both subnets, which stay Ready and are
 // never written again.
 func TestVirtualNetworkPutKeepsSubnets(t *testing.T) {
+	t.Parallel()
 	const ns, rg = "vnetkeep", "vnetkeep-rg"
 	cfg := stacktest.DefaultConfig()
 	cfg.SyncPeriod = 2 * time.Second

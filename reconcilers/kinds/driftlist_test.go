@@ -16,6 +16,7 @@ import (
 // identities per period, not a GET each; an identity changed in Azure is read
 // by GET and written back.
 func TestDriftChecksByList(t *testing.T) {
+	t.Parallel()
 	const ns, rg, n = "dlist", "dlist-rg", 8
 	s := newStack(t, ns)
 	s.Create(t, resourceGroup(ns, rg, nil, nil))

@@ -20,6 +20,7 @@ import (
 // the resource and, for Secrets only, its secret outputs; a broken expression
 // is reported with its position and stalls until the spec changes.
 func TestCELExports(t *testing.T) {
+	t.Parallel()
 	const ns = "cel"
 	s := newStack(t, ns)
 	ctx := t.Context()

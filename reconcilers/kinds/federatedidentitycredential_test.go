@@ -24,6 +24,7 @@ import (
 // waits for its identity, is written once, rewritten once on a change, not at
 // all on a resync, and deleted in Azure with its object.
 func TestFederatedIdentityCredentialSelfService(t *testing.T) {
+	t.Parallel()
 	const ns = "fic"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -110,6 +111,7 @@ func TestFederatedIdentityCredentialSelfService(t *testing.T) {
 // emulated with a 100 ms write), and the operator retries them within seconds
 // rather than after the minute other conflicts wait.
 func TestFederatedCredentialsOfOneIdentityAtOnce(t *testing.T) {
+	t.Parallel()
 	const ns = "ficmany"
 	s := newStack(t, ns)
 	s.Create(t, resourceGroup(ns, "ficmany-rg", nil, nil))

@@ -35,6 +35,7 @@ func flexibleServerID(rg, name string) string {
 // exported to a ConfigMap, a firewall rule widened in the portal is narrowed
 // again, and deletion removes all three.
 func TestFlexibleServerLifecycle(t *testing.T) {
+	t.Parallel()
 	const ns = "pg"
 	const password = "Sup3r-S3cret-Passw0rd"
 	s := newStack(t, ns)
@@ -222,6 +223,7 @@ func passwordOf(body map[string]any) any {
 // shows nowhere in the object or its events, a deleted Secret is reported by
 // name, and the same password in a recreated Secret is not written again.
 func TestFlexibleServerPasswordRotation(t *testing.T) {
+	t.Parallel()
 	const ns = "pg-rotate"
 	const oldPassword, newPassword = "Old-Passw0rd-1111", "New-Passw0rd-2222"
 	s := newStack(t, ns)

@@ -147,6 +147,7 @@ const maxSampleReads = 20
 // the resource in Azure. A sample written again fails with its file, ARM type, the
 // paths and the transforms Azure's answer took there.
 func TestGeneratedKindsLifecycle(t *testing.T) {
+	t.Parallel()
 	const ns, rg = "gen", "gen-rg"
 	cfg := stacktest.DefaultConfig()
 	// Every sample is of a collection of its own, so each sync period reads Azure about once
@@ -766,6 +767,7 @@ func TestGeneratedKindExplain(t *testing.T) {
 // A reference to an object that does not exist yet waits with a reason naming it, and
 // resolves to the object's ARM ID once it is created in Azure.
 func TestGeneratedReferenceWaits(t *testing.T) {
+	t.Parallel()
 	const ns, rg = "genref", "genref-rg"
 	s := newStack(t, ns)
 	s.Create(t, resourceGroup(ns, rg, nil, nil))
@@ -807,6 +809,7 @@ func TestGeneratedReferenceWaits(t *testing.T) {
 // not its name, and a SQL server whose password is a Secret key that does not exist waits
 // with a message naming the Secret, never a value.
 func TestGeneratedKindsRefuseBadInput(t *testing.T) {
+	t.Parallel()
 	const ns, rg = "genbad", "genbad-rg"
 	s := newStack(t, ns)
 	ctx := t.Context()

@@ -80,6 +80,7 @@ next:
 // namespace, kind, name, ARM ID and principal, never a password, a key or a
 // token; a resync that writes nothing logs nothing at Info.
 func TestDecisionLog(t *testing.T) {
+	t.Parallel()
 	const ns = "oplog"
 	const password = "L0g-Never-Sees-This-Passw0rd"
 	var out logBuffer

@@ -45,6 +45,7 @@ func (s *stack) nodeCount(t *testing.T, id string) float64 {
 // kubeconfigs exported to a Secret the cluster owns, a spec change writes
 // once, and deletion removes the cluster.
 func TestManagedClusterNodeCountDrift(t *testing.T) {
+	t.Parallel()
 	const ns = "aks"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -128,6 +129,7 @@ func TestManagedClusterNodeCountDrift(t *testing.T) {
 // and the operator wrote the cluster again at every sync while showing it
 // Ready). Deleting the cluster deletes the group with it.
 func TestManagedClusterNamedNodeResourceGroupIsSteady(t *testing.T) {
+	t.Parallel()
 	const ns = "aksnrg"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -161,6 +163,7 @@ func TestManagedClusterNamedNodeResourceGroupIsSteady(t *testing.T) {
 // (each taking 2s) leaves the operations' resume tokens in status; the next
 // operator continues them instead of writing again: one PUT each, then Ready.
 func TestResumeAfterOperatorRestart(t *testing.T) {
+	t.Parallel()
 	const ns = "resume"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -221,6 +224,7 @@ func (s *stack) poolCounts(t *testing.T, id string) (map[string]float64, []strin
 // every second write nothing. A pool scaled in the portal is still found by
 // its name and scaled back with one PUT.
 func TestManagedClusterPoolOrder(t *testing.T) {
+	t.Parallel()
 	const ns = "aks-order"
 	s := newStack(t, ns)
 	ctx := t.Context()

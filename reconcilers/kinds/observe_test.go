@@ -19,6 +19,7 @@ import (
 // A reconcile is one span with children for resolving its identity and each ARM
 // call, and ARM calls are counted by kind, method, code and namespace.
 func TestReconcileIsTracedAndCounted(t *testing.T) {
+	t.Parallel()
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	prev := otel.GetTracerProvider()

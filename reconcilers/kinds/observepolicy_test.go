@@ -37,6 +37,7 @@ func inSync(obj azurev1alpha1.Resource) *metav1.Condition {
 // An observed object whose resource does not exist says so; deleting an
 // observed object deletes nothing in Azure.
 func TestObservePolicy(t *testing.T) {
+	t.Parallel()
 	const ns = "obs"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -130,6 +131,7 @@ func TestObservePolicy(t *testing.T) {
 // honoured (as observe: ASO's skip still reads), so nothing is created; its
 // credential-from is ignored with a warning event saying why.
 func TestASOAnnotations(t *testing.T) {
+	t.Parallel()
 	const ns = "asoann"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -170,6 +172,7 @@ func TestASOAnnotations(t *testing.T) {
 // path as a difference with neither value, and the password is nowhere in the
 // object; nothing is written until the object is managed again.
 func TestObservedWriteOnlyValueIsNotShown(t *testing.T) {
+	t.Parallel()
 	const ns = "obspg"
 	const first, rotated = "First-Passw0rd-1", "Rotated-Passw0rd-2"
 	s := newStack(t, ns)

@@ -44,6 +44,7 @@ func (s *stack) writes(since uint64, suffix string) []emulator.AuditEntry {
 // spec does not manage (added in the portal or by Azure Policy) are kept and
 // are not drift; a tag removed from the spec is removed from Azure.
 func TestOwnerMarkerAndForeignTags(t *testing.T) {
+	t.Parallel()
 	const ns = "mark"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -87,6 +88,7 @@ func TestOwnerMarkerAndForeignTags(t *testing.T) {
 // resource. Once the owner releases it, it can be adopted; the releasing
 // object then writes nothing and its deletion leaves the resource in Azure.
 func TestAdoptionRespectsOwnership(t *testing.T) {
+	t.Parallel()
 	const ns, other = "own", "own-b"
 	s := newStack(t, ns, other)
 	ctx := t.Context()
@@ -160,6 +162,7 @@ func TestAdoptionRespectsOwnership(t *testing.T) {
 // owns it, the other is refused, and a resync of both writes nothing (they
 // used to PUT in turn, tags flipping).
 func TestNoFightOverAnUnmarkedResource(t *testing.T) {
+	t.Parallel()
 	const ns, other = "fight", "fight-b"
 	s := newStack(t, ns, other)
 	ctx := t.Context()

@@ -22,6 +22,7 @@ import (
 // for a hand-written kind (StorageAccount) and a generated one (a security
 // rule opening SSH to the internet).
 func TestOperatorEnforcesThePolicyLibrary(t *testing.T) {
+	t.Parallel()
 	constraints, err := policy.ReadManifests("../../policy/library/publicnetworkaccess/samples/deny-public-network/constraint.yaml",
 		"../../policy/library/networksecurityrule/samples/deny-internet-management-ports/constraint.yaml")
 	if err != nil {

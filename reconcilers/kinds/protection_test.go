@@ -17,6 +17,7 @@ import (
 // resources. They are kept until the resources no longer need them, so each
 // resource can still delete itself in Azure and nothing is orphaned.
 func TestIdentityOutlivesTheResourcesThatNeedIt(t *testing.T) {
+	t.Parallel()
 	const ns = "keep"
 	s := newStack(t, ns)
 	ctx := t.Context()

@@ -53,6 +53,7 @@ func noFlags(t *testing.T, obj azurev1alpha1.Resource) {
 // resource at once, and a deletion then deletes it; skip added again stops a
 // managed object at once, and its deletion leaves its resource in Azure.
 func TestNamespacePolicySkipThenManage(t *testing.T) {
+	t.Parallel()
 	const ns = "nspolicy"
 	ctx := t.Context()
 	// Annotated before the operator starts, so its first look already sees skip.
@@ -117,6 +118,7 @@ func TestNamespacePolicySkipThenManage(t *testing.T) {
 // for the operator to see the change) leaves the resource in Azure, with no
 // DELETE sent.
 func TestNamespaceDetachOnDeleteAppliesToTheNextDeletion(t *testing.T) {
+	t.Parallel()
 	const ns = "nsdetach"
 	ctx := t.Context()
 	s := newStack(t, ns)

@@ -45,6 +45,7 @@ func redisCache(ns, name, rg, secret string) *cachev1alpha1.Redis {
 // regenerated primary key reaches the Secret on aztenant.io/refresh-secrets,
 // and deletion removes the cache.
 func TestRedisLifecycle(t *testing.T) {
+	t.Parallel()
 	const ns = "redis"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -127,6 +128,7 @@ func TestRedisLifecycle(t *testing.T) {
 // A Secret the cache does not own is never overwritten: the cache exists and
 // Ready says which Secret is in the way.
 func TestRedisExportConflict(t *testing.T) {
+	t.Parallel()
 	const ns = "redisconf"
 	s := newStack(t, ns)
 	s.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-secrets"}, StringData: map[string]string{"primaryKey": "mine"}})

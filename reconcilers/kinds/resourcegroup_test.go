@@ -45,6 +45,7 @@ func (s *stack) azureTags(t *testing.T, id string) map[string]string {
 // writes once, a change made in the portal is reverted at the next sync, and
 // deletion waits until Azure reports it gone.
 func TestResourceGroupLifecycle(t *testing.T) {
+	t.Parallel()
 	const ns = "life"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -107,6 +108,7 @@ func TestResourceGroupLifecycle(t *testing.T) {
 // detach-on-delete and adoption: an existing resource group is adopted only
 // when asked, and an adopted or detached one survives the object's deletion.
 func TestAdoptionAndDetach(t *testing.T) {
+	t.Parallel()
 	const ns = "adopt"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -156,6 +158,7 @@ func TestAdoptionAndDetach(t *testing.T) {
 // A resource with no usable identity, or outside its Tenant's bounds, gets a
 // clear condition and no ARM call is made for it.
 func TestRefusedBeforeAnyARMCall(t *testing.T) {
+	t.Parallel()
 	const ns = "deny"
 	s := newStack(t, ns)
 	cases := []struct {
@@ -197,6 +200,7 @@ func TestRefusedBeforeAnyARMCall(t *testing.T) {
 // stops a Ready resource group with no ARM call for it, and widening it lets a
 // denied one be created.
 func TestTenantChangesApplyAtOnce(t *testing.T) {
+	t.Parallel()
 	const ns = "retenant"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -238,6 +242,7 @@ func TestTenantChangesApplyAtOnce(t *testing.T) {
 // seen before its resume token or someone else's) is not Ready, and nothing
 // is written to it; it becomes Ready when Azure's operation ends.
 func TestNotReadyWhileAzureIsProvisioning(t *testing.T) {
+	t.Parallel()
 	const ns = "busyrg"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -267,6 +272,7 @@ func TestNotReadyWhileAzureIsProvisioning(t *testing.T) {
 // group is created in westeurope, within a Tenant allowing "westeurope", and
 // a resync finds no drift in Azure's "westeurope".
 func TestLocationByDisplayName(t *testing.T) {
+	t.Parallel()
 	const ns = "locdn"
 	s := newStack(t, ns)
 	rg := resourceGroup(ns, "locdn-app", nil, nil)

@@ -23,6 +23,7 @@ import (
 // in Azure as the namespace's own principal, and once the last one is gone
 // the Identity goes too.
 func TestTerminatingIdentityServesDeletionsOnly(t *testing.T) {
+	t.Parallel()
 	const ns = "revoke"
 	s := newStack(t, ns)
 	ctx := t.Context()

@@ -45,6 +45,7 @@ func (s *stack) customRole(t *testing.T, guid, name string, actions ...string) s
 // assignments is refused (PolicyDenied) before anything is written, one that
 // only reads is granted.
 func TestRoleAssignmentRefusesPrivilegedCustomRoles(t *testing.T) {
+	t.Parallel()
 	const ns = "racustom"
 	s := newStack(t, ns)
 	rg := resourceGroup(ns, "racustom-rg", nil, nil)

@@ -32,6 +32,7 @@ func readyMessage(obj azurev1alpha1.Resource) string { return stacktest.ReadyMes
 // assignment waits for its resource group, then Azure's refusal is reported
 // with who was refused what where, and nothing is created.
 func TestRoleAssignmentNeedsRBACRights(t *testing.T) {
+	t.Parallel()
 	const ns = "radeny"
 	s := newStack(t, ns)
 	ra := roleAssignment(ns, "grant", authorizationv1alpha1.RoleAssignmentOwner{Name: "radeny-rg"},
@@ -62,6 +63,7 @@ func TestRoleAssignmentNeedsRBACRights(t *testing.T) {
 // assignment is written once, a description change once more, a resync not
 // at all, and deleting the object removes the assignment from Azure.
 func TestRoleAssignmentLifecycle(t *testing.T) {
+	t.Parallel()
 	const ns = "ra"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -201,6 +203,7 @@ func TestRoleAssignmentDerivedName(t *testing.T) {
 // hint in the condition) and is made within seconds of it, not at the next
 // spec change.
 func TestRoleAssignmentForANewPrincipal(t *testing.T) {
+	t.Parallel()
 	const ns = "ranew"
 	s := newStack(t, ns)
 	rg := resourceGroup(ns, "ranew-rg", nil, nil)

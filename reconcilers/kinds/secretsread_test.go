@@ -35,6 +35,7 @@ func (s *stack) annotate(t *testing.T, obj client.Object, key, value string) {
 // refresh period passed. The ConfigMap, which needs no POST, is written at
 // every sync as before.
 func TestSecretsReadOnlyWhenDue(t *testing.T) {
+	t.Parallel()
 	const ns = "nopost"
 	cfg := stacktest.DefaultConfig()
 	cfg.SyncPeriod = time.Second

@@ -78,6 +78,7 @@ func storageKey(keys map[string]any, name string) string {
 // the portal is put back, a regenerated key reaches the Secret on
 // aztenant.io/refresh-secrets, and deletion removes both from Azure.
 func TestStorageAccountLifecycle(t *testing.T) {
+	t.Parallel()
 	const ns = "sa"
 	s := newStack(t, ns)
 	ctx := t.Context()

@@ -32,6 +32,7 @@ func identityID(rg, name string) string {
 // ConfigMap it owns; a tag change writes once, a resync writes nothing, and
 // deleting the object deletes the identity in Azure.
 func TestUserAssignedIdentityLifecycle(t *testing.T) {
+	t.Parallel()
 	const ns = "uai"
 	s := newStack(t, ns)
 	ctx := t.Context()
@@ -109,6 +110,7 @@ func TestUserAssignedIdentityLifecycle(t *testing.T) {
 // An export never overwrites a ConfigMap the identity does not own: the
 // identity exists, but Ready says which ConfigMap is in the way.
 func TestUserAssignedIdentityExportConflict(t *testing.T) {
+	t.Parallel()
 	const ns = "uaicm"
 	s := newStack(t, ns)
 	ctx := t.Context()
