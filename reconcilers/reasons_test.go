@@ -202,4 +202,3 @@ func TestEveryReasonIsClassified(t *testing.T) {
 		}
 	}
 }
-
