@@ -62,6 +62,12 @@ const (
 	// on, and Value directly on later writes of that resource: Azure recomputing a value
 	// after provisioning, as Redis does its maxmemory settings.
 	OpChangeAfterSucceeded AnswerOp = "changeAfterSucceeded"
+	// OpSQLSkuName answers an Azure SQL SKU (the object at Path) by its name
+	// <edition>_<family>, the capacity apart: "BC" with family "Gen4" as "BC_Gen4",
+	// "HS_Gen5_4" as "HS_Gen5" with capacity 4, the family and the tier of a vCore
+	// edition filled in (citedRewrites names the examples). It is one service's SKU
+	// grammar, so Perturb never picks it (it is not in AnswerOps).
+	OpSQLSkuName AnswerOp = "sqlSkuName"
 )
 
 // AnswerOps lists every operation, in the order Perturb considers them.
@@ -96,6 +102,7 @@ var answerClasses = map[AnswerOp]AnswerClass{
 	OpAddElement: ClassAddedElement, OpDrop: ClassAbsent, OpReorder: ClassRewritten,
 	OpReformatXML: ClassRewritten, OpExpandID: ClassRewritten, OpTrimSlash: ClassRewritten,
 	OpIntEnum: ClassIntegerEnum, OpForce: ClassForced, OpChangeAfterSucceeded: ClassForced,
+	OpSQLSkuName: ClassRewritten,
 }
 
 // Case modes of OpCase.

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -102,10 +103,54 @@ func (c *compiledAnswer) apply(id string, body map[string]any) {
 			}
 			return s
 		})
+	case OpSQLSkuName:
+		fn = func(v any, ok bool) (any, bool) {
+			if sku, isMap := v.(map[string]any); isMap {
+				return sqlSku(sku), true
+			}
+			return v, ok
+		}
 	default:
 		return
 	}
 	editPath(body, c.path, create, fn)
+}
+
+// sqlVCoreTiers are the tiers of Azure SQL's vCore editions, as answered with their
+// short names (CreateVCoreDatabaseByServiceObjective.json: "BC" is "BusinessCritical";
+// HyperscaleElasticPoolCreateOrUpdateSetHighAvailabilityReplicaCount.json: "HS" is
+// "Hyperscale"; CreateVCoreDatabaseBySkuNameCapacity.json, elastic pools: "GP" is
+// "GeneralPurpose").
+var sqlVCoreTiers = map[string]string{"BC": "BusinessCritical", "GP": "GeneralPurpose", "HS": "Hyperscale"}
+
+// sqlSku is an Azure SQL SKU as Azure answers it: the name <edition>_<family>, the
+// capacity apart (a capacity in the name wins), family and tier those of a vCore name. A DTU SKU ("S0",
+// "Standard") has no family and is answered as sent.
+func sqlSku(sku map[string]any) map[string]any {
+	out := maps.Clone(sku)
+	name, _ := sku["name"].(string)
+	family, _ := sku["family"].(string)
+	parts := strings.Split(name, "_")
+	switch {
+	case len(parts) == 1 && family != "" && sqlVCoreTiers[strings.ToUpper(name)] != "":
+		name = name + "_" + family
+		out["name"] = name
+	case len(parts) == 3 && isDigits(parts[2]):
+		name = parts[0] + "_" + parts[1]
+		out["name"] = name
+		out["capacity"] = json.Number(parts[2])
+	}
+	// A vCore name says its family and tier: they are answered so, whatever defaults
+	// the examples add around them.
+	parts = strings.Split(name, "_")
+	if tier := sqlVCoreTiers[strings.ToUpper(parts[0])]; len(parts) == 2 && tier != "" {
+		out["family"], out["tier"] = parts[1], tier
+	}
+	return out
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // mapString edits string values with f and leaves everything else as it is.

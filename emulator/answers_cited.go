@@ -48,6 +48,12 @@ var citedRewrites = []AnswerTransform{
 		Source: "cosmos-db/…/DocumentDB/stable/2025-10-15/examples/CosmosDBDatabaseAccountCreateMin.json: locationName \"southcentralus\" answered \"South Central US\""},
 	{Type: "Microsoft.ApiManagement/service/apis/policies", Path: "properties.value", Op: OpReformatXML,
 		Source: "apimanagement/…/stable/2024-05-01/examples/ApiManagementCreateApiPolicy.json: the policy XML answered re-indented with CRLF"},
+	// Azure SQL names a vCore SKU <edition>_<family>, the capacity apart, whichever way
+	// the request spelled it.
+	{Type: "Microsoft.Sql/servers/databases", Path: "sku", Op: OpSQLSkuName,
+		Source: "sql/…/Microsoft.Sql/preview/2021-05-01-preview/examples/CreateVCoreDatabaseByServiceObjective.json: sku name \"BC\" with family \"Gen4\" answered \"BC_Gen4\", tier \"BusinessCritical\"; CreateVCoreDatabaseBySkuNameCapacity.json: \"BC_Gen4\" with capacity 2 answered as sent"},
+	{Type: "Microsoft.Sql/servers/elasticPools", Path: "sku", Op: OpSQLSkuName,
+		Source: "sql/…/Microsoft.Sql/preview/2021-08-01-preview/examples/HyperscaleElasticPoolCreateOrUpdateSetHighAvailabilityReplicaCount.json: sku name \"HS_Gen5_4\" answered \"HS_Gen5\" with capacity 4, family \"Gen5\", tier \"Hyperscale\""},
 }
 
 // citedDrop is the cited drop of an ARM type at a schema path, if any.

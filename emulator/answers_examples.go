@@ -189,7 +189,7 @@ func loadExamples(fsys fs.FS) (map[string]*exampleAnswer, error) {
 			x.addDrops(k.Drops, k.NotReturned, k.NotReturnedSource)
 			x.cited = cited[typeKey]
 			for _, r := range k.Rewrites {
-				if c := explaining(x.cited, r); c != nil && (r.Class == "case" || r.Class == "spelling") {
+				if c := explaining(x.cited, r); c != nil && (r.Class == "case" || r.Class == "spelling" || c.Op == OpSQLSkuName) {
 					x.CitedRewrites = append(x.CitedRewrites, r.Path+" ("+string(c.Op)+")")
 				} else {
 					x.UnexplainedRewrites = append(x.UnexplainedRewrites, r.Path+" ("+r.Class+")")
@@ -337,7 +337,7 @@ func holdsARMID(v any) bool {
 // explaining is the cited transform whose path covers a rewrite's (any element).
 func explaining(cited []*compiledAnswer, r exampleRewrite) *compiledAnswer {
 	for _, c := range cited {
-		if schemaPath(c.Path) == schemaPath(r.Path) {
+		if p := schemaPath(c.Path); p == schemaPath(r.Path) || strings.HasPrefix(schemaPath(r.Path), p+".") {
 			return c
 		}
 	}

@@ -448,3 +448,56 @@ func TestSentBodyIsTheRequestNotTheAnswer(t *testing.T) {
 		t.Errorf("SentBody of a missing group: %v, want ErrNotFound", err)
 	}
 }
+
+// Azure SQL answers a vCore SKU by its name <edition>_<family>, the capacity apart,
+// however the request spelled it (CreateVCoreDatabaseByServiceObjective.json,
+// HyperscaleElasticPoolCreateOrUpdateSetHighAvailabilityReplicaCount.json); a DTU SKU
+// and a full name are answered as sent.
+func TestAnswersFromExamplesSQLSkuNames(t *testing.T) {
+	f := newFixture(t, func(c *emulator.Config) { c.AnswerFromExamples = true })
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "sql")
+	server := rgScope + "sql/providers/Microsoft.Sql/servers/sql1"
+	res := f.resources(t, cred)
+	if _, err := put(t, res, server, "2021-02-01-preview", armresources.GenericResource{Location: to.Ptr("westeurope"),
+		Properties: map[string]any{"administratorLogin": "admin", "administratorLoginPassword": "p@ssw0rd!Long"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		id, api string
+		sent    map[string]any
+		want    map[string]any
+	}{
+		{"/databases/bc", "2021-05-01-preview", map[string]any{"name": "BC", "family": "Gen4", "capacity": 2},
+			map[string]any{"name": "BC_Gen4", "family": "Gen4", "capacity": float64(2), "tier": "BusinessCritical"}},
+		{"/databases/gp", "2021-05-01-preview", map[string]any{"name": "GP_Gen5", "capacity": 2},
+			map[string]any{"name": "GP_Gen5", "family": "Gen5", "capacity": float64(2), "tier": "GeneralPurpose"}},
+		{"/databases/s0", "2021-05-01-preview", map[string]any{"name": "S0", "tier": "Standard"},
+			map[string]any{"name": "S0", "tier": "Standard"}},
+		{"/elasticPools/hs", "2021-08-01-preview", map[string]any{"name": "HS_Gen5_4"},
+			map[string]any{"name": "HS_Gen5", "family": "Gen5", "capacity": float64(4), "tier": "Hyperscale"}},
+	} {
+		f.answersOf(t, cred, server+c.id, c.api, armresources.GenericResource{Location: to.Ptr("westeurope"), SKU: skuOf(t, c.sent)}).
+			each(t, func(how string, b map[string]any) {
+				got, _ := b["sku"].(map[string]any)
+				for k, want := range c.want {
+					if got[k] != want {
+						t.Errorf("%s %s: sku %v, want %s %v", c.id, how, got, k, want)
+					}
+				}
+			})
+	}
+}
+
+func skuOf(t *testing.T, m map[string]any) *armresources.SKU {
+	t.Helper()
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s armresources.SKU
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}
