@@ -33,15 +33,21 @@ func generatedBehaviours() []*typeBehaviour {
 		// network/NatGateway, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/natGateways", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 NatGatewaysClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
-		// network/NetworkInterface, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/networkInterfaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 InterfacesClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
 		// network/RouteTable, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/routeTables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 RouteTablesClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
 		// network/RouteTablesRoute, parent Microsoft.Network/routeTables; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/routeTables/routes", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 RoutesClient.BeginCreateOrUpdate, BeginDelete"}},
+		// network/PrivateEndpoint, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/privateEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 PrivateEndpointsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// network/PrivateEndpointsPrivateDnsZoneGroup, parent Microsoft.Network/privateEndpoints; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/privateEndpoints/privateDnsZoneGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 PrivateDNSZoneGroupsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// network/NetworkInterface, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/networkInterfaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 InterfacesClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
 		// network/LoadBalancer, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/loadBalancers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 LoadBalancersClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
@@ -93,72 +99,6 @@ func generatedBehaviours() []*typeBehaviour {
 		// network/ServiceEndpointPoliciesServiceEndpointPolicyDefinition, parent Microsoft.Network/serviceEndpointPolicies; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/serviceEndpointPolicies/serviceEndpointPolicyDefinitions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 ServiceEndpointPolicyDefinitionsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// network/VirtualNetworkGateway, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/virtualNetworkGateways", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listradiussecrets": "{\"nextLink\":\"example\",\"value\":[{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"},{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"}]}", "reset": "{\"etag\":\"example\",\"extendedLocation\":{\"name\":\"example\",\"type\":\"EdgeZone\"},\"id\":\"example\",\"identity\":{\"principalId\":\"example\",\"tenantId\":\"example\",\"type\":\"None\"},\"location\":\"example\",\"name\":\"example\",\"properties\":{\"adminState\":\"Disabled\",\"autoScaleConfiguration\":{\"bounds\":{}},\"bgpSettings\":{\"bgpPeeringAddress\":\"example\",\"bgpPeeringAddresses\":[{\"customBgpIpAddresses\":[\"example\",\"example\"],\"defaultBgpIpAddresses\":[\"example\",\"example\"],\"ipconfigurationId\":\"example\",\"tunnelIpAddresses\":[\"example\",\"example\"]},{\"customBgpIpAddresses\":[\"example\",\"example\"],\"defaultBgpIpAddresses\":[\"example\",\"example\"],\"ipconfigurationId\":\"example\",\"tunnelIpAddresses\":[\"example\",\"example\"]}]},\"customRoutes\":{\"addressPrefixes\":[\"example\",\"example\"],\"ipamPoolPrefixAllocations\":[{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}},{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}}]},\"gatewayDefaultSite\":{\"id\":\"example\"},\"gatewayType\":\"ExpressRoute\",\"inboundDnsForwardingEndpoint\":\"example\",\"ipConfigurations\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"privateIPAddress\":\"example\",\"privateIPAllocationMethod\":\"Dynamic\",\"provisioningState\":\"Canceled\",\"publicIPAddress\":{\"id\":\"example\"},\"subnet\":{\"id\":\"example\"}}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"privateIPAddress\":\"example\",\"privateIPAllocationMethod\":\"Dynamic\",\"provisioningState\":\"Canceled\",\"publicIPAddress\":{\"id\":\"example\"},\"subnet\":{\"id\":\"example\"}}}],\"natRules\":[null,null],\"provisioningState\":\"Canceled\",\"resiliencyModel\":\"MultiHomed\",\"resourceGuid\":\"example\",\"sku\":{\"name\":\"Basic\",\"tier\":\"Basic\"},\"vNetExtendedLocationResourceId\":\"example\",\"virtualNetworkGatewayMigrationStatus\":{\"errorMessage\":\"example\",\"phase\":\"Abort\",\"state\":\"Failed\"},\"virtualNetworkGatewayPolicyGroups\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"policyMembers\":[{\"attributeType\":\"AADGroupId\",\"attributeValue\":\"example\",\"name\":\"key1\"},{\"attributeType\":\"AADGroupId\",\"attributeValue\":\"example\",\"name\":\"key2\"}],\"provisioningState\":\"Canceled\",\"vngClientConnectionConfigurations\":[{\"id\":\"example\"},{\"id\":\"example\"}]}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"policyMembers\":[{\"attributeType\":\"AADGroupId\",\"attributeValue\":\"example\",\"name\":\"key1\"},{\"attributeType\":\"AADGroupId\",\"attributeValue\":\"example\",\"name\":\"key2\"}],\"provisioningState\":\"Canceled\",\"vngClientConnectionConfigurations\":[{\"id\":\"example\"},{\"id\":\"example\"}]}}],\"vpnClientConfiguration\":{\"aadAudience\":\"example\",\"aadIssuer\":\"example\",\"aadTenant\":\"example\",\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\",\"radiusServers\":[{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"},{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"}],\"vngClientConnectionConfigurations\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"provisioningState\":\"Canceled\",\"virtualNetworkGatewayPolicyGroups\":[{\"id\":\"example\"},{\"id\":\"example\"}],\"vpnClientAddressPool\":{\"addressPrefixes\":[\"example\",\"example\"],\"ipamPoolPrefixAllocations\":[{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}},{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}}]}}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"provisioningState\":\"Canceled\",\"virtualNetworkGatewayPolicyGroups\":[{\"id\":\"example\"},{\"id\":\"example\"}],\"vpnClientAddressPool\":{\"addressPrefixes\":[\"example\",\"example\"],\"ipamPoolPrefixAllocations\":[{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}},{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}}]}}}],\"vpnAuthenticationTypes\":[\"AAD\",\"AAD\"],\"vpnClientAddressPool\":{\"addressPrefixes\":[\"example\",\"example\"],\"ipamPoolPrefixAllocations\":[{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}},{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}}]},\"vpnClientIpsecPolicies\":[{\"dhGroup\":\"DHGroup1\",\"ikeEncryption\":\"AES128\",\"ikeIntegrity\":\"GCMAES128\",\"ipsecEncryption\":\"AES128\",\"ipsecIntegrity\":\"GCMAES128\",\"pfsGroup\":\"ECP256\"},{\"dhGroup\":\"DHGroup1\",\"ikeEncryption\":\"AES128\",\"ikeIntegrity\":\"GCMAES128\",\"ipsecEncryption\":\"AES128\",\"ipsecIntegrity\":\"GCMAES128\",\"pfsGroup\":\"ECP256\"}],\"vpnClientProtocols\":[\"IkeV2\",\"IkeV2\"],\"vpnClientRevokedCertificates\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"provisioningState\":\"Canceled\",\"thumbprint\":\"example\"}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"provisioningState\":\"Canceled\",\"thumbprint\":\"example\"}}],\"vpnClientRootCertificates\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"provisioningState\":\"Canceled\",\"publicCertData\":\"example\"}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"provisioningState\":\"Canceled\",\"publicCertData\":\"example\"}}]},\"vpnGatewayGeneration\":\"Generation1\",\"vpnType\":\"PolicyBased\"},\"type\":\"example\"}"}),
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualNetworkGatewaysClient.BeginCreateOrUpdate, BeginUpdateTags, BeginDelete"}},
-		// network/Connection, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/connections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.sharedKey"},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualNetworkGatewayConnectionsClient.BeginCreateOrUpdate, BeginUpdateTags, BeginDelete"}},
-		// network/VirtualWan, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/virtualWans", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualWansClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
-		// network/VirtualHub, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/virtualHubs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualHubsClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
-		// network/VpnGateway, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/vpnGateways", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VPNGatewaysClient.BeginCreateOrUpdate, BeginUpdateTags, BeginDelete"}},
-		// network/VpnSite, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/vpnSites", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VPNSitesClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
-		// network/IpAllocation, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/IpAllocations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 IPAllocationsClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
-		// network/CustomIpPrefix, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/customIpPrefixes", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 CustomIPPrefixesClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
-		// network/NetworkProfile, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via location).
-		{fullType: "Microsoft.Network/networkProfiles", lro: LROConfig{Write: LROSync, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 ProfilesClient.CreateOrUpdate, UpdateTags, BeginDelete"}},
-		// network/ExpressRouteCircuit, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/expressRouteCircuits", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 ExpressRouteCircuitsClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
-		// network/ExpressRouteCircuitsAuthorization, parent Microsoft.Network/expressRouteCircuits; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/expressRouteCircuits/authorizations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 ExpressRouteCircuitAuthorizationsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// network/ExpressRouteCircuitsPeering, parent Microsoft.Network/expressRouteCircuits; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/expressRouteCircuits/peerings", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.sharedKey"},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 ExpressRouteCircuitPeeringsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// network/VirtualNetworkGatewaysNatRule, parent Microsoft.Network/virtualNetworkGateways; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/virtualNetworkGateways/natRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualNetworkGatewayNatRulesClient.BeginCreateOrUpdate, BeginDelete"}},
-		// network/NetworkManager, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via location).
-		{fullType: "Microsoft.Network/networkManagers", lro: LROConfig{Write: LROSync, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 ManagersClient.CreateOrUpdate, Patch, BeginDelete"}},
-		// network/VirtualRouter, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/virtualRouters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualRoutersClient.BeginCreateOrUpdate, BeginDelete"}},
-		// network/VirtualRoutersPeering, parent Microsoft.Network/virtualRouters; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/virtualRouters/peerings", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualRouterPeeringsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// network/VirtualHubsHubRouteTable, parent Microsoft.Network/virtualHubs; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/virtualHubs/hubRouteTables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 HubRouteTablesClient.BeginCreateOrUpdate, BeginDelete"}},
-		// network/VirtualHubsHubVirtualNetworkConnection, parent Microsoft.Network/virtualHubs; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/virtualHubs/hubVirtualNetworkConnections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 HubVirtualNetworkConnectionsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// network/VirtualHubsBgpConnection, parent Microsoft.Network/virtualHubs; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/virtualHubs/bgpConnections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualHubBgpConnectionClient.BeginCreateOrUpdate, BeginDelete"}},
-		// network/VpnGatewaysVpnConnection, parent Microsoft.Network/vpnGateways; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/vpnGateways/vpnConnections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.sharedKey"},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VPNConnectionsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// network/VpnServerConfiguration, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/vpnServerConfigurations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.radiusServerSecret"}, actions: secretActions(map[string]string{"listradiussecrets": "{\"nextLink\":\"example\",\"value\":[{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"},{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"}]}"}),
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VPNServerConfigurationsClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
-		// network/NetworkSecurityPerimeter, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via azure-async-operation).
-		{fullType: "Microsoft.Network/networkSecurityPerimeters", lro: LROConfig{Write: LROSync, Delete: LROAsyncOperation},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 SecurityPerimetersClient.CreateOrUpdate, Patch, BeginDelete"}},
 		// network/PrivateDnsZone, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.Network/privateDnsZones", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/privatedns/armprivatedns@v1.3.0 PrivateZonesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
@@ -216,18 +156,6 @@ func generatedBehaviours() []*typeBehaviour {
 		// network/DnsZonesTXTRecord, parent Microsoft.Network/dnsZones; create synchronous, delete synchronous.
 		{fullType: "Microsoft.Network/dnsZones/TXT", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/dns/armdns@v1.2.0 RecordSetsClient.CreateOrUpdate, Update, Delete"}},
-		// keyvault/Vault, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
-		{fullType: "Microsoft.KeyVault/vaults", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200, 201), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/keyvault/armkeyvault@v1.5.0 VaultsClient.BeginCreateOrUpdate, Update, Delete"}},
-		// keyvault/ManagedHSM, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.KeyVault/managedHSMs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/keyvault/armkeyvault@v1.5.0 ManagedHsmsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// network/PrivateEndpoint, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/privateEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 PrivateEndpointsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// network/PrivateEndpointsPrivateDnsZoneGroup, parent Microsoft.Network/privateEndpoints; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.Network/privateEndpoints/privateDnsZoneGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 PrivateDNSZoneGroupsClient.BeginCreateOrUpdate, BeginDelete"}},
 		// network/DnsResolver, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.Network/dnsResolvers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/dnsresolver/armdnsresolver@v1.3.0 DNSResolversClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
@@ -246,18 +174,21 @@ func generatedBehaviours() []*typeBehaviour {
 		// network/DnsForwardingRuleSetsVirtualNetworkLink, parent Microsoft.Network/dnsForwardingRulesets; create long-running, delete long-running.
 		{fullType: "Microsoft.Network/dnsForwardingRulesets/virtualNetworkLinks", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/dnsresolver/armdnsresolver@v1.3.0 VirtualNetworkLinksClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// network/DnsResolverDomainList, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.Network/dnsResolverDomainLists", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/dnsresolver/armdnsresolver@v1.3.0 DomainListsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
 		// network/DnsResolverPolicy, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.Network/dnsResolverPolicies", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/dnsresolver/armdnsresolver@v1.3.0 PoliciesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// network/DnsResolverDomainList, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Network/dnsResolverDomainLists", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/dnsresolver/armdnsresolver@v1.3.0 DomainListsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
 		// network/DnsResolverPoliciesDnsSecurityRule, parent Microsoft.Network/dnsResolverPolicies; create long-running, delete long-running.
 		{fullType: "Microsoft.Network/dnsResolverPolicies/dnsSecurityRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/dnsresolver/armdnsresolver@v1.3.0 DNSSecurityRulesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
 		// network/DnsResolverPoliciesVirtualNetworkLink, parent Microsoft.Network/dnsResolverPolicies; create long-running, delete long-running.
 		{fullType: "Microsoft.Network/dnsResolverPolicies/virtualNetworkLinks", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/dnsresolver/armdnsresolver@v1.3.0 PolicyVirtualNetworkLinksClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// keyvault/Vault, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
+		{fullType: "Microsoft.KeyVault/vaults", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200, 201), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/keyvault/armkeyvault@v1.5.0 VaultsClient.BeginCreateOrUpdate, Update, Delete"}},
 		// servicebus/Namespace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.ServiceBus/namespaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROSync, 200, 201, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/servicebus/armservicebus@v1.2.0 NamespacesClient.BeginCreateOrUpdate, Update, BeginDelete"}},
@@ -273,15 +204,6 @@ func generatedBehaviours() []*typeBehaviour {
 		// servicebus/NamespacesTopicsSubscriptionsRule, parent Microsoft.ServiceBus/namespaces/topics/subscriptions; create synchronous, delete synchronous.
 		{fullType: "Microsoft.ServiceBus/namespaces/topics/subscriptions/rules", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/servicebus/armservicebus@v1.2.0 RulesClient.CreateOrUpdate, Delete"}},
-		// servicebus/NamespacesAuthorizationRule, parent Microsoft.ServiceBus/namespaces; create synchronous, delete synchronous.
-		{fullType: "Microsoft.ServiceBus/namespaces/AuthorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/servicebus/armservicebus@v1.2.0 NamespacesClient.CreateOrUpdateAuthorizationRule, DeleteAuthorizationRule"}},
-		// servicebus/NamespacesQueuesAuthorizationRule, parent Microsoft.ServiceBus/namespaces/queues; create synchronous, delete synchronous.
-		{fullType: "Microsoft.ServiceBus/namespaces/queues/authorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/servicebus/armservicebus@v1.2.0 QueuesClient.CreateOrUpdateAuthorizationRule, DeleteAuthorizationRule"}},
-		// servicebus/NamespacesTopicsAuthorizationRule, parent Microsoft.ServiceBus/namespaces/topics; create synchronous, delete synchronous.
-		{fullType: "Microsoft.ServiceBus/namespaces/topics/authorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/servicebus/armservicebus@v1.2.0 TopicsClient.CreateOrUpdateAuthorizationRule, DeleteAuthorizationRule"}},
 		// eventhub/Namespace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.EventHub/namespaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROSync, 200, 201, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventhub/armeventhub@v1.3.0 NamespacesClient.BeginCreateOrUpdate, Update, BeginDelete"}},
@@ -291,48 +213,6 @@ func generatedBehaviours() []*typeBehaviour {
 		// eventhub/NamespacesEventhubsConsumerGroup, parent Microsoft.EventHub/namespaces/eventhubs; create synchronous, delete synchronous.
 		{fullType: "Microsoft.EventHub/namespaces/eventhubs/consumergroups", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventhub/armeventhub@v1.3.0 ConsumerGroupsClient.CreateOrUpdate, Delete"}},
-		// eventhub/NamespacesAuthorizationRule, parent Microsoft.EventHub/namespaces; create synchronous, delete synchronous.
-		{fullType: "Microsoft.EventHub/namespaces/authorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventhub/armeventhub@v1.3.0 NamespacesClient.CreateOrUpdateAuthorizationRule, DeleteAuthorizationRule"}},
-		// eventhub/NamespacesEventhubsAuthorizationRule, parent Microsoft.EventHub/namespaces/eventhubs; create synchronous, delete synchronous.
-		{fullType: "Microsoft.EventHub/namespaces/eventhubs/authorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventhub/armeventhub@v1.3.0 EventHubsClient.CreateOrUpdateAuthorizationRule, DeleteAuthorizationRule"}},
-		// eventhub/NamespacesSchemagroup, parent Microsoft.EventHub/namespaces; create synchronous, delete synchronous.
-		{fullType: "Microsoft.EventHub/namespaces/schemagroups", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventhub/armeventhub@v1.3.0 SchemaRegistryClient.CreateOrUpdate, Delete"}},
-		// eventhub/NamespacesApplicationGroup, parent Microsoft.EventHub/namespaces; create synchronous, delete synchronous.
-		{fullType: "Microsoft.EventHub/namespaces/applicationGroups", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventhub/armeventhub@v1.3.0 ApplicationGroupClient.CreateOrUpdateApplicationGroup, Delete"}},
-		// eventhub/Cluster, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.EventHub/clusters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 201, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventhub/armeventhub@v1.3.0 ClustersClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// operationalinsights/Workspace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.OperationalInsights/workspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 WorkspacesClient.BeginCreateOrUpdate, Update, BeginDelete"}},
-		// operationalinsights/WorkspacesTable, parent Microsoft.OperationalInsights/workspaces; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
-		{fullType: "Microsoft.OperationalInsights/workspaces/tables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 TablesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// operationalinsights/WorkspacesDataExport, parent Microsoft.OperationalInsights/workspaces; create synchronous, delete synchronous.
-		{fullType: "Microsoft.OperationalInsights/workspaces/dataExports", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 404), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 DataExportsClient.CreateOrUpdate, Delete"}},
-		// operationalinsights/WorkspacesSavedSearch, parent Microsoft.OperationalInsights/workspaces; create synchronous, delete synchronous.
-		{fullType: "Microsoft.OperationalInsights/workspaces/savedSearches", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 SavedSearchesClient.CreateOrUpdate, Delete"}},
-		// operationalinsights/WorkspacesLinkedService, parent Microsoft.OperationalInsights/workspaces; create long-running, delete long-running.
-		{fullType: "Microsoft.OperationalInsights/workspaces/linkedServices", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, nameAsPath: true,
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 LinkedServicesClient.BeginCreateOrUpdate, BeginDelete"}},
-		// operationalinsights/WorkspacesDataSource, parent Microsoft.OperationalInsights/workspaces; create synchronous, delete synchronous.
-		{fullType: "Microsoft.OperationalInsights/workspaces/dataSources", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 DataSourcesClient.CreateOrUpdate, Delete"}},
-		// operationalinsights/Cluster, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.OperationalInsights/clusters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 ClustersClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// operationalinsights/QueryPack, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
-		{fullType: "Microsoft.OperationalInsights/queryPacks", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 QueryPacksClient.CreateOrUpdate, UpdateTags, Delete"}},
-		// operationalinsights/QueryPacksQuery, parent Microsoft.OperationalInsights/queryPacks; create synchronous, delete synchronous.
-		{fullType: "Microsoft.OperationalInsights/queryPacks/queries", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 QueriesClient.Put, Update, Delete"}},
 		// eventgrid/Topic, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.EventGrid/topics", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventgrid/armeventgrid/v2@v2.2.0 TopicsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
@@ -357,72 +237,108 @@ func generatedBehaviours() []*typeBehaviour {
 		// eventgrid/SystemTopicsEventSubscription, parent Microsoft.EventGrid/systemTopics; create long-running, delete long-running.
 		{fullType: "Microsoft.EventGrid/systemTopics/eventSubscriptions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 201), patch: sdkOp(LROAsyncOperation, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventgrid/armeventgrid/v2@v2.2.0 SystemTopicEventSubscriptionsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// eventgrid/PartnerRegistration, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.EventGrid/partnerRegistrations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventgrid/armeventgrid/v2@v2.2.0 PartnerRegistrationsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// eventgrid/PartnerNamespace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.EventGrid/partnerNamespaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventgrid/armeventgrid/v2@v2.2.0 PartnerNamespacesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// eventgrid/PartnerNamespacesChannel, parent Microsoft.EventGrid/partnerNamespaces; create synchronous, delete long-running.
-		{fullType: "Microsoft.EventGrid/partnerNamespaces/channels", lro: LROConfig{Write: LROSync, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventgrid/armeventgrid/v2@v2.2.0 ChannelsClient.CreateOrUpdate, Update, BeginDelete"}},
+		// sql/Server, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.administratorLoginPassword"},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServersClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// sql/ServersDatabase, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/databases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 DatabasesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// sql/ServersFirewallRule, parent Microsoft.Sql/servers; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Sql/servers/firewallRules", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 FirewallRulesClient.CreateOrUpdate, Delete"}},
+		// sql/ServersElasticPool, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/elasticPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ElasticPoolsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// sql/ServersFailoverGroup, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/failoverGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 FailoverGroupsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// sql/ServersVirtualNetworkRule, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/virtualNetworkRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 VirtualNetworkRulesClient.BeginCreateOrUpdate, BeginDelete"}},
+		// sql/ServersAdministrator, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/administrators", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerAzureADAdministratorsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// sql/ServersAzureADOnlyAuthentication, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/azureADOnlyAuthentications", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerAzureADOnlyAuthenticationsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// sql/ServersConnectionPolicy, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/connectionPolicies", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerConnectionPoliciesClient.BeginCreateOrUpdate"}},
+		// sql/ServersSecurityAlertPolicy, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/securityAlertPolicies", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true, writeOnly: []string{"properties.storageAccountAccessKey"},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerSecurityAlertPoliciesClient.BeginCreateOrUpdate"}},
+		// sql/ServersAdvancedThreatProtectionSetting, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/advancedThreatProtectionSettings", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerAdvancedThreatProtectionSettingsClient.BeginCreateOrUpdate"}},
+		// sql/ServersDatabasesBackupShortTermRetentionPolicy, parent Microsoft.Sql/servers/databases; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/databases/backupShortTermRetentionPolicies", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 BackupShortTermRetentionPoliciesClient.BeginCreateOrUpdate, BeginUpdate"}},
+		// sql/ServersDatabasesTransparentDataEncryption, parent Microsoft.Sql/servers/databases; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/databases/transparentDataEncryption", lro: LROConfig{Write: LROSync}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 TransparentDataEncryptionsClient.CreateOrUpdate"}},
+		// sql/ServersDatabasesSecurityAlertPolicy, parent Microsoft.Sql/servers/databases; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/databases/securityAlertPolicies", lro: LROConfig{Write: LROSync}, noDelete: true, writeOnly: []string{"properties.storageAccountAccessKey"},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 DatabaseSecurityAlertPoliciesClient.CreateOrUpdate"}},
+		// sql/ServersDatabasesAdvancedThreatProtectionSetting, parent Microsoft.Sql/servers/databases; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/databases/advancedThreatProtectionSettings", lro: LROConfig{Write: LROSync}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 DatabaseAdvancedThreatProtectionSettingsClient.CreateOrUpdate"}},
+		// documentdb/DatabaseAccount, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listconnectionstrings": "{\"connectionStrings\":[{\"connectionString\":\"\\u0000secret\",\"description\":\"example\",\"keyKind\":\"Primary\",\"type\":\"Cassandra\"},{\"connectionString\":\"\\u0000secret\",\"description\":\"example\",\"keyKind\":\"Primary\",\"type\":\"Cassandra\"}]}", "listkeys": "{\"primaryMasterKey\":\"\\u0000secret\",\"primaryReadonlyMasterKey\":\"\\u0000secret\",\"secondaryMasterKey\":\"\\u0000secret\",\"secondaryReadonlyMasterKey\":\"\\u0000secret\"}", "readonlykeys": "{\"primaryReadonlyMasterKey\":\"\\u0000secret\",\"secondaryReadonlyMasterKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200), patch: sdkOp(LROAsyncOperation, 200), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 DatabaseAccountsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// documentdb/SqlDatabase, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLDatabase, BeginDeleteSQLDatabase"}},
+		// documentdb/SqlDatabaseContainer, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLContainer, BeginDeleteSQLContainer"}},
+		// documentdb/SqlDatabaseContainerStoredProcedure, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/storedProcedures", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLStoredProcedure, BeginDeleteSQLStoredProcedure"}},
+		// documentdb/SqlDatabaseContainerTrigger, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/triggers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLTrigger, BeginDeleteSQLTrigger"}},
+		// documentdb/SqlDatabaseContainerUserDefinedFunction, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/userDefinedFunctions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLUserDefinedFunction, BeginDeleteSQLUserDefinedFunction"}},
+		// documentdb/SqlRoleDefinition, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlRoleDefinitions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLRoleDefinition, BeginDeleteSQLRoleDefinition"}},
+		// documentdb/SqlRoleAssignment, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLRoleAssignment, BeginDeleteSQLRoleAssignment"}},
+		// documentdb/MongodbDatabase, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 MongoDBResourcesClient.BeginCreateUpdateMongoDBDatabase, BeginDeleteMongoDBDatabase"}},
+		// documentdb/MongodbDatabaseCollection, parent Microsoft.DocumentDB/databaseAccounts/mongodbDatabases; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 MongoDBResourcesClient.BeginCreateUpdateMongoDBCollection, BeginDeleteMongoDBCollection"}},
+		// documentdb/CassandraKeyspace, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 CassandraResourcesClient.BeginCreateUpdateCassandraKeyspace, BeginDeleteCassandraKeyspace"}},
+		// documentdb/CassandraKeyspaceTable, parent Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces/tables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 CassandraResourcesClient.BeginCreateUpdateCassandraTable, BeginDeleteCassandraTable"}},
+		// documentdb/GremlinDatabase, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/gremlinDatabases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 GremlinResourcesClient.BeginCreateUpdateGremlinDatabase, BeginDeleteGremlinDatabase"}},
+		// documentdb/GremlinDatabaseGraph, parent Microsoft.DocumentDB/databaseAccounts/gremlinDatabases; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/gremlinDatabases/graphs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 GremlinResourcesClient.BeginCreateUpdateGremlinGraph, BeginDeleteGremlinGraph"}},
+		// documentdb/DatabaseAccountsTable, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/tables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 TableResourcesClient.BeginCreateUpdateTable, BeginDeleteTable"}},
 		// containerregistry/Registry, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.ContainerRegistry/registries", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listcredentials": "{\"passwords\":[{\"name\":\"password\",\"value\":\"\\u0000secret\"},{\"name\":\"password2\",\"value\":\"\\u0000secret\"}],\"username\":\"example\"}"}),
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerregistry/armcontainerregistry/v2@v2.0.0 RegistriesClient.BeginCreate, BeginUpdate, BeginDelete"}},
-		// containerregistry/RegistriesReplication, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.ContainerRegistry/registries/replications", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerregistry/armcontainerregistry/v2@v2.0.0 ReplicationsClient.BeginCreate, BeginUpdate, BeginDelete"}},
-		// containerregistry/RegistriesWebhook, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.ContainerRegistry/registries/webhooks", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerregistry/armcontainerregistry/v2@v2.0.0 WebhooksClient.BeginCreate, BeginUpdate, BeginDelete"}},
-		// containerregistry/RegistriesScopeMap, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.ContainerRegistry/registries/scopeMaps", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerregistry/armcontainerregistry/v2@v2.0.0 ScopeMapsClient.BeginCreate, BeginUpdate, BeginDelete"}},
-		// containerregistry/RegistriesToken, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.ContainerRegistry/registries/tokens", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerregistry/armcontainerregistry/v2@v2.0.0 TokensClient.BeginCreate, BeginUpdate, BeginDelete"}},
-		// containerregistry/RegistriesCacheRule, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.ContainerRegistry/registries/cacheRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerregistry/armcontainerregistry/v2@v2.0.0 CacheRulesClient.BeginCreate, BeginUpdate, BeginDelete"}},
-		// storage/StorageAccountsBlobService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
-		{fullType: "Microsoft.Storage/storageAccounts/blobServices", lro: LROConfig{Write: LROSync}, noDelete: true,
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 BlobServicesClient.SetServiceProperties"}},
-		// storage/StorageAccountsQueueService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
-		{fullType: "Microsoft.Storage/storageAccounts/queueServices", lro: LROConfig{Write: LROSync}, noDelete: true,
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 QueueServicesClient.SetServiceProperties"}},
-		// storage/StorageAccountsQueueServicesQueue, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Storage/storageAccounts/queueServices/queues", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 QueueClient.Create, Update, Delete"}},
-		// storage/StorageAccountsTableService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
-		{fullType: "Microsoft.Storage/storageAccounts/tableServices", lro: LROConfig{Write: LROSync}, noDelete: true,
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 TableServicesClient.SetServiceProperties"}},
-		// storage/StorageAccountsTableServicesTable, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Storage/storageAccounts/tableServices/tables", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 TableClient.Create, Update, Delete"}},
-		// storage/StorageAccountsFileService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
-		{fullType: "Microsoft.Storage/storageAccounts/fileServices", lro: LROConfig{Write: LROSync}, noDelete: true,
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 FileServicesClient.SetServiceProperties"}},
-		// storage/StorageAccountsFileServicesShare, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Storage/storageAccounts/fileServices/shares", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 FileSharesClient.Create, Update, Delete"}},
-		// storage/StorageAccountsManagementPolicy, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Storage/storageAccounts/managementPolicies", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 ManagementPoliciesClient.CreateOrUpdate, Delete"}},
-		// storage/StorageAccountsLocalUser, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Storage/storageAccounts/localUsers", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"sharedKey\":\"\\u0000secret\",\"sshAuthorizedKeys\":[{\"description\":\"example\",\"key\":\"example\"},{\"description\":\"example\",\"key\":\"example\"}]}", "regeneratepassword": "{\"sshPassword\":\"\\u0000secret\"}"}),
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 LocalUsersClient.CreateOrUpdate, Delete"}},
-		// storage/StorageAccountsInventoryPolicy, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Storage/storageAccounts/inventoryPolicies", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 BlobInventoryPoliciesClient.CreateOrUpdate, Delete"}},
-		// cache/RedisFirewallRule, parent Microsoft.Cache/redis; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Cache/redis/firewallRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, nameAsPath: true,
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/redis/armredis/v3@v3.3.0 FirewallRulesClient.CreateOrUpdate, Delete"}},
-		// cache/RedisPatchSchedule, parent Microsoft.Cache/redis; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Cache/redis/patchSchedules", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/redis/armredis/v3@v3.3.0 PatchSchedulesClient.CreateOrUpdate, Delete"}},
-		// containerservice/ManagedClustersAgentPool, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
-		{fullType: "Microsoft.ContainerService/managedClusters/agentPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 AgentPoolsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// appconfiguration/ConfigurationStore, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.AppConfiguration/configurationStores", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"nextLink\":\"example\",\"value\":[{\"connectionString\":\"\\u0000secret\",\"id\":\"example\",\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"connectionString\":\"\\u0000secret\",\"id\":\"example\",\"name\":\"key2\",\"value\":\"\\u0000secret\"}]}"}),
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appconfiguration/armappconfiguration/v2@v2.2.0 ConfigurationStoresClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// operationalinsights/Workspace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.OperationalInsights/workspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 WorkspacesClient.BeginCreateOrUpdate, Update, BeginDelete"}},
+		// insights/Component, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Insights/components", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/applicationinsights/armapplicationinsights@v1.2.0 ComponentsClient.CreateOrUpdate, UpdateTags, Delete"}},
 		// app/ManagedEnvironment, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.App/managedEnvironments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.daprAIConnectionString"},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ManagedEnvironmentsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
@@ -450,24 +366,6 @@ func generatedBehaviours() []*typeBehaviour {
 		// app/SessionPool, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.App/sessionPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ContainerAppsSessionPoolsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// app/ConnectedEnvironment, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.App/connectedEnvironments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.daprAIConnectionString"},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ConnectedEnvironmentsClient.BeginCreateOrUpdate, Update, BeginDelete"}},
-		// app/ManagedEnvironmentsManagedCertificate, parent Microsoft.App/managedEnvironments; create long-running (final state via azure-async-operation), delete synchronous.
-		{fullType: "Microsoft.App/managedEnvironments/managedCertificates", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ManagedCertificatesClient.BeginCreateOrUpdate, Update, Delete"}},
-		// app/ContainerAppsSourcecontrol, parent Microsoft.App/containerApps; create long-running, delete long-running.
-		{fullType: "Microsoft.App/containerApps/sourcecontrols", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ContainerAppsSourceControlsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// app/ConnectedEnvironmentsStorage, parent Microsoft.App/connectedEnvironments; create synchronous, delete synchronous.
-		{fullType: "Microsoft.App/connectedEnvironments/storages", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ConnectedEnvironmentsStoragesClient.CreateOrUpdate, Delete"}},
-		// app/ConnectedEnvironmentsDaprComponent, parent Microsoft.App/connectedEnvironments; create synchronous, delete synchronous.
-		{fullType: "Microsoft.App/connectedEnvironments/daprComponents", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.secretStoreComponent"}, actions: secretActions(map[string]string{"listsecrets": "{\"value\":[{\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"name\":\"key2\",\"value\":\"\\u0000secret\"}]}"}),
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ConnectedEnvironmentsDaprComponentsClient.CreateOrUpdate, Delete"}},
-		// app/ConnectedEnvironmentsCertificate, parent Microsoft.App/connectedEnvironments; create synchronous, delete synchronous.
-		{fullType: "Microsoft.App/connectedEnvironments/certificates", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.password"},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ConnectedEnvironmentsCertificatesClient.CreateOrUpdate, Update, Delete"}},
 		// web/ServerFarm, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
 		{fullType: "Microsoft.Web/serverfarms", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROSync, 200, 202), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appservice/armappservice/v5@v5.0.0 PlansClient.BeginCreateOrUpdate, Update, Delete"}},
@@ -477,18 +375,6 @@ func generatedBehaviours() []*typeBehaviour {
 		// web/SitesSlot, parent Microsoft.Web/sites; create long-running, delete synchronous.
 		{fullType: "Microsoft.Web/sites/slots", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync}, actions: secretActions(map[string]string{"listbackups": "{\"nextLink\":\"example\",\"value\":[{\"id\":\"example\",\"kind\":\"example\",\"name\":\"key1\",\"properties\":{\"blobName\":\"example\",\"correlationId\":\"example\",\"databases\":[{\"connectionString\":\"\\u0000secret\",\"connectionStringName\":\"example\",\"databaseType\":\"LocalMySql\",\"name\":\"key1\"},{\"connectionString\":\"\\u0000secret\",\"connectionStringName\":\"example\",\"databaseType\":\"LocalMySql\",\"name\":\"key2\"}],\"log\":\"example\",\"name\":\"example\",\"status\":\"Created\",\"storageAccountUrl\":\"example\"},\"type\":\"example\"},{\"id\":\"example\",\"kind\":\"example\",\"name\":\"key2\",\"properties\":{\"blobName\":\"example\",\"correlationId\":\"example\",\"databases\":[{\"connectionString\":\"\\u0000secret\",\"connectionStringName\":\"example\",\"databaseType\":\"LocalMySql\",\"name\":\"key1\"},{\"connectionString\":\"\\u0000secret\",\"connectionStringName\":\"example\",\"databaseType\":\"LocalMySql\",\"name\":\"key2\"}],\"log\":\"example\",\"name\":\"example\",\"status\":\"Created\",\"storageAccountUrl\":\"example\"},\"type\":\"example\"}]}", "listsyncfunctiontriggerstatus": "{\"key\":\"\\u0000secret\",\"trigger_url\":\"example\"}"}), nameAsPath: true,
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROSync, 200, 202), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appservice/armappservice/v5@v5.0.0 WebAppsClient.BeginCreateOrUpdateSlot, UpdateSlot, DeleteSlot"}},
-		// web/SitesHostNameBinding, parent Microsoft.Web/sites; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Web/sites/hostNameBindings", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appservice/armappservice/v5@v5.0.0 WebAppsClient.CreateOrUpdateHostNameBinding, DeleteHostNameBinding"}},
-		// web/StaticSite, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.Web/staticSites", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.repositoryToken"}, actions: secretActions(map[string]string{"showdatabaseconnections": "{\"nextLink\":\"example\",\"value\":[{\"id\":\"example\",\"kind\":\"example\",\"name\":\"key1\",\"properties\":{\"configurationFiles\":[{\"contents\":\"example\",\"fileName\":\"example\",\"type\":\"example\"},{\"contents\":\"example\",\"fileName\":\"example\",\"type\":\"example\"}],\"connectionIdentity\":\"example\",\"connectionString\":\"\\u0000secret\",\"region\":\"example\",\"resourceId\":\"example\"},\"type\":\"example\"},{\"id\":\"example\",\"kind\":\"example\",\"name\":\"key2\",\"properties\":{\"configurationFiles\":[{\"contents\":\"example\",\"fileName\":\"example\",\"type\":\"example\"},{\"contents\":\"example\",\"fileName\":\"example\",\"type\":\"example\"}],\"connectionIdentity\":\"example\",\"connectionString\":\"\\u0000secret\",\"region\":\"example\",\"resourceId\":\"example\"},\"type\":\"example\"}]}"}),
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROSync, 200, 202), delete: sdkOp(LROLocation, 200, 202), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appservice/armappservice/v5@v5.0.0 StaticSitesClient.BeginCreateOrUpdateStaticSite, UpdateStaticSite, BeginDeleteStaticSite"}},
-		// web/SitesSlotsHostNameBinding, parent Microsoft.Web/sites/slots; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Web/sites/slots/hostNameBindings", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appservice/armappservice/v5@v5.0.0 WebAppsClient.CreateOrUpdateHostNameBindingSlot, DeleteHostNameBindingSlot"}},
-		// web/KubeEnvironment, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.Web/kubeEnvironments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appservice/armappservice/v5@v5.0.0 KubeEnvironmentsClient.BeginCreateOrUpdate, Update, BeginDelete"}},
 		// insights/ActionGroup, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
 		{fullType: "Microsoft.Insights/actionGroups", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/monitor/armmonitor@v0.13.0 ActionGroupsClient.CreateOrUpdate, Update, Delete"}},
@@ -516,18 +402,6 @@ func generatedBehaviours() []*typeBehaviour {
 		// insights/PrivateLinkScopesScopedResource, parent Microsoft.Insights/privateLinkScopes; create long-running, delete long-running.
 		{fullType: "Microsoft.Insights/privateLinkScopes/scopedResources", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/monitor/armmonitor@v0.13.0 PrivateLinkScopedResourcesClient.BeginCreateOrUpdate, BeginDelete"}},
-		// containerservice/ManagedClustersMaintenanceConfiguration, parent Microsoft.ContainerService/managedClusters; create synchronous, delete synchronous.
-		{fullType: "Microsoft.ContainerService/managedClusters/maintenanceConfigurations", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 MaintenanceConfigurationsClient.CreateOrUpdate, Delete"}},
-		// containerservice/ManagedClustersTrustedAccessRoleBinding, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
-		{fullType: "Microsoft.ContainerService/managedClusters/trustedAccessRoleBindings", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 TrustedAccessRoleBindingsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// containerservice/ManagedClustersManagedNamespace, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
-		{fullType: "Microsoft.ContainerService/managedClusters/managedNamespaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 ManagedNamespacesClient.BeginCreateOrUpdate, Update, BeginDelete"}},
-		// containerservice/Snapshot, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
-		{fullType: "Microsoft.ContainerService/snapshots", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 SnapshotsClient.CreateOrUpdate, UpdateTags, Delete"}},
 		// apimanagement/Service, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.ApiManagement/service", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"applynetworkconfigurationupdates": "{\"etag\":\"example\",\"id\":\"example\",\"identity\":{\"principalId\":\"example\",\"tenantId\":\"example\",\"type\":\"None\"},\"location\":\"example\",\"name\":\"example\",\"properties\":{\"additionalLocations\":[{\"gatewayRegionalUrl\":\"example\",\"location\":\"example\",\"natGatewayState\":\"Disabled\",\"outboundPublicIPAddresses\":[\"example\",\"example\"],\"platformVersion\":\"mtv1\",\"privateIPAddresses\":[\"example\",\"example\"],\"publicIPAddresses\":[\"example\",\"example\"],\"publicIpAddressId\":\"example\",\"sku\":{\"name\":\"Basic\"},\"virtualNetworkConfiguration\":{\"subnetResourceId\":\"example\",\"subnetname\":\"example\",\"vnetid\":\"example\"},\"zones\":[\"example\",\"example\"]},{\"gatewayRegionalUrl\":\"example\",\"location\":\"example\",\"natGatewayState\":\"Disabled\",\"outboundPublicIPAddresses\":[\"example\",\"example\"],\"platformVersion\":\"mtv1\",\"privateIPAddresses\":[\"example\",\"example\"],\"publicIPAddresses\":[\"example\",\"example\"],\"publicIpAddressId\":\"example\",\"sku\":{\"name\":\"Basic\"},\"virtualNetworkConfiguration\":{\"subnetResourceId\":\"example\",\"subnetname\":\"example\",\"vnetid\":\"example\"},\"zones\":[\"example\",\"example\"]}],\"apiVersionConstraint\":{\"minApiVersion\":\"example\"},\"certificates\":[{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"encodedCertificate\":\"example\",\"storeName\":\"CertificateAuthority\"},{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"encodedCertificate\":\"example\",\"storeName\":\"CertificateAuthority\"}],\"configurationApi\":{\"legacyApi\":\"Disabled\"},\"developerPortalStatus\":\"Disabled\",\"developerPortalUrl\":\"example\",\"gatewayRegionalUrl\":\"example\",\"gatewayUrl\":\"example\",\"hostnameConfigurations\":[{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"certificateSource\":\"BuiltIn\",\"certificateStatus\":\"Completed\",\"encodedCertificate\":\"example\",\"hostName\":\"example\",\"identityClientId\":\"example\",\"keyVaultId\":\"example\",\"type\":\"ConfigurationApi\"},{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"certificateSource\":\"BuiltIn\",\"certificateStatus\":\"Completed\",\"encodedCertificate\":\"example\",\"hostName\":\"example\",\"identityClientId\":\"example\",\"keyVaultId\":\"example\",\"type\":\"ConfigurationApi\"}],\"legacyPortalStatus\":\"Disabled\",\"managementApiUrl\":\"example\",\"natGatewayState\":\"Disabled\",\"notificationSenderEmail\":\"example\",\"outboundPublicIPAddresses\":[\"example\",\"example\"],\"platformVersion\":\"mtv1\",\"portalUrl\":\"example\",\"privateEndpointConnections\":[{\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"groupIds\":[\"example\",\"example\"],\"privateEndpoint\":{\"id\":\"example\"},\"privateLinkServiceConnectionState\":{\"actionsRequired\":\"example\",\"description\":\"example\",\"status\":\"Approved\"},\"provisioningState\":\"example\"},\"type\":\"example\"},{\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"groupIds\":[\"example\",\"example\"],\"privateEndpoint\":{\"id\":\"example\"},\"privateLinkServiceConnectionState\":{\"actionsRequired\":\"example\",\"description\":\"example\",\"status\":\"Approved\"},\"provisioningState\":\"example\"},\"type\":\"example\"}],\"privateIPAddresses\":[\"example\",\"example\"],\"provisioningState\":\"example\",\"publicIPAddresses\":[\"example\",\"example\"],\"publicIpAddressId\":\"example\",\"publicNetworkAccess\":\"Disabled\",\"publisherEmail\":\"example\",\"publisherName\":\"example\",\"scmUrl\":\"example\",\"targetProvisioningState\":\"example\",\"virtualNetworkConfiguration\":{\"subnetResourceId\":\"example\",\"subnetname\":\"example\",\"vnetid\":\"example\"},\"virtualNetworkType\":\"External\"},\"sku\":{\"name\":\"Basic\"},\"systemData\":{\"createdBy\":\"example\",\"createdByType\":\"Application\",\"lastModifiedBy\":\"example\",\"lastModifiedByType\":\"Application\"},\"type\":\"example\",\"zones\":[\"example\",\"example\"]}", "migratetostv2": "{\"etag\":\"example\",\"id\":\"example\",\"identity\":{\"principalId\":\"example\",\"tenantId\":\"example\",\"type\":\"None\"},\"location\":\"example\",\"name\":\"example\",\"properties\":{\"additionalLocations\":[{\"gatewayRegionalUrl\":\"example\",\"location\":\"example\",\"natGatewayState\":\"Disabled\",\"outboundPublicIPAddresses\":[\"example\",\"example\"],\"platformVersion\":\"mtv1\",\"privateIPAddresses\":[\"example\",\"example\"],\"publicIPAddresses\":[\"example\",\"example\"],\"publicIpAddressId\":\"example\",\"sku\":{\"name\":\"Basic\"},\"virtualNetworkConfiguration\":{\"subnetResourceId\":\"example\",\"subnetname\":\"example\",\"vnetid\":\"example\"},\"zones\":[\"example\",\"example\"]},{\"gatewayRegionalUrl\":\"example\",\"location\":\"example\",\"natGatewayState\":\"Disabled\",\"outboundPublicIPAddresses\":[\"example\",\"example\"],\"platformVersion\":\"mtv1\",\"privateIPAddresses\":[\"example\",\"example\"],\"publicIPAddresses\":[\"example\",\"example\"],\"publicIpAddressId\":\"example\",\"sku\":{\"name\":\"Basic\"},\"virtualNetworkConfiguration\":{\"subnetResourceId\":\"example\",\"subnetname\":\"example\",\"vnetid\":\"example\"},\"zones\":[\"example\",\"example\"]}],\"apiVersionConstraint\":{\"minApiVersion\":\"example\"},\"certificates\":[{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"encodedCertificate\":\"example\",\"storeName\":\"CertificateAuthority\"},{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"encodedCertificate\":\"example\",\"storeName\":\"CertificateAuthority\"}],\"configurationApi\":{\"legacyApi\":\"Disabled\"},\"developerPortalStatus\":\"Disabled\",\"developerPortalUrl\":\"example\",\"gatewayRegionalUrl\":\"example\",\"gatewayUrl\":\"example\",\"hostnameConfigurations\":[{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"certificateSource\":\"BuiltIn\",\"certificateStatus\":\"Completed\",\"encodedCertificate\":\"example\",\"hostName\":\"example\",\"identityClientId\":\"example\",\"keyVaultId\":\"example\",\"type\":\"ConfigurationApi\"},{\"certificate\":{\"subject\":\"example\",\"thumbprint\":\"example\"},\"certificatePassword\":\"\\u0000secret\",\"certificateSource\":\"BuiltIn\",\"certificateStatus\":\"Completed\",\"encodedCertificate\":\"example\",\"hostName\":\"example\",\"identityClientId\":\"example\",\"keyVaultId\":\"example\",\"type\":\"ConfigurationApi\"}],\"legacyPortalStatus\":\"Disabled\",\"managementApiUrl\":\"example\",\"natGatewayState\":\"Disabled\",\"notificationSenderEmail\":\"example\",\"outboundPublicIPAddresses\":[\"example\",\"example\"],\"platformVersion\":\"mtv1\",\"portalUrl\":\"example\",\"privateEndpointConnections\":[{\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"groupIds\":[\"example\",\"example\"],\"privateEndpoint\":{\"id\":\"example\"},\"privateLinkServiceConnectionState\":{\"actionsRequired\":\"example\",\"description\":\"example\",\"status\":\"Approved\"},\"provisioningState\":\"example\"},\"type\":\"example\"},{\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"groupIds\":[\"example\",\"example\"],\"privateEndpoint\":{\"id\":\"example\"},\"privateLinkServiceConnectionState\":{\"actionsRequired\":\"example\",\"description\":\"example\",\"status\":\"Approved\"},\"provisioningState\":\"example\"},\"type\":\"example\"}],\"privateIPAddresses\":[\"example\",\"example\"],\"provisioningState\":\"example\",\"publicIPAddresses\":[\"example\",\"example\"],\"publicIpAddressId\":\"example\",\"publicNetworkAccess\":\"Disabled\",\"publisherEmail\":\"example\",\"publisherName\":\"example\",\"scmUrl\":\"example\",\"targetProvisioningState\":\"example\",\"virtualNetworkConfiguration\":{\"subnetResourceId\":\"example\",\"subnetname\":\"example\",\"vnetid\":\"example\"},\"virtualNetworkType\":\"External\"},\"sku\":{\"name\":\"Basic\"},\"systemData\":{\"createdBy\":\"example\",\"createdByType\":\"Application\",\"lastModifiedBy\":\"example\",\"lastModifiedByType\":\"Application\"},\"type\":\"example\",\"zones\":[\"example\",\"example\"]}"}),
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/apimanagement/armapimanagement/v3@v3.0.0 ServiceClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
@@ -576,6 +450,240 @@ func generatedBehaviours() []*typeBehaviour {
 		// apimanagement/AuthorizationServer, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
 		{fullType: "Microsoft.ApiManagement/service/authorizationServers", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.clientSecret", "properties.resourceOwnerPassword"}, actions: secretActions(map[string]string{"listsecrets": "{\"clientSecret\":\"\\u0000secret\",\"resourceOwnerPassword\":\"\\u0000secret\",\"resourceOwnerUsername\":\"example\"}"}),
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/apimanagement/armapimanagement/v3@v3.0.0 AuthorizationServerClient.CreateOrUpdate, Update, Delete"}},
+		// signalrservice/SignalR, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running (final state via location).
+		{fullType: "Microsoft.SignalRService/signalR", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/signalr/armsignalr@v1.2.0 Client.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// webpubsub/WebPubSub, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.SignalRService/webPubSub", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/webpubsub/armwebpubsub@v1.3.0 Client.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// webpubsub/WebPubSubHub, parent Microsoft.SignalRService/webPubSub; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.SignalRService/webPubSub/hubs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/webpubsub/armwebpubsub@v1.3.0 HubsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// cognitiveservices/Account, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.CognitiveServices/accounts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 AccountsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cognitiveservices/AccountsDeployment, parent Microsoft.CognitiveServices/accounts; create long-running (final state via azure-async-operation), delete long-running.
+		{fullType: "Microsoft.CognitiveServices/accounts/deployments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 DeploymentsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// cognitiveservices/AccountsCommitmentPlan, parent Microsoft.CognitiveServices/accounts; create synchronous, delete long-running.
+		{fullType: "Microsoft.CognitiveServices/accounts/commitmentPlans", lro: LROConfig{Write: LROSync, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 CommitmentPlansClient.CreateOrUpdate, BeginDelete"}},
+		// search/SearchService, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
+		{fullType: "Microsoft.Search/searchServices", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204, 404), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/search/armsearch@v1.3.0 ServicesClient.BeginCreateOrUpdate, Update, Delete"}},
+		// machinelearningservices/Workspace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.MachineLearningServices/workspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"appInsightsInstrumentationKey\":\"example\",\"containerRegistryCredentials\":{\"location\":\"example\",\"passwords\":[{\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"name\":\"key2\",\"value\":\"\\u0000secret\"}],\"username\":\"example\"},\"notebookAccessKeys\":{\"primaryAccessKey\":\"\\u0000secret\",\"secondaryAccessKey\":\"\\u0000secret\"},\"userStorageKey\":\"\\u0000secret\",\"userStorageResourceId\":\"example\"}", "listnotebookkeys": "{\"primaryAccessKey\":\"\\u0000secret\",\"secondaryAccessKey\":\"\\u0000secret\"}", "liststorageaccountkeys": "{\"userStorageKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 WorkspacesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// machinelearningservices/WorkspacesCompute, parent Microsoft.MachineLearningServices/workspaces; create long-running, delete long-running.
+		{fullType: "Microsoft.MachineLearningServices/workspaces/computes", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 ComputeClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// machinelearningservices/WorkspacesConnection, parent Microsoft.MachineLearningServices/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.MachineLearningServices/workspaces/connections", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 WorkspaceConnectionsClient.Create, Delete"}},
+		// compute/Disk, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/disks", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 202), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 DisksClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/Snapshot, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/snapshots", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 202), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 SnapshotsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/Image, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/images", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 ImagesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/AvailabilitySet, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Compute/availabilitySets", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 AvailabilitySetsClient.CreateOrUpdate, Update, Delete"}},
+		// compute/VirtualMachine, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/virtualMachines", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 VirtualMachinesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/VirtualMachinesExtension, parent Microsoft.Compute/virtualMachines; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/virtualMachines/extensions", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 VirtualMachineExtensionsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/VirtualMachineScaleSet, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/virtualMachineScaleSets", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 VirtualMachineScaleSetsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/VirtualMachineScaleSetsExtension, parent Microsoft.Compute/virtualMachineScaleSets; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/virtualMachineScaleSets/extensions", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 VirtualMachineScaleSetExtensionsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/DiskEncryptionSet, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/diskEncryptionSets", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 202), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 DiskEncryptionSetsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/DiskAccess, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/diskAccesses", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 202), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 DiskAccessesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/SshPublicKey, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Compute/sshPublicKeys", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 SSHPublicKeysClient.Create, Update, Delete"}},
+		// compute/ProximityPlacementGroup, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Compute/proximityPlacementGroups", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 ProximityPlacementGroupsClient.CreateOrUpdate, Update, Delete"}},
+		// compute/CapacityReservationGroup, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Compute/capacityReservationGroups", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 CapacityReservationGroupsClient.CreateOrUpdate, Update, Delete"}},
+		// compute/HostGroup, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Compute/hostGroups", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 DedicatedHostGroupsClient.CreateOrUpdate, Update, Delete"}},
+		// compute/HostGroupsHost, parent Microsoft.Compute/hostGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/hostGroups/hosts", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 DedicatedHostsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/Gallery, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/galleries", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201, 202), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 GalleriesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/GalleriesImage, parent Microsoft.Compute/galleries; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/galleries/images", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201, 202), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 GalleryImagesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/GalleriesApplication, parent Microsoft.Compute/galleries; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/galleries/applications", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201, 202), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 GalleryApplicationsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/RestorePointCollection, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/restorePointCollections", lro: LROConfig{Write: LROSync, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 RestorePointCollectionsClient.CreateOrUpdate, Update, BeginDelete"}},
+		// containerregistry/RegistriesReplication, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerRegistry/registries/replications", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerregistry/armcontainerregistry/v2@v2.0.0 ReplicationsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// containerregistry/RegistriesWebhook, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerRegistry/registries/webhooks", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerregistry/armcontainerregistry/v2@v2.0.0 WebhooksClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// containerregistry/RegistriesScopeMap, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerRegistry/registries/scopeMaps", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerregistry/armcontainerregistry/v2@v2.0.0 ScopeMapsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// containerregistry/RegistriesToken, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerRegistry/registries/tokens", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerregistry/armcontainerregistry/v2@v2.0.0 TokensClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// containerregistry/RegistriesCacheRule, parent Microsoft.ContainerRegistry/registries; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerRegistry/registries/cacheRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerregistry/armcontainerregistry/v2@v2.0.0 CacheRulesClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// containerservice/ManagedClustersMaintenanceConfiguration, parent Microsoft.ContainerService/managedClusters; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ContainerService/managedClusters/maintenanceConfigurations", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 MaintenanceConfigurationsClient.CreateOrUpdate, Delete"}},
+		// servicebus/NamespacesAuthorizationRule, parent Microsoft.ServiceBus/namespaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ServiceBus/namespaces/AuthorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/servicebus/armservicebus@v1.2.0 NamespacesClient.CreateOrUpdateAuthorizationRule, DeleteAuthorizationRule"}},
+		// servicebus/NamespacesQueuesAuthorizationRule, parent Microsoft.ServiceBus/namespaces/queues; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ServiceBus/namespaces/queues/authorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/servicebus/armservicebus@v1.2.0 QueuesClient.CreateOrUpdateAuthorizationRule, DeleteAuthorizationRule"}},
+		// servicebus/NamespacesTopicsAuthorizationRule, parent Microsoft.ServiceBus/namespaces/topics; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ServiceBus/namespaces/topics/authorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/servicebus/armservicebus@v1.2.0 TopicsClient.CreateOrUpdateAuthorizationRule, DeleteAuthorizationRule"}},
+		// eventhub/NamespacesAuthorizationRule, parent Microsoft.EventHub/namespaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.EventHub/namespaces/authorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventhub/armeventhub@v1.3.0 NamespacesClient.CreateOrUpdateAuthorizationRule, DeleteAuthorizationRule"}},
+		// eventhub/NamespacesEventhubsAuthorizationRule, parent Microsoft.EventHub/namespaces/eventhubs; create synchronous, delete synchronous.
+		{fullType: "Microsoft.EventHub/namespaces/eventhubs/authorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"aliasPrimaryConnectionString\":\"\\u0000secret\",\"aliasSecondaryConnectionString\":\"\\u0000secret\",\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventhub/armeventhub@v1.3.0 EventHubsClient.CreateOrUpdateAuthorizationRule, DeleteAuthorizationRule"}},
+		// eventhub/NamespacesSchemagroup, parent Microsoft.EventHub/namespaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.EventHub/namespaces/schemagroups", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventhub/armeventhub@v1.3.0 SchemaRegistryClient.CreateOrUpdate, Delete"}},
+		// eventhub/NamespacesApplicationGroup, parent Microsoft.EventHub/namespaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.EventHub/namespaces/applicationGroups", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventhub/armeventhub@v1.3.0 ApplicationGroupClient.CreateOrUpdateApplicationGroup, Delete"}},
+		// storage/StorageAccountsLocalUser, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/localUsers", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"sharedKey\":\"\\u0000secret\",\"sshAuthorizedKeys\":[{\"description\":\"example\",\"key\":\"example\"},{\"description\":\"example\",\"key\":\"example\"}]}", "regeneratepassword": "{\"sshPassword\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 LocalUsersClient.CreateOrUpdate, Delete"}},
+		// storage/StorageAccountsInventoryPolicy, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/inventoryPolicies", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 BlobInventoryPoliciesClient.CreateOrUpdate, Delete"}},
+		// appconfiguration/ConfigurationStoresKeyValue, parent Microsoft.AppConfiguration/configurationStores; create synchronous, delete long-running.
+		{fullType: "Microsoft.AppConfiguration/configurationStores/keyValues", lro: LROConfig{Write: LROSync, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appconfiguration/armappconfiguration/v2@v2.2.0 KeyValuesClient.CreateOrUpdate, BeginDelete"}},
+		// appconfiguration/ConfigurationStoresReplica, parent Microsoft.AppConfiguration/configurationStores; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.AppConfiguration/configurationStores/replicas", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appconfiguration/armappconfiguration/v2@v2.2.0 ReplicasClient.BeginCreate, BeginDelete"}},
+		// operationalinsights/WorkspacesTable, parent Microsoft.OperationalInsights/workspaces; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.OperationalInsights/workspaces/tables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 TablesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// operationalinsights/WorkspacesDataExport, parent Microsoft.OperationalInsights/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.OperationalInsights/workspaces/dataExports", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 404), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 DataExportsClient.CreateOrUpdate, Delete"}},
+		// operationalinsights/WorkspacesSavedSearch, parent Microsoft.OperationalInsights/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.OperationalInsights/workspaces/savedSearches", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 SavedSearchesClient.CreateOrUpdate, Delete"}},
+		// operationalinsights/WorkspacesLinkedService, parent Microsoft.OperationalInsights/workspaces; create long-running, delete long-running.
+		{fullType: "Microsoft.OperationalInsights/workspaces/linkedServices", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, nameAsPath: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 LinkedServicesClient.BeginCreateOrUpdate, BeginDelete"}},
+		// operationalinsights/WorkspacesDataSource, parent Microsoft.OperationalInsights/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.OperationalInsights/workspaces/dataSources", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 DataSourcesClient.CreateOrUpdate, Delete"}},
+		// operationalinsights/Cluster, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.OperationalInsights/clusters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 ClustersClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// operationalinsights/QueryPack, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.OperationalInsights/queryPacks", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 QueryPacksClient.CreateOrUpdate, UpdateTags, Delete"}},
+		// operationalinsights/QueryPacksQuery, parent Microsoft.OperationalInsights/queryPacks; create synchronous, delete synchronous.
+		{fullType: "Microsoft.OperationalInsights/queryPacks/queries", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/operationalinsights/armoperationalinsights/v2@v2.0.0 QueriesClient.Put, Update, Delete"}},
+		// insights/Webtest, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Insights/webtests", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/applicationinsights/armapplicationinsights@v1.2.0 WebTestsClient.CreateOrUpdate, UpdateTags, Delete"}},
+		// dbformysql/FlexibleServer, parent Microsoft.Resources/resourceGroups; create long-running (final state via original-uri), delete long-running.
+		{fullType: "Microsoft.DBforMySQL/flexibleServers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.administratorLoginPassword"},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/mysql/armmysqlflexibleservers/v2@v2.0.0 ServersClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// dbformysql/FlexibleServersAdministrator, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), delete long-running.
+		{fullType: "Microsoft.DBforMySQL/flexibleServers/administrators", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/mysql/armmysqlflexibleservers/v2@v2.0.0 AzureADAdministratorsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// cache/RedisPatchSchedule, parent Microsoft.Cache/redis; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Cache/redis/patchSchedules", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/redis/armredis/v3@v3.3.0 PatchSchedulesClient.CreateOrUpdate, Delete"}},
+		// containerservice/ManagedClustersTrustedAccessRoleBinding, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
+		{fullType: "Microsoft.ContainerService/managedClusters/trustedAccessRoleBindings", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 TrustedAccessRoleBindingsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// containerservice/ManagedClustersManagedNamespace, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
+		{fullType: "Microsoft.ContainerService/managedClusters/managedNamespaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 ManagedNamespacesClient.BeginCreateOrUpdate, Update, BeginDelete"}},
+		// containerservice/Snapshot, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ContainerService/snapshots", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 SnapshotsClient.CreateOrUpdate, UpdateTags, Delete"}},
+		// documentdb/MongodbRoleDefinition, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 MongoDBResourcesClient.BeginCreateUpdateMongoRoleDefinition, BeginDeleteMongoRoleDefinition"}},
+		// documentdb/MongodbUserDefinition, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbUserDefinitions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.password"},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 MongoDBResourcesClient.BeginCreateUpdateMongoUserDefinition, BeginDeleteMongoUserDefinition"}},
+		// network/VirtualNetworkGateway, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualNetworkGateways", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listradiussecrets": "{\"nextLink\":\"example\",\"value\":[{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"},{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"}]}", "reset": "{\"etag\":\"example\",\"extendedLocation\":{\"name\":\"example\",\"type\":\"EdgeZone\"},\"id\":\"example\",\"identity\":{\"principalId\":\"example\",\"tenantId\":\"example\",\"type\":\"None\"},\"location\":\"example\",\"name\":\"example\",\"properties\":{\"adminState\":\"Disabled\",\"autoScaleConfiguration\":{\"bounds\":{}},\"bgpSettings\":{\"bgpPeeringAddress\":\"example\",\"bgpPeeringAddresses\":[{\"customBgpIpAddresses\":[\"example\",\"example\"],\"defaultBgpIpAddresses\":[\"example\",\"example\"],\"ipconfigurationId\":\"example\",\"tunnelIpAddresses\":[\"example\",\"example\"]},{\"customBgpIpAddresses\":[\"example\",\"example\"],\"defaultBgpIpAddresses\":[\"example\",\"example\"],\"ipconfigurationId\":\"example\",\"tunnelIpAddresses\":[\"example\",\"example\"]}]},\"customRoutes\":{\"addressPrefixes\":[\"example\",\"example\"],\"ipamPoolPrefixAllocations\":[{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}},{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}}]},\"gatewayDefaultSite\":{\"id\":\"example\"},\"gatewayType\":\"ExpressRoute\",\"inboundDnsForwardingEndpoint\":\"example\",\"ipConfigurations\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"privateIPAddress\":\"example\",\"privateIPAllocationMethod\":\"Dynamic\",\"provisioningState\":\"Canceled\",\"publicIPAddress\":{\"id\":\"example\"},\"subnet\":{\"id\":\"example\"}}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"privateIPAddress\":\"example\",\"privateIPAllocationMethod\":\"Dynamic\",\"provisioningState\":\"Canceled\",\"publicIPAddress\":{\"id\":\"example\"},\"subnet\":{\"id\":\"example\"}}}],\"natRules\":[null,null],\"provisioningState\":\"Canceled\",\"resiliencyModel\":\"MultiHomed\",\"resourceGuid\":\"example\",\"sku\":{\"name\":\"Basic\",\"tier\":\"Basic\"},\"vNetExtendedLocationResourceId\":\"example\",\"virtualNetworkGatewayMigrationStatus\":{\"errorMessage\":\"example\",\"phase\":\"Abort\",\"state\":\"Failed\"},\"virtualNetworkGatewayPolicyGroups\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"policyMembers\":[{\"attributeType\":\"AADGroupId\",\"attributeValue\":\"example\",\"name\":\"key1\"},{\"attributeType\":\"AADGroupId\",\"attributeValue\":\"example\",\"name\":\"key2\"}],\"provisioningState\":\"Canceled\",\"vngClientConnectionConfigurations\":[{\"id\":\"example\"},{\"id\":\"example\"}]}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"policyMembers\":[{\"attributeType\":\"AADGroupId\",\"attributeValue\":\"example\",\"name\":\"key1\"},{\"attributeType\":\"AADGroupId\",\"attributeValue\":\"example\",\"name\":\"key2\"}],\"provisioningState\":\"Canceled\",\"vngClientConnectionConfigurations\":[{\"id\":\"example\"},{\"id\":\"example\"}]}}],\"vpnClientConfiguration\":{\"aadAudience\":\"example\",\"aadIssuer\":\"example\",\"aadTenant\":\"example\",\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\",\"radiusServers\":[{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"},{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"}],\"vngClientConnectionConfigurations\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"provisioningState\":\"Canceled\",\"virtualNetworkGatewayPolicyGroups\":[{\"id\":\"example\"},{\"id\":\"example\"}],\"vpnClientAddressPool\":{\"addressPrefixes\":[\"example\",\"example\"],\"ipamPoolPrefixAllocations\":[{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}},{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}}]}}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"provisioningState\":\"Canceled\",\"virtualNetworkGatewayPolicyGroups\":[{\"id\":\"example\"},{\"id\":\"example\"}],\"vpnClientAddressPool\":{\"addressPrefixes\":[\"example\",\"example\"],\"ipamPoolPrefixAllocations\":[{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}},{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}}]}}}],\"vpnAuthenticationTypes\":[\"AAD\",\"AAD\"],\"vpnClientAddressPool\":{\"addressPrefixes\":[\"example\",\"example\"],\"ipamPoolPrefixAllocations\":[{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}},{\"allocatedAddressPrefixes\":[\"example\",\"example\"],\"numberOfIpAddresses\":\"example\",\"pool\":{\"id\":\"example\"}}]},\"vpnClientIpsecPolicies\":[{\"dhGroup\":\"DHGroup1\",\"ikeEncryption\":\"AES128\",\"ikeIntegrity\":\"GCMAES128\",\"ipsecEncryption\":\"AES128\",\"ipsecIntegrity\":\"GCMAES128\",\"pfsGroup\":\"ECP256\"},{\"dhGroup\":\"DHGroup1\",\"ikeEncryption\":\"AES128\",\"ikeIntegrity\":\"GCMAES128\",\"ipsecEncryption\":\"AES128\",\"ipsecIntegrity\":\"GCMAES128\",\"pfsGroup\":\"ECP256\"}],\"vpnClientProtocols\":[\"IkeV2\",\"IkeV2\"],\"vpnClientRevokedCertificates\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"provisioningState\":\"Canceled\",\"thumbprint\":\"example\"}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"provisioningState\":\"Canceled\",\"thumbprint\":\"example\"}}],\"vpnClientRootCertificates\":[{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key1\",\"properties\":{\"provisioningState\":\"Canceled\",\"publicCertData\":\"example\"}},{\"etag\":\"example\",\"id\":\"example\",\"name\":\"key2\",\"properties\":{\"provisioningState\":\"Canceled\",\"publicCertData\":\"example\"}}]},\"vpnGatewayGeneration\":\"Generation1\",\"vpnType\":\"PolicyBased\"},\"type\":\"example\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualNetworkGatewaysClient.BeginCreateOrUpdate, BeginUpdateTags, BeginDelete"}},
+		// network/Connection, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/connections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.sharedKey"},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualNetworkGatewayConnectionsClient.BeginCreateOrUpdate, BeginUpdateTags, BeginDelete"}},
+		// network/VirtualWan, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualWans", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualWansClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
+		// network/VirtualHub, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualHubs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualHubsClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
+		// network/VpnGateway, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/vpnGateways", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VPNGatewaysClient.BeginCreateOrUpdate, BeginUpdateTags, BeginDelete"}},
+		// network/VpnSite, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/vpnSites", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VPNSitesClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
+		// network/IpAllocation, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/IpAllocations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 IPAllocationsClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
+		// network/CustomIpPrefix, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/customIpPrefixes", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 CustomIPPrefixesClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
+		// network/NetworkProfile, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via location).
+		{fullType: "Microsoft.Network/networkProfiles", lro: LROConfig{Write: LROSync, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 ProfilesClient.CreateOrUpdate, UpdateTags, BeginDelete"}},
+		// network/ExpressRouteCircuit, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/expressRouteCircuits", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 ExpressRouteCircuitsClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
+		// sql/ServersDatabasesBackupLongTermRetentionPolicy, parent Microsoft.Sql/servers/databases; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/databases/backupLongTermRetentionPolicies", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 LongTermRetentionPoliciesClient.BeginCreateOrUpdate"}},
+		// sql/ServersKey, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/keys", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerKeysClient.BeginCreateOrUpdate, BeginDelete"}},
+		// sql/ServersDnsAlias, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/dnsAliases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerDNSAliasesClient.BeginCreateOrUpdate, BeginDelete"}},
+		// sql/ServersJobAgent, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/jobAgents", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 JobAgentsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// sql/ServersEncryptionProtector, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/encryptionProtector", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 EncryptionProtectorsClient.BeginCreateOrUpdate"}},
 		// apimanagement/ApiOperation, parent Microsoft.ApiManagement/service/apis; create synchronous, delete synchronous.
 		{fullType: "Microsoft.ApiManagement/service/apis/operations", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/apimanagement/armapimanagement/v3@v3.0.0 APIOperationClient.CreateOrUpdate, Update, Delete"}},
@@ -597,6 +705,81 @@ func generatedBehaviours() []*typeBehaviour {
 		// apimanagement/Diagnostic, parent Microsoft.ApiManagement/service; create synchronous, delete synchronous.
 		{fullType: "Microsoft.ApiManagement/service/diagnostics", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/apimanagement/armapimanagement/v3@v3.0.0 DiagnosticClient.CreateOrUpdate, Update, Delete"}},
+		// web/StaticSite, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Web/staticSites", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.repositoryToken"}, actions: secretActions(map[string]string{"showdatabaseconnections": "{\"nextLink\":\"example\",\"value\":[{\"id\":\"example\",\"kind\":\"example\",\"name\":\"key1\",\"properties\":{\"configurationFiles\":[{\"contents\":\"example\",\"fileName\":\"example\",\"type\":\"example\"},{\"contents\":\"example\",\"fileName\":\"example\",\"type\":\"example\"}],\"connectionIdentity\":\"example\",\"connectionString\":\"\\u0000secret\",\"region\":\"example\",\"resourceId\":\"example\"},\"type\":\"example\"},{\"id\":\"example\",\"kind\":\"example\",\"name\":\"key2\",\"properties\":{\"configurationFiles\":[{\"contents\":\"example\",\"fileName\":\"example\",\"type\":\"example\"},{\"contents\":\"example\",\"fileName\":\"example\",\"type\":\"example\"}],\"connectionIdentity\":\"example\",\"connectionString\":\"\\u0000secret\",\"region\":\"example\",\"resourceId\":\"example\"},\"type\":\"example\"}]}"}),
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROSync, 200, 202), delete: sdkOp(LROLocation, 200, 202), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appservice/armappservice/v5@v5.0.0 StaticSitesClient.BeginCreateOrUpdateStaticSite, UpdateStaticSite, BeginDeleteStaticSite"}},
+		// web/SitesHostNameBinding, parent Microsoft.Web/sites; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Web/sites/hostNameBindings", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appservice/armappservice/v5@v5.0.0 WebAppsClient.CreateOrUpdateHostNameBinding, DeleteHostNameBinding"}},
+		// compute/GalleriesImagesVersion, parent Microsoft.Compute/galleries/images; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/galleries/images/versions", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201, 202), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 GalleryImageVersionsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/GalleriesApplicationsVersion, parent Microsoft.Compute/galleries/applications; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/galleries/applications/versions", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201, 202), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 GalleryApplicationVersionsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// compute/CapacityReservationGroupsCapacityReservation, parent Microsoft.Compute/capacityReservationGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Compute/capacityReservationGroups/capacityReservations", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 CapacityReservationsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// cognitiveservices/AccountsRaiBlocklist, parent Microsoft.CognitiveServices/accounts; create synchronous, delete long-running (final state via location).
+		{fullType: "Microsoft.CognitiveServices/accounts/raiBlocklists", lro: LROConfig{Write: LROSync, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 RaiBlocklistsClient.CreateOrUpdate, BeginDelete"}},
+		// signalrservice/SignalRCustomDomain, parent Microsoft.SignalRService/signalR; create long-running, delete long-running (final state via location).
+		{fullType: "Microsoft.SignalRService/signalR/customDomains", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/signalr/armsignalr@v1.2.0 CustomDomainsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// webpubsub/WebPubSubCustomDomain, parent Microsoft.SignalRService/webPubSub; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.SignalRService/webPubSub/customDomains", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/webpubsub/armwebpubsub@v1.3.0 CustomDomainsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// app/ConnectedEnvironment, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.App/connectedEnvironments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.daprAIConnectionString"},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ConnectedEnvironmentsClient.BeginCreateOrUpdate, Update, BeginDelete"}},
+		// app/ManagedEnvironmentsManagedCertificate, parent Microsoft.App/managedEnvironments; create long-running (final state via azure-async-operation), delete synchronous.
+		{fullType: "Microsoft.App/managedEnvironments/managedCertificates", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ManagedCertificatesClient.BeginCreateOrUpdate, Update, Delete"}},
+		// machinelearningservices/WorkspacesDatastore, parent Microsoft.MachineLearningServices/workspaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.MachineLearningServices/workspaces/datastores", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 DatastoresClient.CreateOrUpdate, Delete"}},
+		// machinelearningservices/WorkspacesOnlineEndpoint, parent Microsoft.MachineLearningServices/workspaces; create long-running (final state via original-uri), delete long-running (final state via location).
+		{fullType: "Microsoft.MachineLearningServices/workspaces/onlineEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryKey\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 OnlineEndpointsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// machinelearningservices/Registry, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.MachineLearningServices/registries", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 RegistriesClient.BeginCreateOrUpdate, Update, BeginDelete"}},
+		// network/NetworkManager, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via location).
+		{fullType: "Microsoft.Network/networkManagers", lro: LROConfig{Write: LROSync, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 ManagersClient.CreateOrUpdate, Patch, BeginDelete"}},
+		// network/VirtualRouter, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualRouters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualRoutersClient.BeginCreateOrUpdate, BeginDelete"}},
+		// network/VirtualRoutersPeering, parent Microsoft.Network/virtualRouters; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualRouters/peerings", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualRouterPeeringsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// network/VirtualHubsHubRouteTable, parent Microsoft.Network/virtualHubs; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualHubs/hubRouteTables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 HubRouteTablesClient.BeginCreateOrUpdate, BeginDelete"}},
+		// network/VirtualHubsHubVirtualNetworkConnection, parent Microsoft.Network/virtualHubs; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualHubs/hubVirtualNetworkConnections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 HubVirtualNetworkConnectionsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// network/VpnGatewaysVpnConnection, parent Microsoft.Network/vpnGateways; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/vpnGateways/vpnConnections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.sharedKey"},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VPNConnectionsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// network/ExpressRouteCircuitsAuthorization, parent Microsoft.Network/expressRouteCircuits; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/expressRouteCircuits/authorizations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 ExpressRouteCircuitAuthorizationsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// network/ExpressRouteCircuitsPeering, parent Microsoft.Network/expressRouteCircuits; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/expressRouteCircuits/peerings", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.sharedKey"},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 ExpressRouteCircuitPeeringsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// network/VirtualNetworkGatewaysNatRule, parent Microsoft.Network/virtualNetworkGateways; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualNetworkGateways/natRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualNetworkGatewayNatRulesClient.BeginCreateOrUpdate, BeginDelete"}},
+		// network/VpnServerConfiguration, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/vpnServerConfigurations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.radiusServerSecret"}, actions: secretActions(map[string]string{"listradiussecrets": "{\"nextLink\":\"example\",\"value\":[{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"},{\"radiusServerAddress\":\"example\",\"radiusServerSecret\":\"\\u0000secret\"}]}"}),
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VPNServerConfigurationsClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
+		// network/NetworkSecurityPerimeter, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Network/networkSecurityPerimeters", lro: LROConfig{Write: LROSync, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 SecurityPerimetersClient.CreateOrUpdate, Patch, BeginDelete"}},
+		// network/VirtualHubsBgpConnection, parent Microsoft.Network/virtualHubs; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Network/virtualHubs/bgpConnections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualHubBgpConnectionClient.BeginCreateOrUpdate, BeginDelete"}},
 		// apimanagement/ApiRelease, parent Microsoft.ApiManagement/service/apis; create synchronous, delete synchronous.
 		{fullType: "Microsoft.ApiManagement/service/apis/releases", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/apimanagement/armapimanagement/v3@v3.0.0 APIReleaseClient.CreateOrUpdate, Update, Delete"}},
@@ -612,63 +795,6 @@ func generatedBehaviours() []*typeBehaviour {
 		// apimanagement/GlobalSchema, parent Microsoft.ApiManagement/service; create long-running (final state via location), delete synchronous.
 		{fullType: "Microsoft.ApiManagement/service/schemas", lro: LROConfig{Write: LROLocation, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/apimanagement/armapimanagement/v3@v3.0.0 GlobalSchemaClient.BeginCreateOrUpdate, Delete"}},
-		// signalrservice/SignalR, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running (final state via location).
-		{fullType: "Microsoft.SignalRService/signalR", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/signalr/armsignalr@v1.2.0 Client.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// signalrservice/SignalRCustomDomain, parent Microsoft.SignalRService/signalR; create long-running, delete long-running (final state via location).
-		{fullType: "Microsoft.SignalRService/signalR/customDomains", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/signalr/armsignalr@v1.2.0 CustomDomainsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// webpubsub/WebPubSub, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.SignalRService/webPubSub", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/webpubsub/armwebpubsub@v1.3.0 Client.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// webpubsub/WebPubSubHub, parent Microsoft.SignalRService/webPubSub; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.SignalRService/webPubSub/hubs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/webpubsub/armwebpubsub@v1.3.0 HubsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// webpubsub/WebPubSubCustomDomain, parent Microsoft.SignalRService/webPubSub; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.SignalRService/webPubSub/customDomains", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/webpubsub/armwebpubsub@v1.3.0 CustomDomainsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// cognitiveservices/Account, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.CognitiveServices/accounts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 AccountsClient.BeginCreate, BeginUpdate, BeginDelete"}},
-		// cognitiveservices/AccountsDeployment, parent Microsoft.CognitiveServices/accounts; create long-running (final state via azure-async-operation), delete long-running.
-		{fullType: "Microsoft.CognitiveServices/accounts/deployments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 DeploymentsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// cognitiveservices/AccountsCommitmentPlan, parent Microsoft.CognitiveServices/accounts; create synchronous, delete long-running.
-		{fullType: "Microsoft.CognitiveServices/accounts/commitmentPlans", lro: LROConfig{Write: LROSync, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 CommitmentPlansClient.CreateOrUpdate, BeginDelete"}},
-		// cognitiveservices/AccountsRaiBlocklist, parent Microsoft.CognitiveServices/accounts; create synchronous, delete long-running (final state via location).
-		{fullType: "Microsoft.CognitiveServices/accounts/raiBlocklists", lro: LROConfig{Write: LROSync, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 RaiBlocklistsClient.CreateOrUpdate, BeginDelete"}},
-		// cognitiveservices/AccountsProject, parent Microsoft.CognitiveServices/accounts; create long-running, delete long-running.
-		{fullType: "Microsoft.CognitiveServices/accounts/projects", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 ProjectsClient.BeginCreate, BeginUpdate, BeginDelete"}},
-		// cognitiveservices/AccountsEncryptionScope, parent Microsoft.CognitiveServices/accounts; create synchronous, delete long-running.
-		{fullType: "Microsoft.CognitiveServices/accounts/encryptionScopes", lro: LROConfig{Write: LROSync, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 EncryptionScopesClient.CreateOrUpdate, BeginDelete"}},
-		// cognitiveservices/AccountsConnection, parent Microsoft.CognitiveServices/accounts; create synchronous, delete synchronous.
-		{fullType: "Microsoft.CognitiveServices/accounts/connections", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 AccountConnectionsClient.Create, Update, Delete"}},
-		// search/SearchService, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
-		{fullType: "Microsoft.Search/searchServices", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204, 404), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/search/armsearch@v1.3.0 ServicesClient.BeginCreateOrUpdate, Update, Delete"}},
-		// machinelearningservices/Workspace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.MachineLearningServices/workspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"appInsightsInstrumentationKey\":\"example\",\"containerRegistryCredentials\":{\"location\":\"example\",\"passwords\":[{\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"name\":\"key2\",\"value\":\"\\u0000secret\"}],\"username\":\"example\"},\"notebookAccessKeys\":{\"primaryAccessKey\":\"\\u0000secret\",\"secondaryAccessKey\":\"\\u0000secret\"},\"userStorageKey\":\"\\u0000secret\",\"userStorageResourceId\":\"example\"}", "listnotebookkeys": "{\"primaryAccessKey\":\"\\u0000secret\",\"secondaryAccessKey\":\"\\u0000secret\"}", "liststorageaccountkeys": "{\"userStorageKey\":\"\\u0000secret\"}"}),
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 WorkspacesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// machinelearningservices/WorkspacesCompute, parent Microsoft.MachineLearningServices/workspaces; create long-running, delete long-running.
-		{fullType: "Microsoft.MachineLearningServices/workspaces/computes", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 ComputeClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// machinelearningservices/WorkspacesConnection, parent Microsoft.MachineLearningServices/workspaces; create synchronous, delete synchronous.
-		{fullType: "Microsoft.MachineLearningServices/workspaces/connections", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 WorkspaceConnectionsClient.Create, Delete"}},
-		// machinelearningservices/WorkspacesDatastore, parent Microsoft.MachineLearningServices/workspaces; create synchronous, delete synchronous.
-		{fullType: "Microsoft.MachineLearningServices/workspaces/datastores", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 DatastoresClient.CreateOrUpdate, Delete"}},
-		// machinelearningservices/WorkspacesOnlineEndpoint, parent Microsoft.MachineLearningServices/workspaces; create long-running (final state via original-uri), delete long-running (final state via location).
-		{fullType: "Microsoft.MachineLearningServices/workspaces/onlineEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryKey\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 OnlineEndpointsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// machinelearningservices/Registry, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
-		{fullType: "Microsoft.MachineLearningServices/registries", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 RegistriesClient.BeginCreateOrUpdate, Update, BeginDelete"}},
 		// machinelearningservices/WorkspacesCode, parent Microsoft.MachineLearningServices/workspaces; create synchronous, delete synchronous.
 		{fullType: "Microsoft.MachineLearningServices/workspaces/codes", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 CodeContainersClient.CreateOrUpdate, Delete"}},
@@ -687,216 +813,90 @@ func generatedBehaviours() []*typeBehaviour {
 		// machinelearningservices/WorkspacesBatchEndpoint, parent Microsoft.MachineLearningServices/workspaces; create long-running (final state via original-uri), delete long-running (final state via location).
 		{fullType: "Microsoft.MachineLearningServices/workspaces/batchEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryKey\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/machinelearning/armmachinelearning/v4@v4.0.0 BatchEndpointsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/DiskEncryptionSet, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/diskEncryptionSets", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 202), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 DiskEncryptionSetsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/DiskAccess, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/diskAccesses", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 202), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 DiskAccessesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/Disk, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/disks", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 202), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 DisksClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/Snapshot, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/snapshots", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 202), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 SnapshotsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/Image, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/images", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 ImagesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/AvailabilitySet, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Compute/availabilitySets", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 AvailabilitySetsClient.CreateOrUpdate, Update, Delete"}},
-		// compute/ProximityPlacementGroup, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Compute/proximityPlacementGroups", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 ProximityPlacementGroupsClient.CreateOrUpdate, Update, Delete"}},
-		// compute/CapacityReservationGroup, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Compute/capacityReservationGroups", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 CapacityReservationGroupsClient.CreateOrUpdate, Update, Delete"}},
-		// compute/CapacityReservationGroupsCapacityReservation, parent Microsoft.Compute/capacityReservationGroups; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/capacityReservationGroups/capacityReservations", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 CapacityReservationsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/HostGroup, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Compute/hostGroups", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 DedicatedHostGroupsClient.CreateOrUpdate, Update, Delete"}},
-		// compute/HostGroupsHost, parent Microsoft.Compute/hostGroups; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/hostGroups/hosts", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 DedicatedHostsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/SshPublicKey, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Compute/sshPublicKeys", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 SSHPublicKeysClient.Create, Update, Delete"}},
-		// compute/Gallery, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/galleries", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201, 202), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 GalleriesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/GalleriesImage, parent Microsoft.Compute/galleries; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/galleries/images", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201, 202), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 GalleryImagesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/GalleriesApplication, parent Microsoft.Compute/galleries; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/galleries/applications", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201, 202), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 GalleryApplicationsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/GalleriesImagesVersion, parent Microsoft.Compute/galleries/images; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/galleries/images/versions", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201, 202), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 GalleryImageVersionsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/GalleriesApplicationsVersion, parent Microsoft.Compute/galleries/applications; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/galleries/applications/versions", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201, 202), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 GalleryApplicationVersionsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/VirtualMachine, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/virtualMachines", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 VirtualMachinesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/VirtualMachinesExtension, parent Microsoft.Compute/virtualMachines; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/virtualMachines/extensions", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 VirtualMachineExtensionsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/VirtualMachineScaleSet, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/virtualMachineScaleSets", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 VirtualMachineScaleSetsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/VirtualMachineScaleSetsExtension, parent Microsoft.Compute/virtualMachineScaleSets; create long-running (final state via location), delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/virtualMachineScaleSets/extensions", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 VirtualMachineScaleSetExtensionsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// compute/RestorePointCollection, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running (final state via location).
-		{fullType: "Microsoft.Compute/restorePointCollections", lro: LROConfig{Write: LROSync, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/compute/armcompute/v7@v7.0.0 RestorePointCollectionsClient.CreateOrUpdate, Update, BeginDelete"}},
-		// appconfiguration/ConfigurationStore, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.AppConfiguration/configurationStores", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"nextLink\":\"example\",\"value\":[{\"connectionString\":\"\\u0000secret\",\"id\":\"example\",\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"connectionString\":\"\\u0000secret\",\"id\":\"example\",\"name\":\"key2\",\"value\":\"\\u0000secret\"}]}"}),
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appconfiguration/armappconfiguration/v2@v2.2.0 ConfigurationStoresClient.BeginCreate, BeginUpdate, BeginDelete"}},
-		// appconfiguration/ConfigurationStoresKeyValue, parent Microsoft.AppConfiguration/configurationStores; create synchronous, delete long-running.
-		{fullType: "Microsoft.AppConfiguration/configurationStores/keyValues", lro: LROConfig{Write: LROSync, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appconfiguration/armappconfiguration/v2@v2.2.0 KeyValuesClient.CreateOrUpdate, BeginDelete"}},
-		// appconfiguration/ConfigurationStoresReplica, parent Microsoft.AppConfiguration/configurationStores; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
-		{fullType: "Microsoft.AppConfiguration/configurationStores/replicas", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appconfiguration/armappconfiguration/v2@v2.2.0 ReplicasClient.BeginCreate, BeginDelete"}},
-		// insights/Component, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Insights/components", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/applicationinsights/armapplicationinsights@v1.2.0 ComponentsClient.CreateOrUpdate, UpdateTags, Delete"}},
-		// insights/Webtest, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Insights/webtests", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/applicationinsights/armapplicationinsights@v1.2.0 WebTestsClient.CreateOrUpdate, UpdateTags, Delete"}},
-		// sql/Server, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.Sql/servers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.administratorLoginPassword"},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServersClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// sql/ServersDatabase, parent Microsoft.Sql/servers; create long-running, delete long-running.
-		{fullType: "Microsoft.Sql/servers/databases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 DatabasesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// sql/ServersFirewallRule, parent Microsoft.Sql/servers; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Sql/servers/firewallRules", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 FirewallRulesClient.CreateOrUpdate, Delete"}},
-		// sql/ServersElasticPool, parent Microsoft.Sql/servers; create long-running, delete long-running.
-		{fullType: "Microsoft.Sql/servers/elasticPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ElasticPoolsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// sql/ServersFailoverGroup, parent Microsoft.Sql/servers; create long-running, delete long-running.
-		{fullType: "Microsoft.Sql/servers/failoverGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 FailoverGroupsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// sql/ServersVirtualNetworkRule, parent Microsoft.Sql/servers; create long-running, delete long-running.
-		{fullType: "Microsoft.Sql/servers/virtualNetworkRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 VirtualNetworkRulesClient.BeginCreateOrUpdate, BeginDelete"}},
-		// sql/ServersAdministrator, parent Microsoft.Sql/servers; create long-running, delete long-running.
-		{fullType: "Microsoft.Sql/servers/administrators", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerAzureADAdministratorsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// sql/ServersAzureADOnlyAuthentication, parent Microsoft.Sql/servers; create long-running, delete long-running.
-		{fullType: "Microsoft.Sql/servers/azureADOnlyAuthentications", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerAzureADOnlyAuthenticationsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// sql/ServersConnectionPolicy, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
-		{fullType: "Microsoft.Sql/servers/connectionPolicies", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerConnectionPoliciesClient.BeginCreateOrUpdate"}},
-		// sql/ServersSecurityAlertPolicy, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
-		{fullType: "Microsoft.Sql/servers/securityAlertPolicies", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true, writeOnly: []string{"properties.storageAccountAccessKey"},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerSecurityAlertPoliciesClient.BeginCreateOrUpdate"}},
-		// sql/ServersAdvancedThreatProtectionSetting, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
-		{fullType: "Microsoft.Sql/servers/advancedThreatProtectionSettings", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerAdvancedThreatProtectionSettingsClient.BeginCreateOrUpdate"}},
-		// sql/ServersDatabasesBackupShortTermRetentionPolicy, parent Microsoft.Sql/servers/databases; create long-running, made with its parent, no delete.
-		{fullType: "Microsoft.Sql/servers/databases/backupShortTermRetentionPolicies", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 BackupShortTermRetentionPoliciesClient.BeginCreateOrUpdate, BeginUpdate"}},
-		// sql/ServersDatabasesTransparentDataEncryption, parent Microsoft.Sql/servers/databases; create synchronous, made with its parent, no delete.
-		{fullType: "Microsoft.Sql/servers/databases/transparentDataEncryption", lro: LROConfig{Write: LROSync}, noDelete: true,
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 TransparentDataEncryptionsClient.CreateOrUpdate"}},
-		// sql/ServersDatabasesSecurityAlertPolicy, parent Microsoft.Sql/servers/databases; create synchronous, made with its parent, no delete.
-		{fullType: "Microsoft.Sql/servers/databases/securityAlertPolicies", lro: LROConfig{Write: LROSync}, noDelete: true, writeOnly: []string{"properties.storageAccountAccessKey"},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 DatabaseSecurityAlertPoliciesClient.CreateOrUpdate"}},
-		// sql/ServersDatabasesAdvancedThreatProtectionSetting, parent Microsoft.Sql/servers/databases; create synchronous, made with its parent, no delete.
-		{fullType: "Microsoft.Sql/servers/databases/advancedThreatProtectionSettings", lro: LROConfig{Write: LROSync}, noDelete: true,
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 DatabaseAdvancedThreatProtectionSettingsClient.CreateOrUpdate"}},
-		// sql/ServersDatabasesBackupLongTermRetentionPolicy, parent Microsoft.Sql/servers/databases; create long-running, made with its parent, no delete.
-		{fullType: "Microsoft.Sql/servers/databases/backupLongTermRetentionPolicies", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 LongTermRetentionPoliciesClient.BeginCreateOrUpdate"}},
-		// sql/ServersKey, parent Microsoft.Sql/servers; create long-running, delete long-running.
-		{fullType: "Microsoft.Sql/servers/keys", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerKeysClient.BeginCreateOrUpdate, BeginDelete"}},
-		// sql/ServersDnsAlias, parent Microsoft.Sql/servers; create long-running, delete long-running.
-		{fullType: "Microsoft.Sql/servers/dnsAliases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerDNSAliasesClient.BeginCreateOrUpdate, BeginDelete"}},
-		// sql/ServersJobAgent, parent Microsoft.Sql/servers; create long-running, delete long-running.
-		{fullType: "Microsoft.Sql/servers/jobAgents", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 JobAgentsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// sql/ServersEncryptionProtector, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
-		{fullType: "Microsoft.Sql/servers/encryptionProtector", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 EncryptionProtectorsClient.BeginCreateOrUpdate"}},
-		// dbformysql/FlexibleServer, parent Microsoft.Resources/resourceGroups; create long-running (final state via original-uri), delete long-running.
-		{fullType: "Microsoft.DBforMySQL/flexibleServers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.administratorLoginPassword"},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/mysql/armmysqlflexibleservers/v2@v2.0.0 ServersClient.BeginCreate, BeginUpdate, BeginDelete"}},
-		// dbformysql/FlexibleServersDatabase, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), delete long-running.
-		{fullType: "Microsoft.DBforMySQL/flexibleServers/databases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/mysql/armmysqlflexibleservers/v2@v2.0.0 DatabasesClient.BeginCreateOrUpdate, BeginDelete"}},
-		// dbformysql/FlexibleServersFirewallRule, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), delete long-running.
-		{fullType: "Microsoft.DBforMySQL/flexibleServers/firewallRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/mysql/armmysqlflexibleservers/v2@v2.0.0 FirewallRulesClient.BeginCreateOrUpdate, BeginDelete"}},
-		// dbformysql/FlexibleServersAdministrator, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), delete long-running.
-		{fullType: "Microsoft.DBforMySQL/flexibleServers/administrators", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/mysql/armmysqlflexibleservers/v2@v2.0.0 AzureADAdministratorsClient.BeginCreateOrUpdate, BeginDelete"}},
-		// documentdb/DatabaseAccount, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listconnectionstrings": "{\"connectionStrings\":[{\"connectionString\":\"\\u0000secret\",\"description\":\"example\",\"keyKind\":\"Primary\",\"type\":\"Cassandra\"},{\"connectionString\":\"\\u0000secret\",\"description\":\"example\",\"keyKind\":\"Primary\",\"type\":\"Cassandra\"}]}", "listkeys": "{\"primaryMasterKey\":\"\\u0000secret\",\"primaryReadonlyMasterKey\":\"\\u0000secret\",\"secondaryMasterKey\":\"\\u0000secret\",\"secondaryReadonlyMasterKey\":\"\\u0000secret\"}", "readonlykeys": "{\"primaryReadonlyMasterKey\":\"\\u0000secret\",\"secondaryReadonlyMasterKey\":\"\\u0000secret\"}"}),
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200), patch: sdkOp(LROAsyncOperation, 200), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 DatabaseAccountsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// documentdb/SqlDatabase, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLDatabase, BeginDeleteSQLDatabase"}},
-		// documentdb/SqlDatabaseContainer, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLContainer, BeginDeleteSQLContainer"}},
-		// documentdb/SqlDatabaseContainerStoredProcedure, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/storedProcedures", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLStoredProcedure, BeginDeleteSQLStoredProcedure"}},
-		// documentdb/SqlDatabaseContainerTrigger, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/triggers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLTrigger, BeginDeleteSQLTrigger"}},
-		// documentdb/SqlDatabaseContainerUserDefinedFunction, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/userDefinedFunctions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLUserDefinedFunction, BeginDeleteSQLUserDefinedFunction"}},
-		// documentdb/SqlRoleDefinition, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlRoleDefinitions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLRoleDefinition, BeginDeleteSQLRoleDefinition"}},
-		// documentdb/SqlRoleAssignment, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginCreateUpdateSQLRoleAssignment, BeginDeleteSQLRoleAssignment"}},
-		// documentdb/MongodbDatabase, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 MongoDBResourcesClient.BeginCreateUpdateMongoDBDatabase, BeginDeleteMongoDBDatabase"}},
-		// documentdb/MongodbDatabaseCollection, parent Microsoft.DocumentDB/databaseAccounts/mongodbDatabases; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 MongoDBResourcesClient.BeginCreateUpdateMongoDBCollection, BeginDeleteMongoDBCollection"}},
-		// documentdb/CassandraKeyspace, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 CassandraResourcesClient.BeginCreateUpdateCassandraKeyspace, BeginDeleteCassandraKeyspace"}},
-		// documentdb/CassandraKeyspaceTable, parent Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces/tables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 CassandraResourcesClient.BeginCreateUpdateCassandraTable, BeginDeleteCassandraTable"}},
-		// documentdb/GremlinDatabase, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/gremlinDatabases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 GremlinResourcesClient.BeginCreateUpdateGremlinDatabase, BeginDeleteGremlinDatabase"}},
-		// documentdb/GremlinDatabaseGraph, parent Microsoft.DocumentDB/databaseAccounts/gremlinDatabases; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/gremlinDatabases/graphs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 GremlinResourcesClient.BeginCreateUpdateGremlinGraph, BeginDeleteGremlinGraph"}},
-		// documentdb/DatabaseAccountsTable, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/tables", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 TableResourcesClient.BeginCreateUpdateTable, BeginDeleteTable"}},
-		// documentdb/MongodbRoleDefinition, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 MongoDBResourcesClient.BeginCreateUpdateMongoRoleDefinition, BeginDeleteMongoRoleDefinition"}},
-		// documentdb/MongodbUserDefinition, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
-		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbUserDefinitions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.password"},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 MongoDBResourcesClient.BeginCreateUpdateMongoUserDefinition, BeginDeleteMongoUserDefinition"}},
+		// app/ContainerAppsSourcecontrol, parent Microsoft.App/containerApps; create long-running, delete long-running.
+		{fullType: "Microsoft.App/containerApps/sourcecontrols", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ContainerAppsSourceControlsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// app/ConnectedEnvironmentsStorage, parent Microsoft.App/connectedEnvironments; create synchronous, delete synchronous.
+		{fullType: "Microsoft.App/connectedEnvironments/storages", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ConnectedEnvironmentsStoragesClient.CreateOrUpdate, Delete"}},
+		// app/ConnectedEnvironmentsDaprComponent, parent Microsoft.App/connectedEnvironments; create synchronous, delete synchronous.
+		{fullType: "Microsoft.App/connectedEnvironments/daprComponents", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.secretStoreComponent"}, actions: secretActions(map[string]string{"listsecrets": "{\"value\":[{\"name\":\"key1\",\"value\":\"\\u0000secret\"},{\"name\":\"key2\",\"value\":\"\\u0000secret\"}]}"}),
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ConnectedEnvironmentsDaprComponentsClient.CreateOrUpdate, Delete"}},
+		// app/ConnectedEnvironmentsCertificate, parent Microsoft.App/connectedEnvironments; create synchronous, delete synchronous.
+		{fullType: "Microsoft.App/connectedEnvironments/certificates", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.password"},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appcontainers/armappcontainers/v3@v3.1.0 ConnectedEnvironmentsCertificatesClient.CreateOrUpdate, Update, Delete"}},
+		// web/SitesSlotsHostNameBinding, parent Microsoft.Web/sites/slots; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Web/sites/slots/hostNameBindings", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appservice/armappservice/v5@v5.0.0 WebAppsClient.CreateOrUpdateHostNameBindingSlot, DeleteHostNameBindingSlot"}},
+		// web/KubeEnvironment, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Web/kubeEnvironments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appservice/armappservice/v5@v5.0.0 KubeEnvironmentsClient.BeginCreateOrUpdate, Update, BeginDelete"}},
 		// documentdb/CassandraCluster, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.DocumentDB/cassandraClusters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.initialCassandraAdminPassword"},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 CassandraClustersClient.BeginCreateUpdate, BeginUpdate, BeginDelete"}},
 		// documentdb/CassandraClustersDataCenter, parent Microsoft.DocumentDB/cassandraClusters; create long-running, delete long-running.
 		{fullType: "Microsoft.DocumentDB/cassandraClusters/dataCenters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 CassandraDataCentersClient.BeginCreateUpdate, BeginUpdate, BeginDelete"}},
+		// eventgrid/PartnerRegistration, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.EventGrid/partnerRegistrations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventgrid/armeventgrid/v2@v2.2.0 PartnerRegistrationsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// eventgrid/PartnerNamespace, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.EventGrid/partnerNamespaces", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventgrid/armeventgrid/v2@v2.2.0 PartnerNamespacesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// eventgrid/PartnerNamespacesChannel, parent Microsoft.EventGrid/partnerNamespaces; create synchronous, delete long-running.
+		{fullType: "Microsoft.EventGrid/partnerNamespaces/channels", lro: LROConfig{Write: LROSync, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventgrid/armeventgrid/v2@v2.2.0 ChannelsClient.CreateOrUpdate, Update, BeginDelete"}},
+		// eventhub/Cluster, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.EventHub/clusters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 201, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/eventhub/armeventhub@v1.3.0 ClustersClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// cognitiveservices/AccountsProject, parent Microsoft.CognitiveServices/accounts; create long-running, delete long-running.
+		{fullType: "Microsoft.CognitiveServices/accounts/projects", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 ProjectsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cognitiveservices/AccountsEncryptionScope, parent Microsoft.CognitiveServices/accounts; create synchronous, delete long-running.
+		{fullType: "Microsoft.CognitiveServices/accounts/encryptionScopes", lro: LROConfig{Write: LROSync, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 EncryptionScopesClient.CreateOrUpdate, BeginDelete"}},
+		// cognitiveservices/AccountsConnection, parent Microsoft.CognitiveServices/accounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.CognitiveServices/accounts/connections", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cognitiveservices/armcognitiveservices/v2@v2.0.0 AccountConnectionsClient.Create, Update, Delete"}},
+		// keyvault/ManagedHSM, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.KeyVault/managedHSMs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/keyvault/armkeyvault@v1.5.0 ManagedHsmsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// storage/StorageAccountsBlobService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Storage/storageAccounts/blobServices", lro: LROConfig{Write: LROSync}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 BlobServicesClient.SetServiceProperties"}},
+		// storage/StorageAccountsQueueService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Storage/storageAccounts/queueServices", lro: LROConfig{Write: LROSync}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 QueueServicesClient.SetServiceProperties"}},
+		// storage/StorageAccountsQueueServicesQueue, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/queueServices/queues", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 QueueClient.Create, Update, Delete"}},
+		// storage/StorageAccountsTableService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Storage/storageAccounts/tableServices", lro: LROConfig{Write: LROSync}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 TableServicesClient.SetServiceProperties"}},
+		// storage/StorageAccountsTableServicesTable, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/tableServices/tables", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 TableClient.Create, Update, Delete"}},
+		// storage/StorageAccountsFileService, parent Microsoft.Storage/storageAccounts; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Storage/storageAccounts/fileServices", lro: LROConfig{Write: LROSync}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 FileServicesClient.SetServiceProperties"}},
+		// storage/StorageAccountsFileServicesShare, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/fileServices/shares", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 FileSharesClient.Create, Update, Delete"}},
+		// storage/StorageAccountsManagementPolicy, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/managementPolicies", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 ManagementPoliciesClient.CreateOrUpdate, Delete"}},
+		// dbformysql/FlexibleServersDatabase, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), delete long-running.
+		{fullType: "Microsoft.DBforMySQL/flexibleServers/databases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/mysql/armmysqlflexibleservers/v2@v2.0.0 DatabasesClient.BeginCreateOrUpdate, BeginDelete"}},
+		// dbformysql/FlexibleServersFirewallRule, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), delete long-running.
+		{fullType: "Microsoft.DBforMySQL/flexibleServers/firewallRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/mysql/armmysqlflexibleservers/v2@v2.0.0 FirewallRulesClient.BeginCreateOrUpdate, BeginDelete"}},
+		// cache/RedisFirewallRule, parent Microsoft.Cache/redis; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Cache/redis/firewallRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, nameAsPath: true,
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/redis/armredis/v3@v3.3.0 FirewallRulesClient.CreateOrUpdate, Delete"}},
+		// containerservice/ManagedClustersAgentPool, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
+		{fullType: "Microsoft.ContainerService/managedClusters/agentPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 AgentPoolsClient.BeginCreateOrUpdate, BeginDelete"}},
 	}
 }
 
@@ -912,9 +912,11 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Network/publicIPAddresses", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/publicIPPrefixes", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/natGateways", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/networkInterfaces", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/routeTables", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/routeTables/routes", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/privateEndpoints", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/privateEndpoints/privateDnsZoneGroups", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/networkInterfaces", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/loadBalancers", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/loadBalancers/inboundNatRules", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/ApplicationGatewayWebApplicationFirewallPolicies", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
@@ -932,28 +934,6 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Network/routeFilters/routeFilterRules", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/serviceEndpointPolicies", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/serviceEndpointPolicies/serviceEndpointPolicyDefinitions", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/virtualNetworkGateways", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/connections", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/virtualWans", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/virtualHubs", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/vpnGateways", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/vpnSites", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/IpAllocations", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/customIpPrefixes", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/networkProfiles", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/expressRouteCircuits", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/expressRouteCircuits/authorizations", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/expressRouteCircuits/peerings", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/virtualNetworkGateways/natRules", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/networkManagers", []string{"2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/virtualRouters", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/virtualRouters/peerings", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/virtualHubs/hubRouteTables", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/virtualHubs/hubVirtualNetworkConnections", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/virtualHubs/bgpConnections", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/vpnGateways/vpnConnections", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/vpnServerConfigurations", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/networkSecurityPerimeters", []string{"2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/privateDnsZones", []string{"2020-06-01", "2024-06-01"}},
 	{"Microsoft.Network/privateDnsZones/virtualNetworkLinks", []string{"2020-06-01", "2024-06-01"}},
 	{"Microsoft.Network/privateDnsZones/A", []string{"2024-06-01"}},
@@ -973,45 +953,25 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Network/dnsZones/PTR", []string{"2018-05-01"}},
 	{"Microsoft.Network/dnsZones/SRV", []string{"2018-05-01"}},
 	{"Microsoft.Network/dnsZones/TXT", []string{"2018-05-01"}},
-	{"Microsoft.KeyVault/vaults", []string{"2021-10-01", "2023-02-01", "2023-07-01", "2024-11-01"}},
-	{"Microsoft.KeyVault/managedHSMs", []string{"2021-10-01", "2023-02-01", "2023-07-01", "2024-11-01"}},
-	{"Microsoft.Network/privateEndpoints", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
-	{"Microsoft.Network/privateEndpoints/privateDnsZoneGroups", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/dnsResolvers", []string{"2022-07-01", "2025-05-01"}},
 	{"Microsoft.Network/dnsResolvers/inboundEndpoints", []string{"2022-07-01", "2025-05-01"}},
 	{"Microsoft.Network/dnsResolvers/outboundEndpoints", []string{"2022-07-01", "2025-05-01"}},
 	{"Microsoft.Network/dnsForwardingRulesets", []string{"2022-07-01", "2025-05-01"}},
 	{"Microsoft.Network/dnsForwardingRulesets/forwardingRules", []string{"2022-07-01", "2025-05-01"}},
 	{"Microsoft.Network/dnsForwardingRulesets/virtualNetworkLinks", []string{"2022-07-01", "2025-05-01"}},
-	{"Microsoft.Network/dnsResolverDomainLists", []string{"2025-05-01"}},
 	{"Microsoft.Network/dnsResolverPolicies", []string{"2025-05-01"}},
+	{"Microsoft.Network/dnsResolverDomainLists", []string{"2025-05-01"}},
 	{"Microsoft.Network/dnsResolverPolicies/dnsSecurityRules", []string{"2025-05-01"}},
 	{"Microsoft.Network/dnsResolverPolicies/virtualNetworkLinks", []string{"2025-05-01"}},
+	{"Microsoft.KeyVault/vaults", []string{"2021-10-01", "2023-02-01", "2023-07-01", "2024-11-01"}},
 	{"Microsoft.ServiceBus/namespaces", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/queues", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/topics", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/topics/subscriptions", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/topics/subscriptions/rules", []string{"2021-11-01"}},
-	{"Microsoft.ServiceBus/namespaces/AuthorizationRules", []string{"2021-11-01"}},
-	{"Microsoft.ServiceBus/namespaces/queues/authorizationRules", []string{"2021-11-01"}},
-	{"Microsoft.ServiceBus/namespaces/topics/authorizationRules", []string{"2021-11-01"}},
 	{"Microsoft.EventHub/namespaces", []string{"2021-11-01", "2024-01-01"}},
 	{"Microsoft.EventHub/namespaces/eventhubs", []string{"2021-11-01", "2024-01-01"}},
 	{"Microsoft.EventHub/namespaces/eventhubs/consumergroups", []string{"2021-11-01", "2024-01-01"}},
-	{"Microsoft.EventHub/namespaces/authorizationRules", []string{"2021-11-01", "2024-01-01"}},
-	{"Microsoft.EventHub/namespaces/eventhubs/authorizationRules", []string{"2021-11-01", "2024-01-01"}},
-	{"Microsoft.EventHub/namespaces/schemagroups", []string{"2021-11-01", "2024-01-01"}},
-	{"Microsoft.EventHub/namespaces/applicationGroups", []string{"2024-01-01"}},
-	{"Microsoft.EventHub/clusters", []string{"2021-11-01", "2024-01-01"}},
-	{"Microsoft.OperationalInsights/workspaces", []string{"2021-06-01", "2025-07-01"}},
-	{"Microsoft.OperationalInsights/workspaces/tables", []string{"2020-08-01", "2025-07-01"}},
-	{"Microsoft.OperationalInsights/workspaces/dataExports", []string{"2020-08-01", "2025-07-01"}},
-	{"Microsoft.OperationalInsights/workspaces/savedSearches", []string{"2020-08-01", "2025-07-01"}},
-	{"Microsoft.OperationalInsights/workspaces/linkedServices", []string{"2020-08-01", "2025-07-01"}},
-	{"Microsoft.OperationalInsights/workspaces/dataSources", []string{"2020-08-01", "2025-07-01"}},
-	{"Microsoft.OperationalInsights/clusters", []string{"2021-06-01", "2025-07-01"}},
-	{"Microsoft.OperationalInsights/queryPacks", []string{"2025-07-01"}},
-	{"Microsoft.OperationalInsights/queryPacks/queries", []string{"2025-07-01"}},
 	{"Microsoft.EventGrid/topics", []string{"2021-12-01", "2022-06-15"}},
 	{"Microsoft.EventGrid/domains", []string{"2021-12-01", "2022-06-15"}},
 	{"Microsoft.EventGrid/domains/topics", []string{"2021-12-01", "2022-06-15"}},
@@ -1020,28 +980,40 @@ var generatedTypes = []registeredType{
 	{"Microsoft.EventGrid/domains/eventSubscriptions", []string{"2022-06-15"}},
 	{"Microsoft.EventGrid/domains/topics/eventSubscriptions", []string{"2022-06-15"}},
 	{"Microsoft.EventGrid/systemTopics/eventSubscriptions", []string{"2021-12-01", "2022-06-15"}},
-	{"Microsoft.EventGrid/partnerRegistrations", []string{"2022-06-15"}},
-	{"Microsoft.EventGrid/partnerNamespaces", []string{"2022-06-15"}},
-	{"Microsoft.EventGrid/partnerNamespaces/channels", []string{"2022-06-15"}},
+	{"Microsoft.Sql/servers", []string{"2021-02-01-preview"}},
+	{"Microsoft.Sql/servers/databases", []string{"2014-04-01", "2021-05-01-preview"}},
+	{"Microsoft.Sql/servers/firewallRules", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/elasticPools", []string{"2014-04-01", "2021-08-01-preview"}},
+	{"Microsoft.Sql/servers/failoverGroups", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/virtualNetworkRules", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/administrators", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/azureADOnlyAuthentications", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/connectionPolicies", []string{"2021-05-01-preview"}},
+	{"Microsoft.Sql/servers/securityAlertPolicies", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/advancedThreatProtectionSettings", []string{"2021-11-01-preview"}},
+	{"Microsoft.Sql/servers/databases/backupShortTermRetentionPolicies", []string{"2021-02-01-preview"}},
+	{"Microsoft.Sql/servers/databases/transparentDataEncryption", []string{"2021-02-01-preview"}},
+	{"Microsoft.Sql/servers/databases/securityAlertPolicies", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/databases/advancedThreatProtectionSettings", []string{"2021-11-01-preview"}},
+	{"Microsoft.DocumentDB/databaseAccounts", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/storedProcedures", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/triggers", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/userDefinedFunctions", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlRoleDefinitions", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/mongodbDatabases", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces/tables", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/gremlinDatabases", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/gremlinDatabases/graphs", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/tables", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
 	{"Microsoft.ContainerRegistry/registries", []string{"2019-06-01-preview", "2022-02-01-preview", "2022-12-01", "2023-07-01", "2025-11-01"}},
-	{"Microsoft.ContainerRegistry/registries/replications", []string{"2022-02-01-preview", "2022-12-01", "2023-07-01", "2025-11-01"}},
-	{"Microsoft.ContainerRegistry/registries/webhooks", []string{"2022-02-01-preview", "2022-12-01", "2023-07-01", "2025-11-01"}},
-	{"Microsoft.ContainerRegistry/registries/scopeMaps", []string{"2022-02-01-preview", "2022-12-01", "2023-07-01", "2025-11-01"}},
-	{"Microsoft.ContainerRegistry/registries/tokens", []string{"2022-02-01-preview", "2022-12-01", "2023-07-01", "2025-11-01"}},
-	{"Microsoft.ContainerRegistry/registries/cacheRules", []string{"2023-07-01", "2025-11-01"}},
-	{"Microsoft.Storage/storageAccounts/blobServices", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
-	{"Microsoft.Storage/storageAccounts/queueServices", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
-	{"Microsoft.Storage/storageAccounts/queueServices/queues", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
-	{"Microsoft.Storage/storageAccounts/tableServices", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
-	{"Microsoft.Storage/storageAccounts/tableServices/tables", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
-	{"Microsoft.Storage/storageAccounts/fileServices", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
-	{"Microsoft.Storage/storageAccounts/fileServices/shares", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
-	{"Microsoft.Storage/storageAccounts/managementPolicies", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
-	{"Microsoft.Storage/storageAccounts/localUsers", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
-	{"Microsoft.Storage/storageAccounts/inventoryPolicies", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
-	{"Microsoft.Cache/redis/firewallRules", []string{"2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
-	{"Microsoft.Cache/redis/patchSchedules", []string{"2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
-	{"Microsoft.ContainerService/managedClusters/agentPools", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.AppConfiguration/configurationStores", []string{"2022-05-01", "2023-03-01", "2024-05-01"}},
+	{"Microsoft.OperationalInsights/workspaces", []string{"2021-06-01", "2025-07-01"}},
+	{"Microsoft.Insights/components", []string{"2020-02-02"}},
 	{"Microsoft.App/managedEnvironments", []string{"2022-03-01", "2023-05-01", "2024-03-01", "2025-01-01"}},
 	{"Microsoft.App/managedEnvironments/storages", []string{"2022-03-01", "2023-05-01", "2024-03-01", "2025-01-01"}},
 	{"Microsoft.App/managedEnvironments/daprComponents", []string{"2022-03-01", "2023-05-01", "2024-03-01", "2025-01-01"}},
@@ -1051,19 +1023,9 @@ var generatedTypes = []registeredType{
 	{"Microsoft.App/containerApps/authConfigs", []string{"2022-03-01", "2023-05-01", "2024-03-01", "2025-01-01"}},
 	{"Microsoft.App/jobs", []string{"2023-05-01", "2024-03-01", "2025-01-01"}},
 	{"Microsoft.App/sessionPools", []string{"2025-01-01"}},
-	{"Microsoft.App/connectedEnvironments", []string{"2023-05-01", "2024-03-01", "2025-01-01"}},
-	{"Microsoft.App/managedEnvironments/managedCertificates", []string{"2023-05-01", "2024-03-01", "2025-01-01"}},
-	{"Microsoft.App/containerApps/sourcecontrols", []string{"2022-03-01", "2023-05-01", "2024-03-01", "2025-01-01"}},
-	{"Microsoft.App/connectedEnvironments/storages", []string{"2023-05-01", "2024-03-01", "2025-01-01"}},
-	{"Microsoft.App/connectedEnvironments/daprComponents", []string{"2023-05-01", "2024-03-01", "2025-01-01"}},
-	{"Microsoft.App/connectedEnvironments/certificates", []string{"2023-05-01", "2024-03-01", "2025-01-01"}},
 	{"Microsoft.Web/serverfarms", []string{"2021-03-01", "2022-03-01", "2022-09-01", "2023-01-01", "2023-12-01", "2024-04-01", "2024-11-01"}},
 	{"Microsoft.Web/sites", []string{"2021-03-01", "2022-03-01", "2022-09-01", "2023-01-01", "2023-12-01", "2024-04-01", "2024-11-01"}},
 	{"Microsoft.Web/sites/slots", []string{"2021-03-01", "2022-03-01", "2022-09-01", "2023-01-01", "2023-12-01", "2024-04-01", "2024-11-01"}},
-	{"Microsoft.Web/sites/hostNameBindings", []string{"2021-03-01", "2022-03-01", "2022-09-01", "2023-01-01", "2023-12-01", "2024-04-01", "2024-11-01"}},
-	{"Microsoft.Web/staticSites", []string{"2021-03-01", "2022-03-01", "2022-09-01", "2023-01-01", "2023-12-01", "2024-04-01", "2024-11-01"}},
-	{"Microsoft.Web/sites/slots/hostNameBindings", []string{"2021-03-01", "2022-03-01", "2022-09-01", "2023-01-01", "2023-12-01", "2024-04-01", "2024-11-01"}},
-	{"Microsoft.Web/kubeEnvironments", []string{"2021-03-01", "2022-03-01", "2022-09-01", "2023-01-01", "2023-12-01", "2024-04-01", "2024-11-01"}},
 	{"Microsoft.Insights/actionGroups", []string{"2021-10-01", "2022-06-01", "2023-01-01", "2024-10-01-preview"}},
 	{"Microsoft.Insights/metricAlerts", []string{"2018-03-01", "2026-01-01"}},
 	{"Microsoft.Insights/activityLogAlerts", []string{"2020-10-01", "2023-01-01-preview"}},
@@ -1073,10 +1035,6 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Insights/dataCollectionRules", []string{"2021-09-01-preview", "2022-06-01", "2024-03-11"}},
 	{"Microsoft.Insights/privateLinkScopes", []string{"2019-10-17-preview", "2021-07-01-preview", "2023-06-01-preview"}},
 	{"Microsoft.Insights/privateLinkScopes/scopedResources", []string{"2019-10-17-preview", "2021-07-01-preview", "2023-06-01-preview"}},
-	{"Microsoft.ContainerService/managedClusters/maintenanceConfigurations", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
-	{"Microsoft.ContainerService/managedClusters/trustedAccessRoleBindings", []string{"2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
-	{"Microsoft.ContainerService/managedClusters/managedNamespaces", []string{"2025-09-01", "2025-10-01"}},
-	{"Microsoft.ContainerService/snapshots", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
 	{"Microsoft.ApiManagement/service", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
 	{"Microsoft.ApiManagement/service/apis", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
 	{"Microsoft.ApiManagement/service/apiVersionSets", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
@@ -1093,6 +1051,84 @@ var generatedTypes = []registeredType{
 	{"Microsoft.ApiManagement/service/caches", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
 	{"Microsoft.ApiManagement/service/identityProviders", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
 	{"Microsoft.ApiManagement/service/authorizationServers", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
+	{"Microsoft.SignalRService/signalR", []string{"2022-02-01", "2023-02-01"}},
+	{"Microsoft.SignalRService/webPubSub", []string{"2021-10-01", "2023-02-01", "2024-03-01"}},
+	{"Microsoft.SignalRService/webPubSub/hubs", []string{"2021-10-01", "2023-02-01", "2024-03-01"}},
+	{"Microsoft.CognitiveServices/accounts", []string{"2022-03-01", "2022-10-01", "2022-12-01", "2023-05-01", "2024-10-01", "2025-06-01"}},
+	{"Microsoft.CognitiveServices/accounts/deployments", []string{"2022-03-01", "2022-10-01", "2022-12-01", "2023-05-01", "2024-10-01", "2025-06-01"}},
+	{"Microsoft.CognitiveServices/accounts/commitmentPlans", []string{"2022-03-01", "2022-10-01", "2022-12-01", "2023-05-01", "2024-10-01", "2025-06-01"}},
+	{"Microsoft.Search/searchServices", []string{"2020-08-01", "2023-11-01"}},
+	{"Microsoft.MachineLearningServices/workspaces", []string{"2021-07-01", "2022-10-01", "2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/computes", []string{"2021-07-01", "2022-10-01", "2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/connections", []string{"2021-07-01", "2022-10-01", "2024-04-01"}},
+	{"Microsoft.Compute/disks", []string{"2021-12-01", "2022-03-02", "2022-07-02", "2023-01-02", "2023-04-02", "2023-10-02", "2024-03-02", "2025-01-02"}},
+	{"Microsoft.Compute/snapshots", []string{"2021-12-01", "2022-03-02", "2022-07-02", "2023-01-02", "2023-04-02", "2023-10-02", "2024-03-02", "2025-01-02"}},
+	{"Microsoft.Compute/images", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.Compute/availabilitySets", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.Compute/virtualMachines", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.Compute/virtualMachines/extensions", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.Compute/virtualMachineScaleSets", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.Compute/virtualMachineScaleSets/extensions", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.Compute/diskEncryptionSets", []string{"2021-12-01", "2022-03-02", "2022-07-02", "2023-01-02", "2023-04-02", "2023-10-02", "2024-03-02", "2025-01-02"}},
+	{"Microsoft.Compute/diskAccesses", []string{"2021-12-01", "2022-03-02", "2022-07-02", "2023-01-02", "2023-04-02", "2023-10-02", "2024-03-02", "2025-01-02"}},
+	{"Microsoft.Compute/sshPublicKeys", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.Compute/proximityPlacementGroups", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.Compute/capacityReservationGroups", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.Compute/hostGroups", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.Compute/hostGroups/hosts", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.Compute/galleries", []string{"2021-10-01", "2022-01-03", "2022-03-03", "2022-08-03", "2023-07-03", "2024-03-03"}},
+	{"Microsoft.Compute/galleries/images", []string{"2021-10-01", "2022-01-03", "2022-03-03", "2022-08-03", "2023-07-03", "2024-03-03"}},
+	{"Microsoft.Compute/galleries/applications", []string{"2021-10-01", "2022-01-03", "2022-03-03", "2022-08-03", "2023-07-03", "2024-03-03"}},
+	{"Microsoft.Compute/restorePointCollections", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.ContainerRegistry/registries/replications", []string{"2022-02-01-preview", "2022-12-01", "2023-07-01", "2025-11-01"}},
+	{"Microsoft.ContainerRegistry/registries/webhooks", []string{"2022-02-01-preview", "2022-12-01", "2023-07-01", "2025-11-01"}},
+	{"Microsoft.ContainerRegistry/registries/scopeMaps", []string{"2022-02-01-preview", "2022-12-01", "2023-07-01", "2025-11-01"}},
+	{"Microsoft.ContainerRegistry/registries/tokens", []string{"2022-02-01-preview", "2022-12-01", "2023-07-01", "2025-11-01"}},
+	{"Microsoft.ContainerRegistry/registries/cacheRules", []string{"2023-07-01", "2025-11-01"}},
+	{"Microsoft.ContainerService/managedClusters/maintenanceConfigurations", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.ServiceBus/namespaces/AuthorizationRules", []string{"2021-11-01"}},
+	{"Microsoft.ServiceBus/namespaces/queues/authorizationRules", []string{"2021-11-01"}},
+	{"Microsoft.ServiceBus/namespaces/topics/authorizationRules", []string{"2021-11-01"}},
+	{"Microsoft.EventHub/namespaces/authorizationRules", []string{"2021-11-01", "2024-01-01"}},
+	{"Microsoft.EventHub/namespaces/eventhubs/authorizationRules", []string{"2021-11-01", "2024-01-01"}},
+	{"Microsoft.EventHub/namespaces/schemagroups", []string{"2021-11-01", "2024-01-01"}},
+	{"Microsoft.EventHub/namespaces/applicationGroups", []string{"2024-01-01"}},
+	{"Microsoft.Storage/storageAccounts/localUsers", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/inventoryPolicies", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
+	{"Microsoft.AppConfiguration/configurationStores/keyValues", []string{"2022-05-01", "2023-03-01", "2024-05-01"}},
+	{"Microsoft.AppConfiguration/configurationStores/replicas", []string{"2023-03-01", "2024-05-01"}},
+	{"Microsoft.OperationalInsights/workspaces/tables", []string{"2020-08-01", "2025-07-01"}},
+	{"Microsoft.OperationalInsights/workspaces/dataExports", []string{"2020-08-01", "2025-07-01"}},
+	{"Microsoft.OperationalInsights/workspaces/savedSearches", []string{"2020-08-01", "2025-07-01"}},
+	{"Microsoft.OperationalInsights/workspaces/linkedServices", []string{"2020-08-01", "2025-07-01"}},
+	{"Microsoft.OperationalInsights/workspaces/dataSources", []string{"2020-08-01", "2025-07-01"}},
+	{"Microsoft.OperationalInsights/clusters", []string{"2021-06-01", "2025-07-01"}},
+	{"Microsoft.OperationalInsights/queryPacks", []string{"2025-07-01"}},
+	{"Microsoft.OperationalInsights/queryPacks/queries", []string{"2025-07-01"}},
+	{"Microsoft.Insights/webtests", []string{"2015-05-01"}},
+	{"Microsoft.DBforMySQL/flexibleServers", []string{"2021-05-01", "2024-12-30"}},
+	{"Microsoft.DBforMySQL/flexibleServers/administrators", []string{"2024-12-30"}},
+	{"Microsoft.Cache/redis/patchSchedules", []string{"2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
+	{"Microsoft.ContainerService/managedClusters/trustedAccessRoleBindings", []string{"2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.ContainerService/managedClusters/managedNamespaces", []string{"2025-09-01", "2025-10-01"}},
+	{"Microsoft.ContainerService/snapshots", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", []string{"2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/mongodbUserDefinitions", []string{"2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.Network/virtualNetworkGateways", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/connections", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/virtualWans", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/virtualHubs", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/vpnGateways", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/vpnSites", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/IpAllocations", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/customIpPrefixes", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/networkProfiles", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/expressRouteCircuits", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Sql/servers/databases/backupLongTermRetentionPolicies", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/keys", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/dnsAliases", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/jobAgents", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/encryptionProtector", []string{"2020-11-01-preview"}},
 	{"Microsoft.ApiManagement/service/apis/operations", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
 	{"Microsoft.ApiManagement/service/apis/policies", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
 	{"Microsoft.ApiManagement/service/policies", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
@@ -1100,104 +1136,68 @@ var generatedTypes = []registeredType{
 	{"Microsoft.ApiManagement/service/certificates", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
 	{"Microsoft.ApiManagement/service/openidConnectProviders", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
 	{"Microsoft.ApiManagement/service/diagnostics", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
+	{"Microsoft.Web/staticSites", []string{"2021-03-01", "2022-03-01", "2022-09-01", "2023-01-01", "2023-12-01", "2024-04-01", "2024-11-01"}},
+	{"Microsoft.Web/sites/hostNameBindings", []string{"2021-03-01", "2022-03-01", "2022-09-01", "2023-01-01", "2023-12-01", "2024-04-01", "2024-11-01"}},
+	{"Microsoft.Compute/galleries/images/versions", []string{"2021-10-01", "2022-01-03", "2022-03-03", "2022-08-03", "2023-07-03", "2024-03-03"}},
+	{"Microsoft.Compute/galleries/applications/versions", []string{"2021-10-01", "2022-01-03", "2022-03-03", "2022-08-03", "2023-07-03", "2024-03-03"}},
+	{"Microsoft.Compute/capacityReservationGroups/capacityReservations", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
+	{"Microsoft.CognitiveServices/accounts/raiBlocklists", []string{"2024-10-01", "2025-06-01"}},
+	{"Microsoft.SignalRService/signalR/customDomains", []string{"2022-02-01", "2023-02-01"}},
+	{"Microsoft.SignalRService/webPubSub/customDomains", []string{"2023-02-01", "2024-03-01"}},
+	{"Microsoft.App/connectedEnvironments", []string{"2023-05-01", "2024-03-01", "2025-01-01"}},
+	{"Microsoft.App/managedEnvironments/managedCertificates", []string{"2023-05-01", "2024-03-01", "2025-01-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/datastores", []string{"2022-10-01", "2024-04-01"}},
+	{"Microsoft.MachineLearningServices/workspaces/onlineEndpoints", []string{"2022-10-01", "2024-04-01"}},
+	{"Microsoft.MachineLearningServices/registries", []string{"2024-04-01"}},
+	{"Microsoft.Network/networkManagers", []string{"2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/virtualRouters", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/virtualRouters/peerings", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/virtualHubs/hubRouteTables", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/virtualHubs/hubVirtualNetworkConnections", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/vpnGateways/vpnConnections", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/expressRouteCircuits/authorizations", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/expressRouteCircuits/peerings", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/virtualNetworkGateways/natRules", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/vpnServerConfigurations", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/networkSecurityPerimeters", []string{"2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
+	{"Microsoft.Network/virtualHubs/bgpConnections", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.ApiManagement/service/apis/releases", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
 	{"Microsoft.ApiManagement/service/apis/schemas", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
 	{"Microsoft.ApiManagement/service/apis/diagnostics", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
 	{"Microsoft.ApiManagement/service/gateways/hostnameConfigurations", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
 	{"Microsoft.ApiManagement/service/schemas", []string{"2021-08-01", "2022-08-01", "2024-05-01"}},
-	{"Microsoft.SignalRService/signalR", []string{"2022-02-01", "2023-02-01"}},
-	{"Microsoft.SignalRService/signalR/customDomains", []string{"2022-02-01", "2023-02-01"}},
-	{"Microsoft.SignalRService/webPubSub", []string{"2021-10-01", "2023-02-01", "2024-03-01"}},
-	{"Microsoft.SignalRService/webPubSub/hubs", []string{"2021-10-01", "2023-02-01", "2024-03-01"}},
-	{"Microsoft.SignalRService/webPubSub/customDomains", []string{"2023-02-01", "2024-03-01"}},
-	{"Microsoft.CognitiveServices/accounts", []string{"2022-03-01", "2022-10-01", "2022-12-01", "2023-05-01", "2024-10-01", "2025-06-01"}},
-	{"Microsoft.CognitiveServices/accounts/deployments", []string{"2022-03-01", "2022-10-01", "2022-12-01", "2023-05-01", "2024-10-01", "2025-06-01"}},
-	{"Microsoft.CognitiveServices/accounts/commitmentPlans", []string{"2022-03-01", "2022-10-01", "2022-12-01", "2023-05-01", "2024-10-01", "2025-06-01"}},
-	{"Microsoft.CognitiveServices/accounts/raiBlocklists", []string{"2024-10-01", "2025-06-01"}},
-	{"Microsoft.CognitiveServices/accounts/projects", []string{"2025-06-01"}},
-	{"Microsoft.CognitiveServices/accounts/encryptionScopes", []string{"2024-10-01", "2025-06-01"}},
-	{"Microsoft.CognitiveServices/accounts/connections", []string{"2025-06-01"}},
-	{"Microsoft.Search/searchServices", []string{"2020-08-01", "2023-11-01"}},
-	{"Microsoft.MachineLearningServices/workspaces", []string{"2021-07-01", "2022-10-01", "2024-04-01"}},
-	{"Microsoft.MachineLearningServices/workspaces/computes", []string{"2021-07-01", "2022-10-01", "2024-04-01"}},
-	{"Microsoft.MachineLearningServices/workspaces/connections", []string{"2021-07-01", "2022-10-01", "2024-04-01"}},
-	{"Microsoft.MachineLearningServices/workspaces/datastores", []string{"2022-10-01", "2024-04-01"}},
-	{"Microsoft.MachineLearningServices/workspaces/onlineEndpoints", []string{"2022-10-01", "2024-04-01"}},
-	{"Microsoft.MachineLearningServices/registries", []string{"2024-04-01"}},
 	{"Microsoft.MachineLearningServices/workspaces/codes", []string{"2022-10-01", "2024-04-01"}},
 	{"Microsoft.MachineLearningServices/workspaces/models", []string{"2022-10-01", "2024-04-01"}},
 	{"Microsoft.MachineLearningServices/workspaces/environments", []string{"2022-10-01", "2024-04-01"}},
 	{"Microsoft.MachineLearningServices/workspaces/data", []string{"2022-10-01", "2024-04-01"}},
 	{"Microsoft.MachineLearningServices/workspaces/components", []string{"2022-10-01", "2024-04-01"}},
 	{"Microsoft.MachineLearningServices/workspaces/batchEndpoints", []string{"2022-10-01", "2024-04-01"}},
-	{"Microsoft.Compute/diskEncryptionSets", []string{"2021-12-01", "2022-03-02", "2022-07-02", "2023-01-02", "2023-04-02", "2023-10-02", "2024-03-02", "2025-01-02"}},
-	{"Microsoft.Compute/diskAccesses", []string{"2021-12-01", "2022-03-02", "2022-07-02", "2023-01-02", "2023-04-02", "2023-10-02", "2024-03-02", "2025-01-02"}},
-	{"Microsoft.Compute/disks", []string{"2021-12-01", "2022-03-02", "2022-07-02", "2023-01-02", "2023-04-02", "2023-10-02", "2024-03-02", "2025-01-02"}},
-	{"Microsoft.Compute/snapshots", []string{"2021-12-01", "2022-03-02", "2022-07-02", "2023-01-02", "2023-04-02", "2023-10-02", "2024-03-02", "2025-01-02"}},
-	{"Microsoft.Compute/images", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.Compute/availabilitySets", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.Compute/proximityPlacementGroups", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.Compute/capacityReservationGroups", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.Compute/capacityReservationGroups/capacityReservations", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.Compute/hostGroups", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.Compute/hostGroups/hosts", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.Compute/sshPublicKeys", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.Compute/galleries", []string{"2021-10-01", "2022-01-03", "2022-03-03", "2022-08-03", "2023-07-03", "2024-03-03"}},
-	{"Microsoft.Compute/galleries/images", []string{"2021-10-01", "2022-01-03", "2022-03-03", "2022-08-03", "2023-07-03", "2024-03-03"}},
-	{"Microsoft.Compute/galleries/applications", []string{"2021-10-01", "2022-01-03", "2022-03-03", "2022-08-03", "2023-07-03", "2024-03-03"}},
-	{"Microsoft.Compute/galleries/images/versions", []string{"2021-10-01", "2022-01-03", "2022-03-03", "2022-08-03", "2023-07-03", "2024-03-03"}},
-	{"Microsoft.Compute/galleries/applications/versions", []string{"2021-10-01", "2022-01-03", "2022-03-03", "2022-08-03", "2023-07-03", "2024-03-03"}},
-	{"Microsoft.Compute/virtualMachines", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.Compute/virtualMachines/extensions", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.Compute/virtualMachineScaleSets", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.Compute/virtualMachineScaleSets/extensions", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.Compute/restorePointCollections", []string{"2022-03-01", "2022-08-01", "2022-11-01", "2023-03-01", "2023-07-01", "2023-09-01", "2024-03-01", "2024-07-01", "2024-11-01"}},
-	{"Microsoft.AppConfiguration/configurationStores", []string{"2022-05-01", "2023-03-01", "2024-05-01"}},
-	{"Microsoft.AppConfiguration/configurationStores/keyValues", []string{"2022-05-01", "2023-03-01", "2024-05-01"}},
-	{"Microsoft.AppConfiguration/configurationStores/replicas", []string{"2023-03-01", "2024-05-01"}},
-	{"Microsoft.Insights/components", []string{"2020-02-02"}},
-	{"Microsoft.Insights/webtests", []string{"2015-05-01"}},
-	{"Microsoft.Sql/servers", []string{"2021-02-01-preview"}},
-	{"Microsoft.Sql/servers/databases", []string{"2014-04-01", "2021-05-01-preview"}},
-	{"Microsoft.Sql/servers/firewallRules", []string{"2020-11-01-preview"}},
-	{"Microsoft.Sql/servers/elasticPools", []string{"2014-04-01", "2021-08-01-preview"}},
-	{"Microsoft.Sql/servers/failoverGroups", []string{"2020-11-01-preview"}},
-	{"Microsoft.Sql/servers/virtualNetworkRules", []string{"2020-11-01-preview"}},
-	{"Microsoft.Sql/servers/administrators", []string{"2020-11-01-preview"}},
-	{"Microsoft.Sql/servers/azureADOnlyAuthentications", []string{"2020-11-01-preview"}},
-	{"Microsoft.Sql/servers/connectionPolicies", []string{"2021-05-01-preview"}},
-	{"Microsoft.Sql/servers/securityAlertPolicies", []string{"2020-11-01-preview"}},
-	{"Microsoft.Sql/servers/advancedThreatProtectionSettings", []string{"2021-11-01-preview"}},
-	{"Microsoft.Sql/servers/databases/backupShortTermRetentionPolicies", []string{"2021-02-01-preview"}},
-	{"Microsoft.Sql/servers/databases/transparentDataEncryption", []string{"2021-02-01-preview"}},
-	{"Microsoft.Sql/servers/databases/securityAlertPolicies", []string{"2020-11-01-preview"}},
-	{"Microsoft.Sql/servers/databases/advancedThreatProtectionSettings", []string{"2021-11-01-preview"}},
-	{"Microsoft.Sql/servers/databases/backupLongTermRetentionPolicies", []string{"2020-11-01-preview"}},
-	{"Microsoft.Sql/servers/keys", []string{"2020-11-01-preview"}},
-	{"Microsoft.Sql/servers/dnsAliases", []string{"2020-11-01-preview"}},
-	{"Microsoft.Sql/servers/jobAgents", []string{"2020-11-01-preview"}},
-	{"Microsoft.Sql/servers/encryptionProtector", []string{"2020-11-01-preview"}},
-	{"Microsoft.DBforMySQL/flexibleServers", []string{"2021-05-01", "2024-12-30"}},
-	{"Microsoft.DBforMySQL/flexibleServers/databases", []string{"2021-05-01", "2024-12-30"}},
-	{"Microsoft.DBforMySQL/flexibleServers/firewallRules", []string{"2021-05-01", "2024-12-30"}},
-	{"Microsoft.DBforMySQL/flexibleServers/administrators", []string{"2024-12-30"}},
-	{"Microsoft.DocumentDB/databaseAccounts", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/storedProcedures", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/triggers", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/userDefinedFunctions", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/sqlRoleDefinitions", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/mongodbDatabases", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/cassandraKeyspaces/tables", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/gremlinDatabases", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/gremlinDatabases/graphs", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/tables", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", []string{"2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
-	{"Microsoft.DocumentDB/databaseAccounts/mongodbUserDefinitions", []string{"2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.App/containerApps/sourcecontrols", []string{"2022-03-01", "2023-05-01", "2024-03-01", "2025-01-01"}},
+	{"Microsoft.App/connectedEnvironments/storages", []string{"2023-05-01", "2024-03-01", "2025-01-01"}},
+	{"Microsoft.App/connectedEnvironments/daprComponents", []string{"2023-05-01", "2024-03-01", "2025-01-01"}},
+	{"Microsoft.App/connectedEnvironments/certificates", []string{"2023-05-01", "2024-03-01", "2025-01-01"}},
+	{"Microsoft.Web/sites/slots/hostNameBindings", []string{"2021-03-01", "2022-03-01", "2022-09-01", "2023-01-01", "2023-12-01", "2024-04-01", "2024-11-01"}},
+	{"Microsoft.Web/kubeEnvironments", []string{"2021-03-01", "2022-03-01", "2022-09-01", "2023-01-01", "2023-12-01", "2024-04-01", "2024-11-01"}},
 	{"Microsoft.DocumentDB/cassandraClusters", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
 	{"Microsoft.DocumentDB/cassandraClusters/dataCenters", []string{"2021-10-15", "2022-05-15", "2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
+	{"Microsoft.EventGrid/partnerRegistrations", []string{"2022-06-15"}},
+	{"Microsoft.EventGrid/partnerNamespaces", []string{"2022-06-15"}},
+	{"Microsoft.EventGrid/partnerNamespaces/channels", []string{"2022-06-15"}},
+	{"Microsoft.EventHub/clusters", []string{"2021-11-01", "2024-01-01"}},
+	{"Microsoft.CognitiveServices/accounts/projects", []string{"2025-06-01"}},
+	{"Microsoft.CognitiveServices/accounts/encryptionScopes", []string{"2024-10-01", "2025-06-01"}},
+	{"Microsoft.CognitiveServices/accounts/connections", []string{"2025-06-01"}},
+	{"Microsoft.KeyVault/managedHSMs", []string{"2021-10-01", "2023-02-01", "2023-07-01", "2024-11-01"}},
+	{"Microsoft.Storage/storageAccounts/blobServices", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/queueServices", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/queueServices/queues", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/tableServices", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/tableServices/tables", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/fileServices", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/fileServices/shares", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
+	{"Microsoft.Storage/storageAccounts/managementPolicies", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
+	{"Microsoft.DBforMySQL/flexibleServers/databases", []string{"2021-05-01", "2024-12-30"}},
+	{"Microsoft.DBforMySQL/flexibleServers/firewallRules", []string{"2021-05-01", "2024-12-30"}},
+	{"Microsoft.Cache/redis/firewallRules", []string{"2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
+	{"Microsoft.ContainerService/managedClusters/agentPools", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
 }

@@ -35,21 +35,24 @@
 //
 // A plain kind is data: an entry in api/kinds.yaml (its name and group as
 // Azure Service Operator spells them, the SDK module and client it is read
-// from, overrides with reasons) and its group/Kind key in
-// hack/kindgen/emit/wave.go (Wave, parents before children); make generate
-// then writes its API types, CRD, adapter (Facts, Hooks for location and
-// references, Desired, Observe), sample and emulator facts, and appends it to
-// kinds.Generated. Nothing in this package changes for it.
+// from, overrides with reasons), the one list of kinds; make generate then
+// writes its API types, CRD, adapter (Facts, Hooks for location and
+// references, Desired, Observe), sample and emulator facts, and places it in
+// kinds.Generated after its parents (kindgen's emit.Wave reads them from the
+// SDK). Nothing in this package changes for it.
 //
 // A kind needs hand-written code only where Azure behaves in a way Facts
-// cannot say, and that code goes into its Hooks and nowhere else: an
-// adapter in reconcilers/kinds returns the hooks it needs from Hooks(), and
-// a behaviour no hook covers is a new field of Hooks (or, when it is data, of
+// cannot say, and that code goes into its Hooks and nowhere else. For a
+// generated kind it is an overlay, a file of its own beside the generated
+// adapter (reconcilers/kinds/<kind>_overlay.go), which amends the generated
+// Facts and Hooks by the kind's GroupKind (kinds.Overlay; the SQL database's
+// SKU names are the first); the amended kind is checked like any other. A
+// behaviour no hook covers is a new field of Hooks (or, when it is data, of
 // Facts), documented in kind.go and read by the reconciler, never an
 // interface the reconciler looks for. The hand-written kinds in
 // reconcilers/kinds (RoleAssignment, FlexibleServer, Redis, ManagedCluster,
-// StorageAccount ...) show each hook in use; they list themselves in
-// kinds.All.
+// StorageAccount ...) return their hooks from Hooks() and show each hook in
+// use; they list themselves in kinds.All.
 //
 // # Trust model
 //

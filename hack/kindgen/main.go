@@ -164,7 +164,8 @@ func lro(k *model.Kind) string {
 	return flag(k.Create) + "/" + flag(k.Update) + "/" + flag(k.Delete)
 }
 
-// generate reads the wave's kinds (emit.Wave) and writes their files under root.
+// generate writes the files of the wave's kinds (emit.Wave: every kind of the config not
+// written by hand, parents first) under root.
 func generate(ctx context.Context, file *config.File, root string, out io.Writer) error {
 	start := time.Now()
 	// Every kind is read: the others say which of the wave's fields are child kinds.
@@ -179,17 +180,9 @@ func generate(ctx context.Context, file *config.File, root string, out io.Writer
 	if err != nil {
 		return err
 	}
-	var models []*model.Kind
-	for _, key := range emit.Wave {
-		n := len(models)
-		for _, m := range all {
-			if m.Group.Name+"/"+m.Kind == key {
-				models = append(models, m)
-			}
-		}
-		if len(models) != n+1 {
-			return fmt.Errorf("wave: %s is not a kind of the config", key)
-		}
+	models, err := emit.Wave(all)
+	if err != nil {
+		return err
 	}
 	for _, m := range models {
 		if k := ans.Kinds[m.Group.Name+"/"+m.Kind]; k != nil {

@@ -7,10 +7,10 @@ import "k8s.io/apimachinery/pkg/runtime"
 // addGeneratedKinds registers the kinds kindgen writes into this group.
 func addGeneratedKinds(s *runtime.Scheme) {
 	s.AddKnownTypes(GroupVersion,
-		&ManagedClustersAgentPool{}, &ManagedClustersAgentPoolList{},
 		&ManagedClustersMaintenanceConfiguration{}, &ManagedClustersMaintenanceConfigurationList{},
 		&ManagedClustersTrustedAccessRoleBinding{}, &ManagedClustersTrustedAccessRoleBindingList{},
 		&ManagedClustersManagedNamespace{}, &ManagedClustersManagedNamespaceList{},
 		&Snapshot{}, &SnapshotList{},
+		&ManagedClustersAgentPool{}, &ManagedClustersAgentPoolList{},
 	)
 }

@@ -7,6 +7,8 @@ import "k8s.io/apimachinery/pkg/runtime"
 // addGeneratedKinds registers the kinds kindgen writes into this group.
 func addGeneratedKinds(s *runtime.Scheme) {
 	s.AddKnownTypes(GroupVersion,
+		&StorageAccountsLocalUser{}, &StorageAccountsLocalUserList{},
+		&StorageAccountsInventoryPolicy{}, &StorageAccountsInventoryPolicyList{},
 		&StorageAccountsBlobService{}, &StorageAccountsBlobServiceList{},
 		&StorageAccountsQueueService{}, &StorageAccountsQueueServiceList{},
 		&StorageAccountsQueueServicesQueue{}, &StorageAccountsQueueServicesQueueList{},
@@ -15,7 +17,5 @@ func addGeneratedKinds(s *runtime.Scheme) {
 		&StorageAccountsFileService{}, &StorageAccountsFileServiceList{},
 		&StorageAccountsFileServicesShare{}, &StorageAccountsFileServicesShareList{},
 		&StorageAccountsManagementPolicy{}, &StorageAccountsManagementPolicyList{},
-		&StorageAccountsLocalUser{}, &StorageAccountsLocalUserList{},
-		&StorageAccountsInventoryPolicy{}, &StorageAccountsInventoryPolicyList{},
 	)
 }

@@ -4,6 +4,7 @@
 // (examples/generated/<group>/<kind>.yaml); once for all, the registration files (scheme,
 // kinds list, RBAC markers, user roles, the emulator's per-type facts).
 //
-// Everything is derived from the model; the only hand-kept inputs are the wave (which kinds
-// are generated now, wave.go) and the sample values (samples.go), both data.
+// Everything is derived from the models and api/kinds.yaml; the order of the kinds (the
+// wave, wave.go) is computed from their parents, and the only hand-kept input here is the
+// sample values (samples.go), data.
 package emit

@@ -23,13 +23,9 @@ func generate(t *testing.T) emit.Files {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var models []*model.Kind
-	for _, key := range emit.Wave {
-		for _, m := range all {
-			if m.Group.Name+"/"+m.Kind == key {
-				models = append(models, m)
-			}
-		}
+	models, err := emit.Wave(all)
+	if err != nil {
+		t.Fatal(err)
 	}
 	files, err := emit.Generate(models, all, nil)
 	if err != nil {
@@ -376,6 +372,72 @@ func TestGenerateSDKShapes(t *testing.T) {
 		line, _, _ := strings.Cut(rest, "\n\t\t//")
 		if !ok || !strings.Contains(line, want) {
 			t.Errorf("%s: the emulator's facts lack %s:\n%s", typ, want, line)
+		}
+	}
+}
+
+// The wave is api/kinds.yaml's order of the kinds not written by hand, each after its
+// generated owner; owners in a cycle are refused.
+func TestWaveOrder(t *testing.T) {
+	k := func(kind, armType, owner string, existing bool) *model.Kind {
+		return &model.Kind{Kind: kind, ARMType: armType, Owner: owner, Existing: existing,
+			Group: model.Group{Name: "g"}}
+	}
+	rg := "Microsoft.Resources/resourceGroups"
+	all := []*model.Kind{
+		k("Subnet", "Microsoft.Network/virtualNetworks/subnets", "Microsoft.Network/virtualNetworks", false),
+		k("Account", "Microsoft.Storage/storageAccounts", rg, true),
+		k("Queue", "Microsoft.Storage/storageAccounts/queueServices/queues", "Microsoft.Storage/storageAccounts/queueServices", false),
+		k("VirtualNetwork", "Microsoft.Network/virtualNetworks", rg, false),
+		k("QueueService", "Microsoft.Storage/storageAccounts/queueServices", "Microsoft.Storage/storageAccounts", false),
+	}
+	got, err := emit.Wave(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range got {
+		names = append(names, m.Kind)
+	}
+	if want := "VirtualNetwork Subnet QueueService Queue"; strings.Join(names, " ") != want {
+		t.Errorf("wave %v, want %s", names, want)
+	}
+	cycle := []*model.Kind{k("A", "X/a", "X/b", false), k("B", "X/b", "X/a", false)}
+	if _, err := emit.Wave(cycle); err == nil || !strings.Contains(err.Error(), "cycle") {
+		t.Errorf("owners in a cycle: %v, want refused", err)
+	}
+}
+
+// Every kind of api/kinds.yaml not written by hand is in the wave once, after its owner.
+func TestWaveHoldsEveryGeneratedKind(t *testing.T) {
+	file, err := config.Load("../../../api/kinds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := sdk.ReadAll(context.Background(), "..", file, file.Kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wave, err := emit.Wave(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	placed := map[string]bool{}
+	for _, m := range wave {
+		key := m.Group.Name + "/" + m.Kind
+		if placed[key] || m.Existing {
+			t.Errorf("%s in the wave twice, or written by hand", key)
+		}
+		for _, o := range wave {
+			if strings.EqualFold(o.ARMType, m.Owner) && !placed[o.Group.Name+"/"+o.Kind] {
+				t.Errorf("%s before its owner %s/%s", key, o.Group.Name, o.Kind)
+			}
+		}
+		placed[key] = true
+	}
+	for _, m := range all {
+		if !m.Existing && !placed[m.Group.Name+"/"+m.Kind] {
+			t.Errorf("%s/%s is not in the wave", m.Group.Name, m.Kind)
 		}
 	}
 }

@@ -2,9 +2,11 @@ package emit
 
 import (
 	"fmt"
-	"github.com/gobuffalo/flect"
 	"slices"
+	"sort"
 	"strings"
+
+	"github.com/gobuffalo/flect"
 
 	"github.com/aztenant/aztenant/hack/kindgen/model"
 )
@@ -167,11 +169,22 @@ func schemeFile(order []string, groups map[string][]*Kind) string {
 
 func allFile(kinds []*Kind) string {
 	var b strings.Builder
-	b.WriteString("package kinds\n\nimport \"github.com/aztenant/aztenant/reconcilers\"\n\n// Generated is every kind kindgen writes, parents before children.\nfunc Generated() []reconcilers.Kind {\n\treturn []reconcilers.Kind{\n")
+	b.WriteString("package kinds\n\nimport (\n")
+	seen := map[string]bool{}
+	var imports []string
 	for _, k := range kinds {
-		fmt.Fprintf(&b, "\t\t%s{},\n", k.Adapter)
+		if !seen[k.Pkg] {
+			seen[k.Pkg] = true
+			imports = append(imports, fmt.Sprintf("\t%s \"%s%s/v1alpha1\"\n", k.Pkg, apiImport, k.Group.Name))
+		}
 	}
-	b.WriteString("\t}\n}\n")
+	sort.Strings(imports)
+	b.WriteString(strings.Join(imports, ""))
+	b.WriteString(")\n\n// generated is every kind kindgen writes, by GroupKind, parents before children: Generated\n// adds each one's overlay (overlay.go).\nvar generated = []generatedKind{\n")
+	for _, k := range kinds {
+		fmt.Fprintf(&b, "\t{%s, %s{}},\n", k.groupKindExpr(), k.Adapter)
+	}
+	b.WriteString("}\n")
 	return b.String()
 }
 

@@ -1,0 +1,108 @@
+package kinds
+
+import (
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/aztenant/aztenant/reconcilers"
+)
+
+// Overlays: what Azure does for a generated kind that its model cannot say, written by
+// hand beside the generated adapter (as ASO keeps customizations/ beside its generated
+// code). A generated adapter is never edited; an overlay names its kind by GroupKind and
+// amends the Facts and Hooks kindgen wrote, and the result is checked like any kind when it
+// is registered (reconcilers.NewRegistry runs checkKind on it). Each overlay lives in a file
+// of its own, <kind>_overlay.go, and registers itself with a package-level
+//
+//	var _ = overlay(<group>v1alpha1.<Kind>GroupKind, Overlay{...})
+//
+// Facts the generator can read from Azure's models and specs (write-only paths, sets,
+// normalisations of answers ...) belong in api/kinds.yaml, not here: an overlay is for
+// behaviour, with the public source of what Azure does in its comment.
+
+// Overlay amends one generated kind. Either field may be nil.
+type Overlay struct {
+	// Facts changes the facts kindgen wrote (it is given a copy).
+	Facts func(*reconcilers.Facts)
+	// Hooks sets hooks the generator has no model for (Equivalent, Verify, ARMID ...)
+	// or wraps a generated one (it is given a copy).
+	Hooks func(*reconcilers.Hooks)
+}
+
+// generatedKind is a kind kindgen writes, with its GroupKind (zz_generated_all.go).
+type generatedKind struct {
+	gk   schema.GroupKind
+	kind reconcilers.Kind
+}
+
+// overlays are the registered overlays by the GroupKind they amend.
+var overlays = map[schema.GroupKind]Overlay{}
+
+// overlay registers o as the overlay of the generated kind gk; a second overlay of the
+// same kind panics at start (one file per kind).
+func overlay(gk schema.GroupKind, o Overlay) struct{} {
+	if _, dup := overlays[gk]; dup {
+		panic(fmt.Sprintf("kinds: two overlays of %s", gk))
+	}
+	overlays[gk] = o
+	return struct{}{}
+}
+
+// Generated is every kind kindgen writes, parents before children, each with its overlay
+// when it has one.
+func Generated() []reconcilers.Kind {
+	out := make([]reconcilers.Kind, 0, len(generated))
+	for _, g := range generated {
+		if o, ok := overlays[g.gk]; ok {
+			out = append(out, &overlaid{Kind: g.kind, overlay: o})
+			continue
+		}
+		out = append(out, g.kind)
+	}
+	return out
+}
+
+// checkOverlays refuses an overlay whose GroupKind is no generated kind (a kind renamed or
+// removed from api/kinds.yaml, a hand-written kind, which has hooks of its own).
+func checkOverlays() error {
+	known := map[schema.GroupKind]bool{}
+	for _, g := range generated {
+		known[g.gk] = true
+	}
+	var stray []string
+	for gk := range overlays {
+		if !known[gk] {
+			stray = append(stray, gk.String())
+		}
+	}
+	if len(stray) > 0 {
+		sort.Strings(stray)
+		return fmt.Errorf("overlays of kinds kindgen does not write: %v", stray)
+	}
+	return nil
+}
+
+// overlaid is a generated kind with its overlay applied. It is used by pointer, so that it
+// stays comparable (the registry keys kinds by value).
+type overlaid struct {
+	reconcilers.Kind
+	overlay Overlay
+}
+
+func (k *overlaid) Facts() reconcilers.Facts {
+	f := k.Kind.Facts()
+	if k.overlay.Facts != nil {
+		k.overlay.Facts(&f)
+	}
+	return f
+}
+
+func (k *overlaid) Hooks() reconcilers.Hooks {
+	h := k.Kind.Hooks()
+	if k.overlay.Hooks != nil {
+		k.overlay.Hooks(&h)
+	}
+	return h
+}
