@@ -68,6 +68,10 @@ const (
 	// edition filled in (citedRewrites names the examples). It is one service's SKU
 	// grammar, so Perturb never picks it (it is not in AnswerOps).
 	OpSQLSkuName AnswerOp = "sqlSkuName"
+	// OpCIDR answers an IP address as the range of that one address ("124.56.78.91"
+	// as "124.56.78.91/32"), as Key Vault answers its network rules; a range is
+	// answered as sent. Not in AnswerOps: Perturb never picks it.
+	OpCIDR AnswerOp = "cidr"
 )
 
 // AnswerOps lists every operation, in the order Perturb considers them.
@@ -102,7 +106,7 @@ var answerClasses = map[AnswerOp]AnswerClass{
 	OpAddElement: ClassAddedElement, OpDrop: ClassAbsent, OpReorder: ClassRewritten,
 	OpReformatXML: ClassRewritten, OpExpandID: ClassRewritten, OpTrimSlash: ClassRewritten,
 	OpIntEnum: ClassIntegerEnum, OpForce: ClassForced, OpChangeAfterSucceeded: ClassForced,
-	OpSQLSkuName: ClassRewritten,
+	OpSQLSkuName: ClassRewritten, OpCIDR: ClassRewritten,
 }
 
 // Case modes of OpCase.

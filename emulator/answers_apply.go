@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/json"
 	"maps"
+	"net/netip"
 	"slices"
 	"sort"
 	"strconv"
@@ -100,6 +101,13 @@ func (c *compiledAnswer) apply(id string, body map[string]any) {
 				if strings.EqualFold(v, s) {
 					return json.Number(strconv.Itoa(i))
 				}
+			}
+			return s
+		})
+	case OpCIDR:
+		fn = mapString(func(s string) any {
+			if a, err := netip.ParseAddr(s); err == nil {
+				return netip.PrefixFrom(a, a.BitLen()).String()
 			}
 			return s
 		})

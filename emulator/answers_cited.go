@@ -48,6 +48,8 @@ var citedRewrites = []AnswerTransform{
 		Source: "cosmos-db/…/DocumentDB/stable/2025-10-15/examples/CosmosDBDatabaseAccountCreateMin.json: locationName \"southcentralus\" answered \"South Central US\""},
 	{Type: "Microsoft.ApiManagement/service/apis/policies", Path: "properties.value", Op: OpReformatXML,
 		Source: "apimanagement/…/stable/2024-05-01/examples/ApiManagementCreateApiPolicy.json: the policy XML answered re-indented with CRLF"},
+	{Type: "Microsoft.KeyVault/vaults", Path: "properties.networkAcls.ipRules[].value", Op: OpCIDR,
+		Source: "keyvault/…/Microsoft.KeyVault/stable/2024-11-01/examples/createVaultWithNetworkAcls.json: ipRules \"124.56.78.91\" answered \"124.56.78.91/32\", \"'10.91.4.0/24'\" as sent"},
 	// Azure SQL names a vCore SKU <edition>_<family>, the capacity apart, whichever way
 	// the request spelled it.
 	{Type: "Microsoft.Sql/servers/databases", Path: "sku", Op: OpSQLSkuName,

@@ -189,7 +189,7 @@ func loadExamples(fsys fs.FS) (map[string]*exampleAnswer, error) {
 			x.addDrops(k.Drops, k.NotReturned, k.NotReturnedSource)
 			x.cited = cited[typeKey]
 			for _, r := range k.Rewrites {
-				if c := explaining(x.cited, r); c != nil && (r.Class == "case" || r.Class == "spelling" || c.Op == OpSQLSkuName) {
+				if c := explaining(x.cited, r); c != nil && (r.Class == "case" || r.Class == "spelling" || c.Op == OpSQLSkuName || c.Op == OpCIDR) {
 					x.CitedRewrites = append(x.CitedRewrites, r.Path+" ("+string(c.Op)+")")
 				} else {
 					x.UnexplainedRewrites = append(x.UnexplainedRewrites, r.Path+" ("+r.Class+")")

@@ -66,6 +66,17 @@ func TestAnswersFromExamplesKeyVault(t *testing.T) {
 		}
 	})
 
+	// A single address of the network rules is answered as its range, a range as sent
+	// (createVaultWithNetworkAcls.json).
+	acl := vaultBody()
+	acl.Properties.(map[string]any)["networkAcls"] = map[string]any{"defaultAction": "Deny", "bypass": "AzureServices",
+		"ipRules": []any{map[string]any{"value": "124.56.78.91"}, map[string]any{"value": "10.91.4.0/24"}}}
+	f.answersOf(t, cred, rgScope+"kv/providers/Microsoft.KeyVault/vaults/kv3", vaultAPI, acl).each(t, func(how string, b map[string]any) {
+		if got := dig(b, "properties", "networkAcls", "ipRules"); !reflect.DeepEqual(got, []any{map[string]any{"value": "124.56.78.91/32"}, map[string]any{"value": "10.91.4.0/24"}}) {
+			t.Errorf("%s: ipRules %v, want the address as its /32 range and the range as sent", how, got)
+		}
+	})
+
 	f.emu.SetAnswerFromExamples(false)
 	echo := f.answersOf(t, cred, rgScope+"kv/providers/Microsoft.KeyVault/vaults/kv2", vaultAPI, vaultBody())
 	if has(echo.get, "properties", "vaultUri") || has(echo.get, "properties", "networkAcls") {
@@ -182,7 +193,7 @@ func TestExampleAnswersPerKind(t *testing.T) {
 	mustHave("compute/VirtualMachine", "drops", by["compute/VirtualMachine"].Drops, "properties.osProfile.adminPassword (write-only: every example")
 	mustHave("apimanagement/ApiPolicy", "reported drops", by["apimanagement/ApiPolicy"].ReportedDrops, "properties.format")
 	mustHave("apimanagement/ApiPolicy", "cited rewrites", by["apimanagement/ApiPolicy"].CitedRewrites, "properties.value (reformatXML)")
-	mustHave("keyvault/Vault", "unexplained rewrites", vault.UnexplainedRewrites, "properties.networkAcls.ipRules[0].value (value)")
+	mustHave("keyvault/Vault", "cited rewrites", vault.CitedRewrites, "properties.networkAcls.ipRules[0].value (cidr)")
 	for _, k := range []string{"web/SitesHostNameBinding", "eventgrid/Topic"} {
 		if by[k].Answers != "echo" {
 			t.Errorf("%s answers %q, want echo", k, by[k].Answers)

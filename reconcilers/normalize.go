@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"net/netip"
 	"regexp"
 	"sort"
 	"strings"
@@ -45,6 +46,9 @@ const (
 	// NormalizeIntEnum: a string enum's value or its index among
 	// Normalizer.Values.
 	NormalizeIntEnum = "intEnum"
+	// NormalizeCIDR: an IP address or the range of that one address
+	// ("10.1.2.3" or "10.1.2.3/32").
+	NormalizeCIDR = "cidr"
 )
 
 // Normalizer names the entry of the normalisation table that applies at a
@@ -172,6 +176,27 @@ var normalizations = map[string]normalization{
 	// as vendored in hashicorp/terraform-provider-azurerm), the order of the
 	// SDK's PossibleMongoRoleDefinitionTypeValues. Values holds the order; for
 	// another enum the SDK's order is not verified against Azure's numbers.
+	// Key Vault answers a single IPv4 address of its network rules as the range
+	// of that address: keyvault/resource-manager/Microsoft.KeyVault/stable/
+	// 2024-11-01/examples/createVaultWithNetworkAcls.json sends ipRules
+	// "124.56.78.91" and "'10.91.4.0/24'" and answers "124.56.78.91/32" and
+	// "'10.91.4.0/24'" (kept in emulator/answers/zz_generated_keyvault.json);
+	// armkeyvault v1.5.0 models.go, IPRule.Value: "An IPv4 address range in CIDR
+	// notation, such as '124.56.78.91' (simple IP address) or '124.56.78.0/24'".
+	// A range is compared as its network (the bits past the prefix cleared).
+	NormalizeCIDR: {canon: func(v any, _ []string) (string, bool) {
+		s, ok := v.(string)
+		if !ok {
+			return "", false
+		}
+		if a, err := netip.ParseAddr(s); err == nil {
+			return netip.PrefixFrom(a, a.BitLen()).String(), true
+		}
+		if p, err := netip.ParsePrefix(s); err == nil {
+			return p.Masked().String(), true
+		}
+		return s, true
+	}},
 	NormalizeIntEnum: {canon: func(v any, values []string) (string, bool) {
 		switch x := v.(type) {
 		case string:

@@ -66,6 +66,12 @@ func TestNormalizers(t *testing.T) {
 		{"tenant scope answered (RoleAssignments_CreateForSubscription.json)", NormalizeRoleDefinitionID, nil, roleSent, roleAnswered, true},
 		{"another role", NormalizeRoleDefinitionID, nil, roleSent, "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7", false},
 
+		{"address answered as its range (createVaultWithNetworkAcls.json)", NormalizeCIDR, nil, "124.56.78.91", "124.56.78.91/32", true},
+		{"range answered as sent", NormalizeCIDR, nil, "10.91.4.0/24", "10.91.4.0/24", true},
+		{"IPv6 address and its range", NormalizeCIDR, nil, "2001:db8::1", "2001:db8::1/128", true},
+		{"another address", NormalizeCIDR, nil, "124.56.78.91", "124.56.78.92/32", false},
+		{"a wider range", NormalizeCIDR, nil, "124.56.78.91", "124.56.78.0/24", false},
+		{"not an address", NormalizeCIDR, nil, "any", "any", true},
 		{"index of CustomRole", NormalizeIntEnum, mongoTypes, "CustomRole", 1.0, true},
 		{"index of BuiltInRole", NormalizeIntEnum, mongoTypes, "BuiltInRole", json.Number("0"), true},
 		{"value as a string", NormalizeIntEnum, mongoTypes, "CustomRole", "customRole", true},

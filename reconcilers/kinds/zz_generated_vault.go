@@ -26,6 +26,11 @@ func (Vault) Facts() reconcilers.Facts {
 		ResourceType: "Microsoft.KeyVault/vaults",
 		APIVersion:   "2024-11-01",
 		OwnerKind:    resourcesv1alpha1.ResourceGroupGroupKind,
+		Normalize: map[string]reconcilers.Normalizer{
+			// Key Vault answers a single address as its range, "124.56.78.91" sent and "124.56.78.91/32"
+			// answered (createVaultWithNetworkAcls.json, 2024-11-01)
+			"properties.networkAcls.ipRules.value": {Name: reconcilers.NormalizeCIDR},
+		},
 		NotReturned: []string{
 			// how to create the vault (default or recover), not a property of it; the trial of issue 27
 			// saw it left out of the answer, and createVault.json (2024-11-01) has it on neither side

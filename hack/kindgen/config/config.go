@@ -110,6 +110,7 @@ var Normalizers = map[string]string{
 	"apimScope":        "NormalizeAPIMScope",
 	"roleDefinitionID": "NormalizeRoleDefinitionID",
 	"intEnum":          "NormalizeIntEnum",
+	"cidr":             "NormalizeCIDR",
 }
 
 // check says what is wrong with the facts, or "".
