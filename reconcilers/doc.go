@@ -175,7 +175,7 @@
 // alone sets the conditions (conditions.go): Ready, retried (Reconciling) or
 // terminal (Stalled), so kstatus, Argo CD and Flux read it. ARM failures are
 // classified in errors.go. Reconcile turns the outcome into the conditions,
-// an event when Ready changed, a log line (log.go) and a span (observe.go).
+// an event when Ready changed, a log line (log.go) and a span (telemetry.go).
 //
 // What a reconcile changes of its object is written by a patcher (patch.go):
 // metadata and status in separate merge patches, only what changed, once at
