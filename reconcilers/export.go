@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers/armclient"
 	"github.com/aztenant/aztenant/reconcilers/expressions"
 )
 
@@ -30,7 +31,7 @@ import (
 // (secretsread.go); otherwise their Secrets are left as the last read wrote
 // them, and only the ConfigMaps are written. keep is then how long until the
 // read is due by the secret refresh period (0 when nothing is read).
-func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, id string) (keep time.Duration, _ *Outcome) {
+func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, calls armclient.Calls, id string) (keep time.Duration, _ *Outcome) {
 	hooks := r.Kind.Hooks()
 	configMaps := map[string]map[string]string{}
 	if hooks.ConfigMapValues != nil {
@@ -71,7 +72,7 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 			} else {
 				r.decide(ctx, obj, DecisionReadSecrets, "why", why)
 				secretValues, err = hooks.Secrets(ctx, func(ctx context.Context, action string) (map[string]any, error) {
-					return calls.action(ctx, id, action)
+					return calls.Action(ctx, id, action)
 				}, obj)
 				if err != nil {
 					return 0, newOutcome(ReasonExportFailed, "reading secrets from Azure: "+err.Error())
