@@ -12,7 +12,7 @@ import (
 // answer; a provider without one answers ARM's (Microsoft.Sql databases do:
 // Azure/azure-sdk-for-net#28730 quotes "The Resource 'Microsoft.Sql/servers/…/databases/…'
 // under resource group '…' was not found."). The status is 404 in every case, which is
-// what the operator and aztenant import go by (reconcilers/arm.go, internal/azimport).
+// what the operator and aztenant import go by (reconcilers/armclient, internal/azimport).
 //
 // Looked for and not found, so not added: Storage blob containers through ARM (every
 // ContainerNotFound quoted is the blob service's data plane, in XML), Service Bus queues

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
-	"github.com/aztenant/aztenant/reconcilers/guard"
+	"github.com/aztenant/aztenant/internal/armtarget"
 )
 
 // ReasonPolicyDenied is the Ready reason of an object the library denies.
@@ -93,7 +93,7 @@ func NewGuard(ctx context.Context, r client.Reader, scheme *runtime.Scheme, objs
 
 // Admit implements the reconcilers' Guard: a *DeniedError when a constraint
 // with enforcement action deny (or none) rejects obj.
-func (g *Guard) Admit(ctx context.Context, obj client.Object, _ guard.Target) error {
+func (g *Guard) Admit(ctx context.Context, obj client.Object, _ armtarget.Target) error {
 	gvk, err := apiutil.GVKForObject(obj, g.scheme)
 	if err != nil {
 		return err

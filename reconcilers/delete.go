@@ -117,7 +117,7 @@ func (r *Reconciler) stepDeletion(ctx context.Context, x *run) error {
 // resumeDeletion resumes a deletion recorded in status.resumeToken.
 func (r *Reconciler) resumeDeletion(ctx context.Context, x *run) error {
 	token := x.obj.AzureStatus().ResumeToken
-	_, unusable := x.calls.resume(token)
+	_, unusable := x.calls.Resume(token)
 	if err := r.resume(ctx, x.calls, x.obj, x.scope); err != nil {
 		return deleting(err)
 	}
@@ -154,7 +154,7 @@ func (r *Reconciler) deleteInAzure(ctx context.Context, x *run) error {
 		return r.letGo(ctx, obj, x.patch)
 	}
 	r.decide(ctx, obj, DecisionDelete, "done", false)
-	poller, err := calls.delete(ctx, id)
+	poller, err := calls.Delete(ctx, id)
 	if err != nil {
 		return r.blocked(ctx, obj, r.armFailure(err, scope))
 	}
@@ -164,7 +164,7 @@ func (r *Reconciler) deleteInAzure(ctx context.Context, x *run) error {
 		}
 	}
 	// Deletion may finish after the operation reports success: look again.
-	if actual, err := calls.get(ctx, id); accessWentWithIt(err) {
+	if actual, err := calls.Get(ctx, id); accessWentWithIt(err) {
 		// gone, and the identity's role with it
 	} else if err != nil {
 		return r.blocked(ctx, obj, r.armFailure(err, scope))

@@ -8,6 +8,13 @@
 // deletion, error classification into conditions, and exports to Secrets and
 // ConfigMaps.
 //
+// Beside it, packages of their own hold what it calls on: reconcilers/armclient
+// (the ARM calls, raw JSON by ID), reconcilers/exports (writing the Secrets
+// and ConfigMaps, and when the secret outputs are read again) and
+// reconcilers/expressions (the CEL exports); reconcilers/kinds holds the
+// adapters and reconcilers/planning answers Plans. Its telemetry (the span
+// and metrics of each ARM attempt, a reconcile's span) is telemetry.go.
+//
 // # Kind
 //
 // A kind plugs into the reconciler through one contract, in kind.go, and
@@ -178,7 +185,7 @@
 // alone sets the conditions (conditions.go): Ready, retried (Reconciling) or
 // terminal (Stalled), so kstatus, Argo CD and Flux read it. ARM failures are
 // classified in errors.go. Reconcile turns the outcome into the conditions,
-// an event when Ready changed, a log line (log.go) and a span (observe.go).
+// an event when Ready changed, a log line (log.go) and a span (telemetry.go).
 //
 // What a reconcile changes of its object is written by a patcher (patch.go):
 // metadata and status in separate merge patches, only what changed, once at

@@ -4,21 +4,31 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"sort"
-	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/validation"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers/armclient"
+	"github.com/aztenant/aztenant/reconcilers/exports"
 	"github.com/aztenant/aztenant/reconcilers/expressions"
+)
+
+// This file is the export step: which values go to which Secret and
+// ConfigMap (the kind's hooks, the CEL expressions), the read of the secret
+// outputs when package exports says it is due, and the outcome; package
+// exports writes them.
+
+// Annotations of the secret outputs' reads and of the Secrets exported to
+// (package exports says what each means), named here too for the kinds and
+// the users of this package.
+const (
+	AnnotationRefreshSecrets      = exports.AnnotationRefreshSecrets
+	AnnotationSecretRefreshPeriod = exports.AnnotationSecretRefreshPeriod
+	AnnotationExportedKeys        = exports.AnnotationExportedKeys
+	AnnotationExportedDigest      = exports.AnnotationExportedDigest
 )
 
 // export writes the kind's outputs, and the results of the user's CEL
@@ -27,17 +37,17 @@ import (
 // is written unless every value could be computed.
 //
 // The secret outputs are read from Azure (a POST) only when they are due
-// (secretsread.go); otherwise their Secrets are left as the last read wrote
+// (package exports); otherwise their Secrets are left as the last read wrote
 // them, and only the ConfigMaps are written. keep is then how long until the
 // read is due by the secret refresh period (0 when nothing is read).
-func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, id string) (keep time.Duration, _ *Outcome) {
+func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, calls armclient.Calls, id string) (keep time.Duration, _ *Outcome) {
 	hooks := r.Kind.Hooks()
 	configMaps := map[string]map[string]string{}
 	if hooks.ConfigMapValues != nil {
 		values := hooks.ConfigMapValues(obj)
 		for out, d := range hooks.ConfigMapDestinations(obj) {
 			if d != nil {
-				put(configMaps, d.Name, d.Key, values[out])
+				exports.Put(configMaps, d.Name, d.Key, values[out])
 			}
 		}
 	}
@@ -51,13 +61,13 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 		if exprs != nil {
 			secretExprs = exprs.SecretExpressions
 		}
-		if hasAny(dests) || len(secretExprs) > 0 {
-			period, err := r.secretRefreshPeriod(obj)
+		if exports.HasAny(dests) || len(secretExprs) > 0 {
+			period, err := exports.RefreshPeriod(obj, r.SecretRefreshPeriod)
 			if err != nil {
 				return 0, newOutcome(ReasonInvalidSpec, err.Error())
 			}
-			hash := exportsHash(dests, secretExprs)
-			why, left, err := r.secretsDue(ctx, obj, hash, secretNames(dests, secretExprs), period)
+			hash := exports.Hash(dests, secretExprs)
+			why, left, err := exports.Due(ctx, r.Client, obj, hash, exports.SecretNames(dests, secretExprs), period)
 			if err != nil {
 				return 0, newOutcome(ReasonExportFailed, "checking the exported Secrets: "+err.Error())
 			}
@@ -71,7 +81,7 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 			} else {
 				r.decide(ctx, obj, DecisionReadSecrets, "why", why)
 				secretValues, err = hooks.Secrets(ctx, func(ctx context.Context, action string) (map[string]any, error) {
-					return calls.action(ctx, id, action)
+					return calls.Action(ctx, id, action)
 				}, obj)
 				if err != nil {
 					return 0, newOutcome(ReasonExportFailed, "reading secrets from Azure: "+err.Error())
@@ -85,7 +95,7 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 		}
 		for out, d := range dests {
 			if d != nil {
-				put(secrets, d.Name, d.Key, secretValues[out])
+				exports.Put(secrets, d.Name, d.Key, secretValues[out])
 			}
 		}
 	}
@@ -133,48 +143,25 @@ func (r *Reconciler) evaluate(ctx context.Context, obj azurev1alpha1.Resource, e
 				if _, taken := m.into[name][k]; taken {
 					return newOutcome(ReasonExpressionFailed, fmt.Sprintf("an expression writes key %q of %s %q, which operatorSpec already exports", k, m.kind, name))
 				}
-				put(m.into, name, k, v)
+				exports.Put(m.into, name, k, v)
 			}
 		}
 	}
 	return nil
 }
 
-func put(m map[string]map[string]string, name, key, value string) {
-	if m[name] == nil {
-		m[name] = map[string]string{}
-	}
-	m[name][key] = value
-}
-
-func hasAny(m map[string]*azurev1alpha1.SecretDestination) bool {
-	for _, d := range m {
-		if d != nil {
-			return true
-		}
-	}
-	return false
-}
-
 func (r *Reconciler) writeAll(ctx context.Context, obj azurev1alpha1.Resource, byName map[string]map[string]string, secret bool) *Outcome {
-	names := make([]string, 0, len(byName))
-	for n := range byName {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if err := r.writeOne(ctx, obj, n, byName[n], secret); err != nil {
-			reason := ReasonExportFailed
-			var invalid *invalidNameError
-			switch {
-			case errors.As(err, new(*conflictError)):
-				reason = ReasonExportConflict
-			case errors.As(err, &invalid) || apierrors.IsInvalid(err):
-				// The API server will never take it: the spec must change.
-				reason = ReasonInvalidSpec
-			}
-			return newOutcome(reason, err.Error())
+	if err := exports.WriteAll(ctx, r.Client, obj, byName, secret); err != nil {
+		reason := ReasonExportFailed
+		var invalid *exports.InvalidNameError
+		switch {
+		case errors.As(err, new(*exports.ConflictError)):
+			reason = ReasonExportConflict
+		case errors.As(err, &invalid) || apierrors.IsInvalid(err):
+			// The API server will never take it: the spec must change.
+			reason = ReasonInvalidSpec
 		}
+		return newOutcome(reason, err.Error())
 	}
 	return nil
 }
@@ -187,89 +174,4 @@ func exportRetry(o *Outcome, period time.Duration) *Outcome {
 		return o.after(jitter(period))
 	}
 	return o
-}
-
-type invalidNameError struct {
-	kind, name string
-	problems   []string
-}
-
-func (e *invalidNameError) Error() string {
-	return fmt.Sprintf("%s name %q is not a valid name in this namespace (%s): choose another in spec.operatorSpec", e.kind, e.name, strings.Join(e.problems, "; "))
-}
-
-type conflictError struct{ kind, name string }
-
-func (e *conflictError) Error() string {
-	return fmt.Sprintf("%s %q exists and is not owned by this resource: it was not overwritten; delete it or choose another name", e.kind, e.name)
-}
-
-// writeOne creates or updates one Secret or ConfigMap owned by obj, writing
-// only when its data differs. An object it does not own is never touched.
-func (r *Reconciler) writeOne(ctx context.Context, obj azurev1alpha1.Resource, name string, data map[string]string, secret bool) error {
-	var target client.Object
-	kind := "ConfigMap"
-	if secret {
-		target, kind = &corev1.Secret{}, "Secret"
-	} else {
-		target = &corev1.ConfigMap{}
-	}
-	if problems := validation.IsDNS1123Subdomain(name); len(problems) > 0 {
-		// Such as "other-namespace/name": never sent to the API server.
-		return &invalidNameError{kind: kind, name: name, problems: problems}
-	}
-	key := client.ObjectKey{Namespace: obj.GetNamespace(), Name: name}
-	err := r.Client.Get(ctx, key, target)
-	switch {
-	case apierrors.IsNotFound(err):
-		target.SetNamespace(key.Namespace)
-		target.SetName(key.Name)
-		setData(target, data)
-		if s, ok := target.(*corev1.Secret); ok {
-			markExported(s, data)
-		}
-		if err := controllerutil.SetControllerReference(obj, target, r.Client.Scheme()); err != nil {
-			return err
-		}
-		return r.Client.Create(ctx, target)
-	case err != nil:
-		return err
-	}
-	if !metav1.IsControlledBy(target, obj) {
-		return &conflictError{kind: kind, name: name}
-	}
-	changed := setData(target, data)
-	if s, ok := target.(*corev1.Secret); ok && markExported(s, data) {
-		changed = true
-	}
-	if !changed {
-		return nil
-	}
-	return r.Client.Update(ctx, target)
-}
-
-// setData merges data into the object, reporting whether anything changed.
-func setData(o client.Object, data map[string]string) bool {
-	switch t := o.(type) {
-	case *corev1.Secret:
-		if t.Data == nil {
-			t.Data = map[string][]byte{}
-		}
-		changed := false
-		for k, v := range data {
-			if string(t.Data[k]) != v {
-				t.Data[k] = []byte(v)
-				changed = true
-			}
-		}
-		return changed
-	case *corev1.ConfigMap:
-		if t.Data == nil {
-			t.Data = map[string]string{}
-		}
-		before := maps.Clone(t.Data)
-		maps.Copy(t.Data, data)
-		return !maps.Equal(before, t.Data)
-	}
-	return false
 }

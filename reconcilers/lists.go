@@ -18,6 +18,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/reconcilers/armclient"
 )
 
 // Drift checks by list. A Ready object is compared with Azure once per sync
@@ -178,7 +179,7 @@ func steady(obj azurev1alpha1.Resource, id string) bool {
 // false when it is to be read by GET (not steady, looked at early with no
 // listing kept, a type without a list, a failed list). A nil body with ok
 // true is "not in the listing": the caller reads it by GET too.
-func (r *Reconciler) fromList(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, scope identity.Scope, id string, period time.Duration) (map[string]any, listed, bool) {
+func (r *Reconciler) fromList(ctx context.Context, obj azurev1alpha1.Resource, calls armclient.Calls, scope identity.Scope, id string, period time.Duration) (map[string]any, listed, bool) {
 	if r.GetDriftChecks || !steady(obj, id) {
 		return nil, listed{}, false
 	}
@@ -267,9 +268,9 @@ func (r *Reconciler) fromList(ctx context.Context, obj azurev1alpha1.Resource, c
 
 // list fetches a collection's listing, keeps its members' items and wakes
 // the other members.
-func (r *Reconciler) list(ctx context.Context, calls armCalls, c *collection, coll string, self types.NamespacedName) error {
+func (r *Reconciler) list(ctx context.Context, calls armclient.Calls, c *collection, coll string, self types.NamespacedName) error {
 	at := time.Now()
-	items, err := calls.list(ctx, coll)
+	items, err := calls.List(ctx, coll)
 	if err != nil {
 		return err
 	}

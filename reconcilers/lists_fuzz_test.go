@@ -20,6 +20,7 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/reconcilers/armclient"
 )
 
 // listFuzzKind serves ResourceGroup objects (any type would do: a listing
@@ -110,7 +111,7 @@ func FuzzListedAnswer(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	calls := armCalls{client: cl, apiVersion: "v"}
+	calls := armclient.New(cl, "v")
 	steadyObject := func() *resourcesv1alpha1.ResourceGroup {
 		obj := &resourcesv1alpha1.ResourceGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "v"}}
 		obj.Status.ID = listFuzzID

@@ -31,7 +31,7 @@ const (
 	DecisionDelete = "delete"
 	DecisionDetach = "detach"
 	// DecisionReadSecrets is a read of the secret outputs from Azure (an ARM
-	// action, a POST), with why it was due (secretsread.go).
+	// action, a POST), with why it was due (package exports).
 	DecisionReadSecrets = "read-secrets"
 )
 

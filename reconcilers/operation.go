@@ -9,6 +9,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/reconcilers/armclient"
 )
 
 // This file follows ARM's long-running operations (a PUT's, a DELETE's)
@@ -51,8 +52,8 @@ func (r *Reconciler) poll(ctx context.Context, p *runtime.Poller[json.RawMessage
 
 // resume continues the operation whose token is in status: nil once it is
 // done (or the token is unusable, and the reconcile goes on with a GET).
-func (r *Reconciler) resume(ctx context.Context, calls armCalls, obj azurev1alpha1.Resource, scope identity.Scope) error {
-	p, err := calls.resume(obj.AzureStatus().ResumeToken)
+func (r *Reconciler) resume(ctx context.Context, calls armclient.Calls, obj azurev1alpha1.Resource, scope identity.Scope) error {
+	p, err := calls.Resume(obj.AzureStatus().ResumeToken)
 	if err != nil {
 		obj.AzureStatus().ResumeToken = "" // unusable: fall back to GET and compare
 		return nil

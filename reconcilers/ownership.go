@@ -12,14 +12,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
-	"github.com/aztenant/aztenant/reconcilers/marker"
+	"github.com/aztenant/aztenant/internal/ownermarker"
 )
 
 // Tags aztenant reads and writes on Azure resources of kinds with tags.
 const (
 	// TagOwner marks the aztenant object that created or adopted a resource
-	// (marker.Owner).
-	TagOwner = marker.TagOwner
+	// (ownermarker.Owner).
+	TagOwner = ownermarker.TagOwner
 	// TagOnboardedBy names the Tenant whose onboarding created a resource
 	// (the tag tenancy/onboarding writes): it belongs to the platform, and no
 	// tenant object adopts, writes or deletes it. tagOnboardedByLegacy, the
@@ -27,8 +27,8 @@ const (
 	TagOnboardedBy       = "aztenant.io-onboarded-by"
 	tagOnboardedByLegacy = "aztenant.io/onboarded-by"
 	// TagCreatedFor: onboarding created the resource for the object whose
-	// marker it holds (marker.TagCreatedFor).
-	TagCreatedFor = marker.TagCreatedFor
+	// marker it holds (ownermarker.TagCreatedFor).
+	TagCreatedFor = ownermarker.TagCreatedFor
 )
 
 // EventCreatedByOnboarding: the object's resource was created for it by the
@@ -40,9 +40,9 @@ const EventCreatedByOnboarding = "CreatedByOnboarding"
 // may adopt it, and deleting the object leaves it in Azure.
 const AnnotationRelease = "aztenant.io/release"
 
-// OwnerMarker is the value of TagOwner for an object (marker.Owner).
+// OwnerMarker is the value of TagOwner for an object (ownermarker.Owner).
 func OwnerMarker(clusterID, namespace string, gk schema.GroupKind, name string) string {
-	return marker.Owner(clusterID, namespace, gk, name)
+	return ownermarker.Owner(clusterID, namespace, gk, name)
 }
 
 func (r *Reconciler) marker(obj azurev1alpha1.Resource) string {

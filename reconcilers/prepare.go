@@ -16,6 +16,7 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/reconcilers/armclient"
 	"github.com/aztenant/aztenant/tenancy"
 )
 
@@ -30,7 +31,7 @@ func (r *Reconciler) stepCredential(ctx context.Context, x *run) error {
 	if err != nil {
 		return err
 	}
-	x.calls = armCalls{client: cl, apiVersion: r.Kind.Facts().APIVersion}
+	x.calls = armclient.New(cl, r.Kind.Facts().APIVersion)
 	return nil
 }
 

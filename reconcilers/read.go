@@ -25,7 +25,7 @@ func (r *Reconciler) stepRead(ctx context.Context, x *run) error {
 			}
 		}
 		at := time.Now()
-		actual, err := x.calls.get(ctx, x.id)
+		actual, err := x.calls.Get(ctx, x.id)
 		if err != nil {
 			return r.armFailure(err, x.scope)
 		}
@@ -35,7 +35,7 @@ func (r *Reconciler) stepRead(ctx context.Context, x *run) error {
 		if x.parentCreating {
 			return nil
 		}
-		actual, err := x.calls.get(ctx, x.id)
+		actual, err := x.calls.Get(ctx, x.id)
 		if err != nil {
 			o := r.armFailure(err, x.scope)
 			r.hintNewGroup(x.obj, o) // as a reconcile says it
@@ -43,7 +43,7 @@ func (r *Reconciler) stepRead(ctx context.Context, x *run) error {
 		}
 		x.actual = actual
 	case modeDelete:
-		actual, err := x.calls.get(ctx, x.id)
+		actual, err := x.calls.Get(ctx, x.id)
 		if x.resumedDone && accessWentWithIt(err) {
 			actual, err = nil, nil
 		}
@@ -52,7 +52,7 @@ func (r *Reconciler) stepRead(ctx context.Context, x *run) error {
 		}
 		x.actual = actual
 	default:
-		actual, err := x.calls.get(ctx, x.id)
+		actual, err := x.calls.Get(ctx, x.id)
 		if err != nil {
 			return r.armFailure(err, x.scope)
 		}

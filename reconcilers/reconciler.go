@@ -57,7 +57,7 @@ type Reconciler struct {
 	// correct drift; a tenth of it is added at random so resyncs spread out.
 	SyncPeriod time.Duration
 	// SecretRefreshPeriod is how long secret outputs read from Azure (keys,
-	// with a POST) are trusted before they are read again (secretsread.go);
+	// with a POST) are trusted before they are read again (package exports);
 	// 24h when zero.
 	SecretRefreshPeriod time.Duration
 	DefaultPolicy       Policy

@@ -5,6 +5,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/reconcilers/armclient"
 )
 
 // A mode is what a run of the pipeline is for: it chooses which steps run
@@ -37,7 +38,7 @@ type run struct {
 	policy Policy
 	period time.Duration
 
-	calls    armCalls // with the namespace's credential
+	calls    armclient.Calls // with the namespace's credential
 	scope    identity.Scope
 	parentID string
 	id       string // the ARM ID

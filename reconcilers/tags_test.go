@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aztenant/aztenant/reconcilers/marker"
+	"github.com/aztenant/aztenant/internal/ownermarker"
 )
 
 // A spec's tags never carry the operator's: the owner marker in any casing
@@ -39,11 +39,11 @@ func TestOwnerTagsAnyCasing(t *testing.T) {
 	if err != nil || !strings.Contains(who, `onboarding of Tenant "team-b"`) {
 		t.Errorf("ownerOf = %q, %v; want the platform's", who, err)
 	}
-	if v, ok := marker.Tag(map[string]*string{"AZTENANT.IO-OWNER": ptrTo("m")}, marker.TagOwner); !ok || *v != "m" {
-		t.Error("marker.Tag does not find the owner marker in capitals")
+	if v, ok := ownermarker.Tag(map[string]*string{"AZTENANT.IO-OWNER": ptrTo("m")}, ownermarker.TagOwner); !ok || *v != "m" {
+		t.Error("ownermarker.Tag does not find the owner marker in capitals")
 	}
-	if _, ok := marker.Tag(map[string]string{"aztenant.io-owners": "m"}, marker.TagOwner); ok {
-		t.Error("marker.Tag found another tag")
+	if _, ok := ownermarker.Tag(map[string]string{"aztenant.io-owners": "m"}, ownermarker.TagOwner); ok {
+		t.Error("ownermarker.Tag found another tag")
 	}
 }
 

@@ -6,17 +6,18 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/reconcilers/armclient"
 )
 
 // verify asks the kind's Hooks.Verify (kind.go says what its errors mean);
 // an *Outcome stops the reconcile.
-func (r *Reconciler) verify(ctx context.Context, calls armCalls, obj azurev1alpha1.Resource, id string, scope identity.Scope) error {
+func (r *Reconciler) verify(ctx context.Context, calls armclient.Calls, obj azurev1alpha1.Resource, id string, scope identity.Scope) error {
 	verify := r.Kind.Hooks().Verify
 	if verify == nil {
 		return nil
 	}
 	get := func(ctx context.Context, id, apiVersion string) (map[string]any, error) {
-		return armCalls{client: calls.client, apiVersion: apiVersion}.get(ctx, id)
+		return calls.WithAPIVersion(apiVersion).Get(ctx, id)
 	}
 	err := verify(ctx, get, obj, id)
 	if err == nil {

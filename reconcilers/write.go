@@ -9,6 +9,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/reconcilers/armclient"
 )
 
 // This file is the last step of the pipeline, and modeManage's: a write when
@@ -39,7 +40,7 @@ func (r *Reconciler) stepAct(ctx context.Context, x *run) error {
 
 // write PUTs the desired body and polls the operation (operation.go); it
 // returns the resource as Azure has it once the operation is done.
-func (r *Reconciler) write(ctx context.Context, obj azurev1alpha1.Resource, p *patcher, calls armCalls, scope identity.Scope, c change, actual map[string]any) (map[string]any, error) {
+func (r *Reconciler) write(ctx context.Context, obj azurev1alpha1.Resource, p *patcher, calls armclient.Calls, scope identity.Scope, c change, actual map[string]any) (map[string]any, error) {
 	st := obj.AzureStatus()
 	switch {
 	case actual == nil && st.ID == "":
@@ -59,7 +60,7 @@ func (r *Reconciler) write(ctx context.Context, obj azurev1alpha1.Resource, p *p
 		r.decide(ctx, obj, DecisionCreate, "diff", c.diff)
 	}
 	// A PUT replaces every tag: keep those the spec does not manage.
-	poller, err := calls.put(ctx, c.id, carryOnPut(r.Kind, mergeTags(c.desired, actual, c.dropped), actual))
+	poller, err := calls.Put(ctx, c.id, carryOnPut(r.Kind, mergeTags(c.desired, actual, c.dropped), actual))
 	if err != nil {
 		return nil, r.armFailure(err, scope)
 	}
@@ -72,7 +73,7 @@ func (r *Reconciler) write(ctx context.Context, obj azurev1alpha1.Resource, p *p
 	if err != nil || body != nil {
 		return body, err
 	}
-	if body, err = calls.get(ctx, c.id); err != nil {
+	if body, err = calls.Get(ctx, c.id); err != nil {
 		return nil, r.armFailure(err, scope)
 	}
 	return body, nil
@@ -82,7 +83,7 @@ func (r *Reconciler) write(ctx context.Context, obj azurev1alpha1.Resource, p *p
 // operation still running there, and writes the exports (export.go): then
 // the resource is Ready, and compared with Azure again after the sync
 // period.
-func (r *Reconciler) settle(ctx context.Context, obj azurev1alpha1.Resource, calls armCalls, c change, actual map[string]any, period time.Duration) error {
+func (r *Reconciler) settle(ctx context.Context, obj azurev1alpha1.Resource, calls armclient.Calls, c change, actual map[string]any, period time.Duration) error {
 	st := obj.AzureStatus()
 	st.ID = c.id
 	st.WriteOnlyHash = c.woHash // unchanged, or "" once the spec has no write-only value

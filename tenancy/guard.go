@@ -6,11 +6,11 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/aztenant/aztenant/reconcilers/guard"
+	"github.com/aztenant/aztenant/internal/armtarget"
 )
 
 // Target is what a reconciler is about to touch in Azure.
-type Target = guard.Target
+type Target = armtarget.Target
 
 // Guard checks a request against the Tenant of the object's namespace before
 // any ARM call. Safe for concurrent use.

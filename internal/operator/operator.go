@@ -148,7 +148,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	}
 	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: mgr.GetClient()}, cfg.TokenExpiry)
 	limits := armlimit.New(armlimit.DefaultOptions())
-	armPolicies := []azpolicy.Policy{reconcilers.ARMPolicy()}
+	armPolicies := []azpolicy.Policy{reconcilers.ARMTelemetryPolicy()}
 	if cfg.Replica != "" {
 		armPolicies = append(armPolicies, replicaAgent("aztenant-replica/"+cfg.Replica))
 	}
@@ -189,7 +189,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	// Onboarding's ARM calls keep the tracing and metrics policy but not the
 	// per-identity budget: they are few, and must not wait behind a tenant's.
 	onboardOpts := azOpts
-	onboardOpts.PerRetryPolicies = append(append([]azpolicy.Policy(nil), azOpts.PerRetryPolicies...), reconcilers.ARMPolicy())
+	onboardOpts.PerRetryPolicies = append(append([]azpolicy.Policy(nil), azOpts.PerRetryPolicies...), reconcilers.ARMTelemetryPolicy())
 	clusterID, err := ClusterID(ctx, mgr.GetAPIReader(), cfg)
 	if err != nil {
 		return nil, err

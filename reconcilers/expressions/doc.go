@@ -20,5 +20,6 @@
 //     expressions may write the same key of the same Secret or ConfigMap.
 //
 // It does not write anything: Apply returns destination name -> key -> value
-// and the reconciler writes the objects (see reconcilers/export.go).
+// and the reconciler has the objects written (reconcilers/export.go, by
+// package reconcilers/exports).
 package expressions

@@ -11,7 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/msi/armmsi"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
 
-	"github.com/aztenant/aztenant/reconcilers/marker"
+	"github.com/aztenant/aztenant/internal/ownermarker"
 )
 
 // azure is the platform identity's view of one subscription.
@@ -205,7 +205,7 @@ func (a *azure) deleteIdentity(ctx context.Context, rg, name string) error {
 
 func tagged(tags map[string]*string, tenant string) bool {
 	for _, k := range []string{TagOnboardedBy, LegacyTagOnboardedBy} {
-		if v, ok := marker.Tag(tags, k); ok && v != nil && *v == tenant {
+		if v, ok := ownermarker.Tag(tags, k); ok && v != nil && *v == tenant {
 			return true
 		}
 	}

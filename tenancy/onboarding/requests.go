@@ -16,7 +16,7 @@ import (
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/reconcilers/marker"
+	"github.com/aztenant/aztenant/internal/ownermarker"
 	"github.com/aztenant/aztenant/tenancy"
 )
 
@@ -36,7 +36,7 @@ const ReasonRequestRefused = "ResourceGroupRequestRefused"
 // for each ResourceGroup object of an onboarded namespace that names a group
 // the Tenant's resourceGroups allow, in one of its locations, served by the
 // namespace's default Identity, it creates the group when missing (tagged
-// with the object's owner marker, marker.TagCreatedFor and
+// with the object's owner marker, ownermarker.TagCreatedFor and
 // TagRequestedBy) and grants the namespace's managed identity onboarding's
 // roles on it. The object's reconciler then finds the group marked for it and
 // manages it as its own (no adopt); deleting the object deletes the group with
@@ -99,7 +99,7 @@ func (s *pass) requestedGroups(ctx context.Context, a *azure, ns string, mi *man
 			}
 			continue
 		}
-		mark := marker.Owner(s.r.ClusterID, ns, resourcesv1alpha1.ResourceGroupGroupKind, obj.Name)
+		mark := ownermarker.Owner(s.r.ClusterID, ns, resourcesv1alpha1.ResourceGroupGroupKind, obj.Name)
 		id, created, err := a.ensureRequestedGroup(s.begin(ctx, ns, tenancyv1alpha1.StepRequestedResourceGroups), name, azurev1alpha1.NormalizeLocation(string(obj.Spec.Location)), mark, ns+"/"+obj.Name)
 		if err != nil {
 			refuse(obj, name, err.Error())
@@ -153,8 +153,8 @@ func (a *azure) ensureRequestedGroup(ctx context.Context, name, location, mark, 
 	got, err := a.groups.Get(ctx, name, nil)
 	switch {
 	case err == nil:
-		for _, k := range []string{marker.TagCreatedFor, marker.TagOwner} {
-			if v, _ := marker.Tag(got.Tags, k); v != nil && *v == mark {
+		for _, k := range []string{ownermarker.TagCreatedFor, ownermarker.TagOwner} {
+			if v, _ := ownermarker.Tag(got.Tags, k); v != nil && *v == mark {
 				return *got.ID, false, nil
 			}
 		}
@@ -166,7 +166,7 @@ func (a *azure) ensureRequestedGroup(ctx context.Context, name, location, mark, 
 	put, err := a.groups.CreateOrUpdate(ctx, name, armresources.ResourceGroup{
 		Location: to.Ptr(location),
 		Tags: map[string]*string{
-			marker.TagOwner: to.Ptr(mark), marker.TagCreatedFor: to.Ptr(mark), TagRequestedBy: to.Ptr(requestedBy),
+			ownermarker.TagOwner: to.Ptr(mark), ownermarker.TagCreatedFor: to.Ptr(mark), TagRequestedBy: to.Ptr(requestedBy),
 		},
 	}, nil)
 	if err != nil {

@@ -1,4 +1,4 @@
-package reconcilers
+package armclient
 
 import (
 	"context"
@@ -14,16 +14,27 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 )
 
-// armCalls performs generic by-ID calls through an identity's ARM pipeline
+// Calls performs generic by-ID calls through an identity's ARM pipeline
 // (retries honouring Retry-After, bearer tokens) with raw JSON bodies, so no
 // property unknown to an SDK model is lost.
-type armCalls struct {
+type Calls struct {
 	client     *arm.Client
 	apiVersion string
 }
 
-// get returns the resource body, or nil when it does not exist.
-func (a armCalls) get(ctx context.Context, id string) (map[string]any, error) {
+// New returns the calls made through client with apiVersion, the kind's.
+func New(client *arm.Client, apiVersion string) Calls {
+	return Calls{client: client, apiVersion: apiVersion}
+}
+
+// WithAPIVersion returns the same client's calls with another api-version
+// (a kind's Hooks.Verify reads resources of other types).
+func (a Calls) WithAPIVersion(apiVersion string) Calls {
+	return Calls{client: a.client, apiVersion: apiVersion}
+}
+
+// Get returns the resource body, or nil when it does not exist.
+func (a Calls) Get(ctx context.Context, id string) (map[string]any, error) {
 	resp, err := a.do(ctx, http.MethodGet, id, nil)
 	if err != nil {
 		var re *azcore.ResponseError
@@ -35,8 +46,8 @@ func (a armCalls) get(ctx context.Context, id string) (map[string]any, error) {
 	return decodeBody(resp)
 }
 
-// put starts a create-or-update; the poller is done at once for synchronous types.
-func (a armCalls) put(ctx context.Context, id string, body map[string]any) (*runtime.Poller[json.RawMessage], error) {
+// Put starts a create-or-update; the poller is done at once for synchronous types.
+func (a Calls) Put(ctx context.Context, id string, body map[string]any) (*runtime.Poller[json.RawMessage], error) {
 	resp, err := a.do(ctx, http.MethodPut, id, body, http.StatusOK, http.StatusCreated, http.StatusAccepted)
 	if err != nil {
 		return nil, err
@@ -44,8 +55,8 @@ func (a armCalls) put(ctx context.Context, id string, body map[string]any) (*run
 	return runtime.NewPoller[json.RawMessage](resp, a.client.Pipeline(), nil)
 }
 
-// delete starts a deletion; a resource already gone is success.
-func (a armCalls) delete(ctx context.Context, id string) (*runtime.Poller[json.RawMessage], error) {
+// Delete starts a deletion; a resource already gone is success.
+func (a Calls) Delete(ctx context.Context, id string) (*runtime.Poller[json.RawMessage], error) {
 	resp, err := a.do(ctx, http.MethodDelete, id, nil, http.StatusOK, http.StatusAccepted, http.StatusNoContent, http.StatusNotFound)
 	if err != nil {
 		return nil, err
@@ -56,11 +67,11 @@ func (a armCalls) delete(ctx context.Context, id string) (*runtime.Poller[json.R
 	return runtime.NewPoller[json.RawMessage](resp, a.client.Pipeline(), nil)
 }
 
-// resume continues a long-running operation from its resume token. The token
+// Resume continues a long-running operation from its resume token. The token
 // lives in status, which a user with status access could write: a token
 // pointing anywhere but the ARM endpoint would send the namespace's bearer
 // token there, so such a token is refused (and the caller falls back to GET).
-func (a armCalls) resume(token string) (*runtime.Poller[json.RawMessage], error) {
+func (a Calls) Resume(token string) (*runtime.Poller[json.RawMessage], error) {
 	if err := tokenStaysOn(token, a.client.Endpoint()); err != nil {
 		return nil, err
 	}
@@ -117,8 +128,8 @@ func tokenStaysOn(token, endpoint string) error {
 	return walk(v)
 }
 
-// action POSTs to id/action (listKeys and the like).
-func (a armCalls) action(ctx context.Context, id, action string) (map[string]any, error) {
+// Action POSTs to id/action (listKeys and the like).
+func (a Calls) Action(ctx context.Context, id, action string) (map[string]any, error) {
 	resp, err := a.do(ctx, http.MethodPost, id+"/"+action, nil)
 	if err != nil {
 		return nil, err
@@ -129,10 +140,10 @@ func (a armCalls) action(ctx context.Context, id, action string) (map[string]any
 // errForeignNextLink: a list page whose nextLink leaves the ARM endpoint.
 var errForeignNextLink = errors.New("list nextLink names a URL outside the ARM endpoint")
 
-// list returns every item of a collection (an ID without its last name), as
+// List returns every item of a collection (an ID without its last name), as
 // raw JSON, following nextLink: the pages stay on the ARM endpoint, or the
 // bearer token would go wherever a response pointed.
-func (a armCalls) list(ctx context.Context, collection string) ([]json.RawMessage, error) {
+func (a Calls) List(ctx context.Context, collection string) ([]json.RawMessage, error) {
 	ep, err := url.Parse(a.client.Endpoint())
 	if err != nil {
 		return nil, err
@@ -171,7 +182,7 @@ const maxListPages = 1000
 
 // next gets a nextLink as ARM gave it (it carries its own api-version and
 // skip token).
-func (a armCalls) next(ctx context.Context, link string) (*http.Response, error) {
+func (a Calls) next(ctx context.Context, link string) (*http.Response, error) {
 	req, err := runtime.NewRequest(ctx, http.MethodGet, link)
 	if err != nil {
 		return nil, err
@@ -187,7 +198,7 @@ func (a armCalls) next(ctx context.Context, link string) (*http.Response, error)
 	return resp, nil
 }
 
-func (a armCalls) do(ctx context.Context, method, id string, body any, ok ...int) (*http.Response, error) {
+func (a Calls) do(ctx context.Context, method, id string, body any, ok ...int) (*http.Response, error) {
 	req, err := runtime.NewRequest(ctx, method, runtime.JoinPaths(a.client.Endpoint(), id))
 	if err != nil {
 		return nil, err

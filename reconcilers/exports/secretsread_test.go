@@ -1,4 +1,4 @@
-package reconcilers
+package exports
 
 import (
 	"testing"
@@ -42,11 +42,11 @@ func TestExportedSecretIntact(t *testing.T) {
 func TestExportsHash(t *testing.T) {
 	d := map[string]*azurev1alpha1.SecretDestination{"key1": {Name: "s", Key: "k"}, "key2": nil}
 	e := []azurev1alpha1.DestinationExpression{{Name: "s", Key: "c", Value: "secret.key1"}}
-	h := exportsHash(d, e)
-	if h != exportsHash(map[string]*azurev1alpha1.SecretDestination{"key2": nil, "key1": {Name: "s", Key: "k"}}, e) {
+	h := Hash(d, e)
+	if h != Hash(map[string]*azurev1alpha1.SecretDestination{"key2": nil, "key1": {Name: "s", Key: "k"}}, e) {
 		t.Error("the digest depends on the map's order")
 	}
-	if h == exportsHash(d, []azurev1alpha1.DestinationExpression{{Name: "s", Key: "c", Value: "secret.key2"}}) {
+	if h == Hash(d, []azurev1alpha1.DestinationExpression{{Name: "s", Key: "c", Value: "secret.key2"}}) {
 		t.Error("a changed expression has the same digest")
 	}
 }
@@ -64,7 +64,7 @@ func TestSecretRefreshPeriod(t *testing.T) {
 		if c.annotation != "" {
 			rg.Annotations = map[string]string{AnnotationSecretRefreshPeriod: c.annotation}
 		}
-		got, err := (&Reconciler{SecretRefreshPeriod: c.flag}).secretRefreshPeriod(rg)
+		got, err := RefreshPeriod(rg, c.flag)
 		if got != c.want || (err != nil) != (c.want == 0) {
 			t.Errorf("flag %v annotation %q: %v, %v; want %v", c.flag, c.annotation, got, err, c.want)
 		}

@@ -1,4 +1,4 @@
-package reconcilers
+package armclient
 
 import (
 	"encoding/json"
@@ -47,7 +47,7 @@ func TestProviderNotFoundCodesAreNotFound(t *testing.T) {
 		if err := json.Unmarshal([]byte(body), &m); err != nil {
 			t.Fatal(err)
 		}
-		p, err := armCalls{client: cl, apiVersion: apiVersion}.put(t.Context(), id, m)
+		p, err := New(cl, apiVersion).Put(t.Context(), id, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,11 +63,11 @@ func TestProviderNotFoundCodesAreNotFound(t *testing.T) {
 		{rg + "/providers/Microsoft.DocumentDB/databaseAccounts/acct/sqlDatabases/db/containers/gone", "2025-10-15"},
 		{rg + "/providers/Microsoft.ApiManagement/service/apim/apis/gone", "2024-05-01"},
 	} {
-		calls := armCalls{client: cl, apiVersion: c.apiVersion}
-		if body, err := calls.get(t.Context(), c.id); err != nil || body != nil {
+		calls := New(cl, c.apiVersion)
+		if body, err := calls.Get(t.Context(), c.id); err != nil || body != nil {
 			t.Errorf("GET %s: %v %v, want not found", c.id, body, err)
 		}
-		if p, err := calls.delete(t.Context(), c.id); err != nil {
+		if p, err := calls.Delete(t.Context(), c.id); err != nil {
 			t.Errorf("DELETE %s: %v", c.id, err)
 		} else if p != nil {
 			if _, err := p.PollUntilDone(t.Context(), nil); err != nil {

@@ -1,4 +1,4 @@
-package reconcilers
+package armclient
 
 import (
 	"encoding/json"

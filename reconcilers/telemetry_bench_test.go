@@ -16,19 +16,19 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 )
 
-// BenchmarkARMPolicy is the cost of ARMPolicy per ARM attempt inside a
-// reconcile, with tracing off (no provider, as without --otlp-endpoint)
-// and on (the SDK, every span ended and handed to an exporter: synchronously
-// to one that discards, and through the batch processor the operator uses),
-// side by side in one run:
+// BenchmarkARMTelemetryPolicy is the cost of ARMTelemetryPolicy per ARM
+// attempt inside a reconcile, with tracing off (no provider, as without
+// --otlp-endpoint) and on (the SDK, every span ended and handed to an
+// exporter: synchronously to one that discards, and through the batch
+// processor the operator uses), side by side in one run:
 //
-//	go test -run XXX -bench ARMPolicy -benchmem ./reconcilers/
-func BenchmarkARMPolicy(b *testing.B) {
+//	go test -run XXX -bench ARMTelemetryPolicy -benchmem ./reconcilers/
+func BenchmarkARMTelemetryPolicy(b *testing.B) {
 	sw := &switchingProvider{}
 	sw.set(noop.NewTracerProvider())
 	otel.SetTracerProvider(sw)
 	pl := runtime.NewPipeline("bench", "v0", runtime.PipelineOptions{}, &policy.ClientOptions{
-		PerRetryPolicies: []policy.Policy{ARMPolicy()}, Transport: okTransport{},
+		PerRetryPolicies: []policy.Policy{ARMTelemetryPolicy()}, Transport: okTransport{},
 		Retry: policy.RetryOptions{MaxRetries: -1}, Telemetry: policy.TelemetryOptions{Disabled: true},
 	})
 	for _, tc := range []struct {

@@ -1,7 +1,4 @@
-// Package guard is what the reconcilers tell a guard about an ARM call before
-// they make it. It is a leaf so that guards that do not read it (the policy
-// guard) need not import the tenancy guard that does.
-package guard
+package armtarget
 
 import "k8s.io/apimachinery/pkg/runtime/schema"
 

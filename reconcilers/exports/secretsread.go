@@ -1,4 +1,4 @@
-package reconcilers
+package exports
 
 import (
 	"context"
@@ -43,8 +43,9 @@ const (
 	AnnotationExportedDigest = "aztenant.io/exported-digest"
 )
 
-// secretRefreshPeriod is the per-object annotation or the operator's period.
-func (r *Reconciler) secretRefreshPeriod(obj azurev1alpha1.Resource) (time.Duration, error) {
+// RefreshPeriod is the per-object annotation or the operator's period
+// (operatorPeriod, 24h when 0).
+func RefreshPeriod(obj azurev1alpha1.Resource, operatorPeriod time.Duration) (time.Duration, error) {
 	if v, ok := obj.GetAnnotations()[AnnotationSecretRefreshPeriod]; ok {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < time.Second {
@@ -52,15 +53,15 @@ func (r *Reconciler) secretRefreshPeriod(obj azurev1alpha1.Resource) (time.Durat
 		}
 		return d, nil
 	}
-	if r.SecretRefreshPeriod == 0 {
+	if operatorPeriod == 0 {
 		return 24 * time.Hour, nil
 	}
-	return r.SecretRefreshPeriod, nil
+	return operatorPeriod, nil
 }
 
-// exportsHash digests what the spec exports to Secrets (destinations and
-// secret expressions; no value).
-func exportsHash(dests map[string]*azurev1alpha1.SecretDestination, exprs []azurev1alpha1.DestinationExpression) string {
+// Hash digests what the spec exports to Secrets (destinations and secret
+// expressions; no value), recorded in status.secretsRead.exportsHash.
+func Hash(dests map[string]*azurev1alpha1.SecretDestination, exprs []azurev1alpha1.DestinationExpression) string {
 	b, _ := json.Marshal(struct { // maps marshal with sorted keys
 		D map[string]*azurev1alpha1.SecretDestination
 		E []azurev1alpha1.DestinationExpression
@@ -118,10 +119,11 @@ func intact(s *corev1.Secret) bool {
 	return digest == valuesDigest(keys, func(k string) ([]byte, bool) { v, ok := s.Data[k]; return v, ok })
 }
 
-// secretsDue says why the secret outputs must be read from Azure now ("" when
-// they need not), and, when not, how long until the refresh period makes
-// them due.
-func (r *Reconciler) secretsDue(ctx context.Context, obj azurev1alpha1.Resource, hash string, names []string, period time.Duration) (string, time.Duration, error) {
+// Due says why the secret outputs must be read from Azure now ("" when they
+// need not), and, when not, how long until the refresh period makes them
+// due. hash is Hash of the spec's exports, names its Secrets (SecretNames),
+// read with c.
+func Due(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource, hash string, names []string, period time.Duration) (string, time.Duration, error) {
 	last := obj.AzureStatus().SecretsRead
 	age := time.Duration(0)
 	if last != nil {
@@ -142,7 +144,7 @@ func (r *Reconciler) secretsDue(ctx context.Context, obj azurev1alpha1.Resource,
 	}
 	for _, n := range names {
 		var s corev1.Secret
-		err := r.Client.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: n}, &s)
+		err := c.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: n}, &s)
 		switch {
 		case apierrors.IsNotFound(err):
 			return "Secret " + n + " is missing", 0, nil
@@ -158,8 +160,8 @@ func (r *Reconciler) secretsDue(ctx context.Context, obj azurev1alpha1.Resource,
 	return "", period - age, nil
 }
 
-// secretNames are the Secrets the spec exports to, sorted.
-func secretNames(dests map[string]*azurev1alpha1.SecretDestination, exprs []azurev1alpha1.DestinationExpression) []string {
+// SecretNames are the Secrets the spec exports to, sorted.
+func SecretNames(dests map[string]*azurev1alpha1.SecretDestination, exprs []azurev1alpha1.DestinationExpression) []string {
 	var names []string
 	for _, d := range dests {
 		if d != nil {

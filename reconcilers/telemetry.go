@@ -25,6 +25,12 @@ import (
 	"github.com/aztenant/aztenant/identity"
 )
 
+// This file is the reconcilers' telemetry: the span and metrics of every ARM
+// attempt (ARMTelemetryPolicy), the span of resolving the credential, and
+// what a reconcile's span records (its outcome, its decisions, the link from
+// the polls of a long-running operation to the reconcile that started it).
+// It is not the observe reconcile policy (observing.go) nor Kind.Observe.
+
 // tracer is the global provider's: a no-op unless the operator installs an
 // exporter, so tracing costs nothing when not configured.
 var tracer = otel.Tracer("github.com/aztenant/aztenant/reconcilers")
@@ -52,14 +58,14 @@ func withLabels(ctx context.Context, kind, namespace string) context.Context {
 	return context.WithValue(ctx, labelsKey{}, callLabels{kind, namespace})
 }
 
-// ARMPolicy records a span for every ARM attempt made within a traced
+// ARMTelemetryPolicy records a span for every ARM attempt made within a traced
 // operation (a reconcile, an onboarding step), and a metric for those a
 // reconcile makes. Install it with identity.Credentials.WithARMPolicies.
-func ARMPolicy() policy.Policy { return armPolicy{} }
+func ARMTelemetryPolicy() policy.Policy { return armTelemetryPolicy{} }
 
-type armPolicy struct{}
+type armTelemetryPolicy struct{}
 
-func (armPolicy) Do(req *policy.Request) (*http.Response, error) {
+func (armTelemetryPolicy) Do(req *policy.Request) (*http.Response, error) {
 	ctx := req.Raw().Context()
 	l, labelled := ctx.Value(labelsKey{}).(callLabels)
 	traced := trace.SpanContextFromContext(ctx).IsValid()

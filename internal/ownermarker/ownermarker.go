@@ -1,4 +1,4 @@
-package marker
+package ownermarker
 
 import (
 	"crypto/sha256"
