@@ -13,20 +13,27 @@ import (
 	"github.com/aztenant/aztenant/hack/kindgen/sdk"
 )
 
-func generate(t *testing.T) emit.Files {
+// readWave reads every kind of api/kinds.yaml and the wave of those generated.
+func readWave(t *testing.T) (all, wave []*model.Kind) {
 	t.Helper()
 	file, err := config.Load("../../../api/kinds.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := sdk.ReadAll(context.Background(), "..", file, file.Kinds)
+	all, err = sdk.ReadAll(context.Background(), "..", file, file.Kinds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	models, err := emit.Wave(all)
+	wave, err = emit.Wave(all)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return all, wave
+}
+
+func generate(t *testing.T) emit.Files {
+	t.Helper()
+	all, models := readWave(t)
 	files, err := emit.Generate(models, all, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -410,18 +417,7 @@ func TestWaveOrder(t *testing.T) {
 
 // Every kind of api/kinds.yaml not written by hand is in the wave once, after its owner.
 func TestWaveHoldsEveryGeneratedKind(t *testing.T) {
-	file, err := config.Load("../../../api/kinds.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := sdk.ReadAll(context.Background(), "..", file, file.Kinds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wave, err := emit.Wave(all)
-	if err != nil {
-		t.Fatal(err)
-	}
+	all, wave := readWave(t)
 	placed := map[string]bool{}
 	for _, m := range wave {
 		key := m.Group.Name + "/" + m.Kind
