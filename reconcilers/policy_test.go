@@ -27,7 +27,7 @@ func TestDeletionReadsThePolicyAfresh(t *testing.T) {
 	ctx := context.Background()
 	stale := fake.NewClientBuilder().WithObjects(namespace(nil)).Build()
 	current := fake.NewClientBuilder().WithObjects(namespace(map[string]string{AnnotationReconcilePolicy: "detach-on-delete"})).Build()
-	r := &Reconciler{Client: stale, APIReader: current, DefaultPolicy: PolicyManage}
+	r := &Reconciler{Client: stale, APIReader: current, Settings: Settings{DefaultPolicy: PolicyManage}}
 	rg := &resourcesv1alpha1.ResourceGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "rg"}}
 
 	if p, err := r.policyFor(ctx, rg); err != nil || p != PolicyManage {

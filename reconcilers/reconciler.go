@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"go.opentelemetry.io/otel/attribute"
@@ -53,17 +52,8 @@ type Reconciler struct {
 	// Expressions evaluates spec.operatorSpec CEL exports (shared by all kinds:
 	// each expression compiles once).
 	Expressions *expressions.Evaluator
-	// SyncPeriod is how often an unchanged resource is compared with Azure to
-	// correct drift; a tenth of it is added at random so resyncs spread out.
-	SyncPeriod time.Duration
-	// SecretRefreshPeriod is how long secret outputs read from Azure (keys,
-	// with a POST) are trusted before they are read again (package exports);
-	// 24h when zero.
-	SecretRefreshPeriod time.Duration
-	DefaultPolicy       Policy
-	// PollInterval is how soon an unfinished long-running operation is polled
-	// again when ARM gives no Retry-After.
-	PollInterval time.Duration
+	// Settings are the operator's, the same for every kind.
+	Settings
 	// APIReader, when set, reads an object from the API server when the cached
 	// copy may predate this reconciler's last write to it (see lastWrites).
 	APIReader client.Reader
@@ -71,9 +61,6 @@ type Reconciler struct {
 	// resources this reconciler creates or adopts: the kube-system
 	// namespace's UID by default.
 	ClusterID string
-	// GetDriftChecks reads every object by GET at each drift check instead of
-	// comparing a collection's objects with one listing (lists.go).
-	GetDriftChecks bool
 	// Owns, when set (--shards), says whether this replica may act on a
 	// namespace now. A request it does not own is dropped before anything
 	// is read or called: its cache should not hold such an object, but a

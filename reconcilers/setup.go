@@ -33,9 +33,9 @@ import (
 	"github.com/aztenant/aztenant/identity"
 )
 
-// Options configure the controllers of all kinds.
+// Options wire the controllers of all kinds to the rest of the operator (the
+// settings they run with are the Reconciler's Settings).
 type Options struct {
-	Workers int
 	// NewQueue, when set, replaces the default work queue (per-tenant fairness).
 	NewQueue func(controllerName string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request]
 	// AdmissionChanges, when set, subscribes to namespaces whose guard answer
@@ -110,13 +110,13 @@ func (r *Reconciler) Build(ctx context.Context, mgr ctrl.Manager, o Options) (*C
 	}); err != nil {
 		return nil, err
 	}
-	if o.Workers == 0 {
-		o.Workers = 4
+	if r.Workers == 0 {
+		r.Workers = 4
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(strings.ToLower(gvk.Kind)+"."+gvk.Group).
 		For(obj, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers, NewQueue: o.NewQueue}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Workers, NewQueue: o.NewQueue}).
 		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.identityChanged)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 			return r.allInNamespace(ctx, o.GetName(), "its labels or annotations changed")

@@ -246,8 +246,8 @@ func startOnboardingOperator(t *testing.T, env *testenv.Env, emu *emulator.Emula
 	must(t, err)
 	mctx, cancel := context.WithCancel(context.Background())
 	cloud := identity.Cloud{AuthorityHost: emu.URL() + "/", ARMEndpoint: emu.URL(), ARMAudience: "https://management.core.windows.net/", CABundle: emu.CAPEM()}
-	if _, err := operator.Setup(mctx, mgr, operator.Config{Cloud: cloud, Served: served, SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond,
-		Workers: 2, PlatformIdentity: platform}); err != nil {
+	if _, err := operator.Setup(mctx, mgr, operator.Config{Cloud: cloud, Served: served,
+		Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 2}, PlatformIdentity: platform}); err != nil {
 		cancel()
 		t.Fatal(err)
 	}

@@ -89,8 +89,8 @@ func TestTracesTellTheStory(t *testing.T) {
 	must(t, c.Create(ctx, &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: "platform", Namespace: ops},
 		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: "platform", ClientID: platformClientID, TenantID: stacktest.TenantID, SubscriptionID: sub}}))
 	cloud := identity.Cloud{AuthorityHost: emu.URL() + "/", ARMEndpoint: emu.URL(), ARMAudience: "https://management.core.windows.net/", CABundle: emu.CAPEM()}
-	_, stop := stacktest.StartOperator(t, env, operator.Config{Cloud: cloud, Served: tenancy.ServeTenants(), SyncPeriod: time.Hour,
-		PollInterval: 100 * time.Millisecond, Workers: 2, PlatformIdentity: types.NamespacedName{Namespace: ops, Name: "platform"}}, logr.Logger{})
+	_, stop := stacktest.StartOperator(t, env, operator.Config{Cloud: cloud, Served: tenancy.ServeTenants(),
+		Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 2}, PlatformIdentity: types.NamespacedName{Namespace: ops, Name: "platform"}}, logr.Logger{})
 	t.Cleanup(stop)
 	t.Cleanup(func() { dropFinalizers(env, tenantName) })
 

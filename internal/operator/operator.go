@@ -40,18 +40,9 @@ type Config struct {
 	TokenExpiry    time.Duration
 	IdentityResync time.Duration
 	Served         tenancy.ServeMode
-	SyncPeriod     time.Duration
-	// SecretRefreshPeriod is how often secret outputs are read from Azure
-	// again (a POST) with nothing else asking for it (default 24h).
-	SecretRefreshPeriod time.Duration
-	// GetDriftChecks reads each resource by GET at its drift check instead of
-	// listing its collection (--drift-checks=get).
-	GetDriftChecks bool
-	DefaultPolicy  reconcilers.Policy
-	// Workers per kind controller.
-	Workers int
-	// PollInterval for unfinished long-running operations (default 2s).
-	PollInterval time.Duration
+	// Settings are the reconciles' (sync period, drift checks, default
+	// reconcile policy, polling, workers), passed to every kind's Reconciler.
+	reconcilers.Settings
 	// PolicyConstraints, when set, are Gatekeeper constraints (and extra
 	// ConstraintTemplates) of the policy library the operator enforces itself
 	// before any ARM call.
@@ -239,15 +230,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 		return &reconcilers.Reconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Kind: k, Registry: registry, Broker: broker, ClusterID: clusterID,
 			Guards: guards, ReferenceGuard: tenantGuard, NameGuard: tenantGuard, Expressions: exprs,
-			Recorder: mgr.GetEventRecorder("aztenant"), SyncPeriod: cfg.SyncPeriod, SecretRefreshPeriod: cfg.SecretRefreshPeriod, GetDriftChecks: cfg.GetDriftChecks,
-			DefaultPolicy: cfg.DefaultPolicy, PollInterval: cfg.PollInterval, Owns: cfg.Owns,
+			Recorder: mgr.GetEventRecorder("aztenant"), Settings: cfg.Settings, Owns: cfg.Owns,
 		}
 	}
 	// The chart may install only some kinds' CRDs (crds.pattern): serve
 	// those installed now, and each one installed later, without restart.
 	kindServer := &reconcilers.KindServer{
 		Manager: mgr, Registry: registry, Recorder: mgr.GetEventRecorder("aztenant"),
-		Options: reconcilers.Options{Workers: cfg.Workers, NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe},
+		Options: reconcilers.Options{NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe},
 		New:     newReconciler,
 	}
 	if cfg.Kinds != nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/aztenant/aztenant/identity/reservation"
 	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
+	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
@@ -158,7 +159,7 @@ func TestOperatorWorksWithItsGeneratedClusterRole(t *testing.T) {
 	mctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cloud := identity.Cloud{AuthorityHost: emu.URL() + "/", ARMEndpoint: emu.URL(), ARMAudience: "https://management.core.windows.net/", CABundle: emu.CAPEM()}
-	if _, err := operator.Setup(mctx, mgr, operator.Config{Cloud: cloud, Served: served, SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond,
+	if _, err := operator.Setup(mctx, mgr, operator.Config{Cloud: cloud, Served: served, Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond},
 		PlatformIdentity: types.NamespacedName{Namespace: "aztenant-system", Name: "platform"}}); err != nil {
 		t.Fatal(err)
 	}

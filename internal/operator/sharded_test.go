@@ -26,6 +26,7 @@ import (
 	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/internal/sharding"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
+	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy"
 )
 
@@ -138,7 +139,7 @@ func TestShardedOperatorWorksWithItsRoles(t *testing.T) {
 	errc := make(chan error, 1)
 	go func() {
 		errc <- operator.RunSharded(mctx, asOperator, scheme,
-			operator.Config{Cloud: cloud, Served: tenancy.ServeTenants(), SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond},
+			operator.Config{Cloud: cloud, Served: tenancy.ServeTenants(), Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond}},
 			operator.ShardOptions{Shards: 2, Identity: "r0", LeaseNamespace: ns, LeasePrefix: "rbac",
 				MetricsAddr: "0", ProbeAddr: "0"}, nil)
 	}()

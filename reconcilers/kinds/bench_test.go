@@ -12,6 +12,7 @@ import (
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/internal/operator"
+	"github.com/aztenant/aztenant/reconcilers"
 )
 
 // BenchmarkConvergeResourceGroups creates 1,000 ResourceGroups across 10
@@ -31,7 +32,7 @@ func BenchmarkConvergeResourceGroups(b *testing.B) {
 		nss = append(nss, fmt.Sprintf("bench%d", i))
 	}
 	for b.Loop() {
-		s := newStackWith(b, operator.Config{SyncPeriod: sync, PollInterval: 100 * time.Millisecond, Workers: 8}, nss...)
+		s := newStackWith(b, operator.Config{Settings: reconcilers.Settings{SyncPeriod: sync, PollInterval: 100 * time.Millisecond, Workers: 8}}, nss...)
 		ctx := b.Context()
 		before := s.Emu.Counters()
 		cpu0 := cpuSeconds()
@@ -106,7 +107,7 @@ func peakRSSMiB() float64 {
 func BenchmarkSmallTenantBehindBacklog(b *testing.B) {
 	const backlog = 2000
 	for b.Loop() {
-		s := newStackWith(b, operator.Config{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 4}, "big", "small")
+		s := newStackWith(b, operator.Config{Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 4}}, "big", "small")
 		ctx := b.Context()
 		// Queue the backlog first: create them all, then the small tenant's one.
 		for i := range backlog {

@@ -29,7 +29,7 @@ func TestOperatorEnforcesThePolicyLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	const ns = "pol"
-	s := newStackWith(t, operator.Config{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 2, PolicyConstraints: constraints}, ns)
+	s := newStackWith(t, operator.Config{Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 2}, PolicyConstraints: constraints}, ns)
 	rg := resourceGroup(ns, "pol-rg", nil, nil)
 	s.Create(t, rg)
 	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)

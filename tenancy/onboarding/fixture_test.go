@@ -36,6 +36,7 @@ import (
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
+	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy"
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
@@ -150,8 +151,8 @@ func (w *world) startOperator(tenants ...string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cloud := identity.Cloud{AuthorityHost: w.emu.URL() + "/", ARMEndpoint: w.emu.URL(), ARMAudience: "https://management.core.windows.net/", CABundle: w.emu.CAPEM()}
 	// No OIDCIssuerURL: the operator reads the issuer from the API server.
-	if _, err := operator.Setup(ctx, mgr, operator.Config{Cloud: cloud, Served: served, SyncPeriod: time.Hour,
-		PollInterval: 100 * time.Millisecond, PlatformIdentity: types.NamespacedName{Namespace: w.ops, Name: "platform"}}); err != nil {
+	if _, err := operator.Setup(ctx, mgr, operator.Config{Cloud: cloud, Served: served,
+		Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond}, PlatformIdentity: types.NamespacedName{Namespace: w.ops, Name: "platform"}}); err != nil {
 		cancel()
 		t.Fatal(err)
 	}

@@ -180,8 +180,8 @@ var errStatusPatch = statusPatchError{}
 func (e *Env) Reconciler(listings bool) *reconcilers.Reconciler {
 	return &reconcilers.Reconciler{
 		Client: e.Client, Kind: e.Kind, Registry: e.Registry, Broker: broker{e.arm},
-		Recorder: e.Recorder, SyncPeriod: time.Hour, PollInterval: 10 * time.Millisecond,
-		DefaultPolicy: reconcilers.PolicyManage, GetDriftChecks: !listings,
+		Recorder: e.Recorder, Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 10 * time.Millisecond,
+			DefaultPolicy: reconcilers.PolicyManage, GetDriftChecks: !listings},
 	}
 }
 

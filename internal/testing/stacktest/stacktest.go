@@ -35,6 +35,7 @@ import (
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
+	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy"
 )
 
@@ -76,7 +77,7 @@ const PrincipalReplication = 2 * time.Second
 // DefaultConfig is the operator's configuration New uses: no resync during a
 // test, fast polling of long-running operations.
 func DefaultConfig() operator.Config {
-	return operator.Config{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 2}
+	return operator.Config{Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 2}}
 }
 
 // New onboards each namespace (an app registration federated with its
