@@ -20,9 +20,10 @@ func TestBenchQuick(t *testing.T) {
 	t.Parallel() // its own processes, ports and directory: the three stacks of the package run side by side
 	out := filepath.Join(t.TempDir(), "bench.json")
 	var stdout, progress bytes.Buffer
-	err := runBench(t.Context(), &stdout, &progress, benchOptions{out: out, dir: filepath.Join(t.TempDir(), "run"), quick: true})
+	run := filepath.Join(t.TempDir(), "run")
+	err := runBench(t.Context(), &stdout, &progress, benchOptions{out: out, dir: run, quick: true})
 	if err != nil {
-		t.Fatalf("bench: %v\n%s\n%s", err, progress.String(), stdout.String())
+		t.Fatalf("bench: %v\n%s\n%s\n%s", err, progress.String(), stdout.String(), logTails(run, 15))
 	}
 	table := stdout.String()
 	t.Logf("\n%s", table)
@@ -75,13 +76,17 @@ func TestBenchQuick(t *testing.T) {
 // `aztenant-lab bench --scenario shards --quick` runs 1, 2 and 4 sharded
 // replicas: each run has its converge, per-replica cache and RSS figures,
 // and the runs with more than one replica a failover time.
+//
+// Not side by side with the package's other stacks: its replicas give up a shard
+// they could not renew for 7 s, and three stacks on 2 busy cores starved them (CI,
+// 2026-12-05: no Identity Ready in 2 minutes with 2 replicas).
 func TestBenchShardsQuick(t *testing.T) {
-	t.Parallel() // its own processes, ports and directory: the three stacks of the package run side by side
 	out := filepath.Join(t.TempDir(), "bench.json")
 	var stdout, progress bytes.Buffer
-	err := runBench(t.Context(), &stdout, &progress, benchOptions{out: out, dir: filepath.Join(t.TempDir(), "run"), quick: true, scenario: bench.ScenarioShards})
+	run := filepath.Join(t.TempDir(), "run")
+	err := runBench(t.Context(), &stdout, &progress, benchOptions{out: out, dir: run, quick: true, scenario: bench.ScenarioShards})
 	if err != nil {
-		t.Fatalf("bench: %v\n%s\n%s", err, progress.String(), stdout.String())
+		t.Fatalf("bench: %v\n%s\n%s\n%s", err, progress.String(), stdout.String(), logTails(run, 15))
 	}
 	t.Logf("\n%s", stdout.String())
 	raw, err := os.ReadFile(out)
@@ -132,4 +137,29 @@ func TestBenchShardsQuick(t *testing.T) {
 	if !rep.Quick || len(rep.Failures) != 0 {
 		t.Errorf("quick=%v failures=%v", rep.Quick, rep.Failures)
 	}
+}
+
+// logTails is the last n lines of each process log under dir, for a failure's report:
+// the directory is a test's temporary one, gone once the test ends.
+func logTails(dir string, n int) string {
+	var b strings.Builder
+	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".log") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		fmt.Fprintf(&b, "--- last %d lines of %s\n", min(n, len(lines)), strings.TrimPrefix(path, dir+"/"))
+		for _, l := range lines[max(0, len(lines)-n):] {
+			if len(l) > 400 {
+				l = l[:400] + "…"
+			}
+			b.WriteString(l + "\n")
+		}
+		return nil
+	})
+	return b.String()
 }
