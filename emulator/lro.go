@@ -46,6 +46,20 @@ func (e *Emulator) SetLRO(resourceType string, c LROConfig) {
 	e.lro[strings.ToLower(resourceType)] = c
 }
 
+// FinishOperations makes every operation in progress due now: the next request settles
+// it. A test holds an operation open with a long Duration and ends it with this when it
+// is ready, instead of racing a short Duration against the operator.
+func (e *Emulator) FinishOperations() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := time.Now()
+	for _, op := range e.pending {
+		if now.Before(op.doneAt) {
+			op.doneAt = now
+		}
+	}
+}
+
 // lroForLocked resolves a type's LRO config: run-time override, then Config.LRO, then the
 // type's own default, then synchronous.
 func (e *Emulator) lroForLocked(typeKey string) LROConfig {

@@ -168,8 +168,10 @@ func TestResumeAfterOperatorRestart(t *testing.T) {
 	s := newStack(t, ns)
 	ctx := t.Context()
 	s.Create(t, resourceGroup(ns, "resume-rg", nil, nil))
-	s.Emu.SetLRO("Microsoft.Cache/redis", emulator.LROConfig{Duration: emulator.Duration(2 * time.Second)})
-	s.Emu.SetLRO("Microsoft.ContainerService/managedClusters", emulator.LROConfig{Duration: emulator.Duration(2 * time.Second)})
+	// The operations stay in progress until the operator has stopped and started
+	// again (a short Duration raced the stop under -race).
+	s.Emu.SetLRO("Microsoft.Cache/redis", emulator.LROConfig{Duration: emulator.Duration(time.Hour)})
+	s.Emu.SetLRO("Microsoft.ContainerService/managedClusters", emulator.LROConfig{Duration: emulator.Duration(time.Hour)})
 	r := redisCache(ns, "resume-cache", "resume-rg", "")
 	mc := managedCluster(ns, "resume-aks", "resume-rg", nil)
 	s.Create(t, r)
@@ -192,6 +194,7 @@ func TestResumeAfterOperatorRestart(t *testing.T) {
 		}
 	}
 	s.StartManager(t)
+	s.Emu.FinishOperations()
 	s.WaitReady(t, r, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	s.WaitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	for _, path := range []string{"/redis/resume-cache", "/managedClusters/resume-aks"} {
