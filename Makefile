@@ -10,17 +10,20 @@ export AZTENANT_BIN_DIR := $(BIN)
 GO_TEST_FLAGS ?= -count=1
 TEST_TIMEOUT ?= 20m
 PKGS ?= ./...
-# The packages make test runs without the race detector: what they run side by side is
-# not our code's concurrency but third-party evaluators (Gatekeeper's Rego and CEL in policy and in the attack suite's
-# constraints, the kinds' CEL exports) and processes built without -race (the lab's
-# demo and bench). The engine's concurrency is raced where it is tested: reconcilers,
-# internal/operator, internal/sharding, tenancy/..., identity, the emulator, e2e/faults
-# and e2e/lifecycle. Every other package of PKGS is raced (hack/testpkgs.sh fails on a
-# name here that is no package, so a moved one is not silently skipped). They are not
-# raced elsewhere either: on 2 cores, with one test at a time, a raced stack serving every
-# kind ran past 30 minutes per package (CI, 2026-12-05: e2e/attacks timed out at 1962 s,
-# reconcilers/kinds at 1832 s) and reported no data race, only timing failures.
-NORACE_PKGS ?= ./policy ./policy/vap ./reconcilers/kinds ./e2e/attacks ./cmd/aztenant-lab
+# The packages make test runs without the race detector, longest first (go test starts
+# them in this order). The race detector is for our code's concurrency where it is
+# tested: the engine (reconcilers/...), internal/operator, internal/sharding,
+# tenancy/..., identity, the emulator, e2e/lifecycle, the process manager and every
+# package not named here (hack/testpkgs.sh fails on a name that is no package, so a
+# moved one is not silently skipped). Named here: what runs side by side in them is
+# third-party evaluators (Gatekeeper's Rego and CEL in policy, e2e/gatekeeper and the
+# attack suite's constraints; the kinds' CEL exports; the API server's CEL in api and
+# identity/reservation), processes built without -race (the operator of e2e/faults,
+# charttest and the lab; helm, az, the workload-identity webhook), or sequential code
+# (the CLI, import, convert, the CRD installer). Raced, the kinds' and the attack suite's
+# stacks serving every kind ran past 30 minutes per package on 2 cores (CI, 2026-12-05)
+# and reported no data race, only timing failures.
+NORACE_PKGS ?= ./reconcilers/kinds ./cmd/aztenant-lab ./e2e/faults ./e2e/attacks ./e2e ./charts/charttest ./e2e/gatekeeper ./e2e/azcli ./cmd/aztenant ./e2e/tracing ./e2e/workloadidentity ./internal/azimport ./policy ./api ./e2e/federation ./identity/reservation ./internal/asoconvert ./internal/crdinstall ./policy/vap
 
 .PHONY: help
 help: ## Show the targets.

@@ -82,7 +82,7 @@ Unmet aims do not fail the command; a scenario that cannot finish does.`,
 	cmd.Flags().StringVar(&o.dir, "dir", "", "folder for the processes' logs and data (default: a temporary folder, removed unless --keep)")
 	cmd.Flags().BoolVar(&o.quick, "quick", false, "run every scenario at a small size (seconds, not minutes): tests the runner, not the aims")
 	cmd.Flags().BoolVar(&o.keep, "keep", false, "keep the logs and data folder")
-	cmd.Flags().StringVar(&o.scenario, "scenario", "all", "scenarios to run: all, stack (converge, steady, ceiling, throttled, idle-10k, fairness), steady (converge and steady), footprint, or shards (1, 2 and 4 sharded replicas; not part of all)")
+	cmd.Flags().StringVar(&o.scenario, "scenario", "all", "scenarios to run: all, stack (converge, steady, ceiling, throttled, idle-10k, fairness), steady (converge and steady), footprint, or shards (1, 2 and 4 sharded replicas, only 4 with --quick; not part of all)")
 	return cmd
 }
 

@@ -14,10 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/aztenant/aztenant/api"
-	"github.com/aztenant/aztenant/identity/reservation"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
 )
 
@@ -53,6 +51,9 @@ type settings struct {
 // (10 s) is too short for 300 CRDs on a loaded 2-core machine; the wait ends as
 // soon as they are established.
 const CRDWait = 2 * time.Minute
+
+// CRDPoll is how often a start from a seed asks whether its CRDs are served.
+const CRDPoll = 100 * time.Millisecond
 
 func WithoutReservation() Option { return func(s *settings) { s.skipReservation = true } }
 
@@ -113,15 +114,28 @@ func fuzzOnly() bool {
 }
 
 func start(ctx context.Context, s settings) (*Env, error) {
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	if !s.skipCRDs {
+		var err error
+		if crds, err = api.CRDs(); err != nil {
+			return nil, err
+		}
+	}
+	var opts controlplane.Options
+	if s.controllers {
+		opts.Controllers = controlplane.ControllersLifecycle
+	}
+	if !s.skipCRDs || !s.skipReservation {
+		var err error
+		if opts.EtcdSeed, err = seed(ctx, s, crds); err != nil {
+			return nil, fmt.Errorf("control plane seed: %w", err)
+		}
+	}
 	// Ports are picked free and then bound by the servers; another test
 	// package starting at the same moment can take one in between. Retry.
 	var cp *controlplane.ControlPlane
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
-		var opts controlplane.Options
-		if s.controllers {
-			opts.Controllers = controlplane.ControllersLifecycle
-		}
 		if cp, err = controlplane.Start(ctx, opts); err == nil {
 			break
 		}
@@ -129,42 +143,32 @@ func start(ctx context.Context, s settings) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, api.AddToScheme} {
-		if err := add(scheme); err != nil {
-			cp.Stop()
-			return nil, err
-		}
-	}
-	if !s.skipCRDs {
-		crds, err := api.CRDs()
-		if err != nil {
-			cp.Stop()
-			return nil, err
-		}
-		if _, err := envtest.InstallCRDs(cp.Config, envtest.CRDInstallOptions{CRDs: crds, Scheme: scheme, MaxTime: CRDWait}); err != nil {
-			cp.Stop()
-			return nil, fmt.Errorf("install CRDs: %w", err)
-		}
+	scheme, err := newScheme()
+	if err != nil {
+		cp.Stop()
+		return nil, err
 	}
 	c, err := client.New(cp.Config, client.Options{Scheme: scheme})
 	if err != nil {
 		cp.Stop()
 		return nil, err
 	}
-	// As the chart does: only the operator (OperatorConfig) may act as a
-	// namespace's provisioner account.
-	if !s.skipReservation {
-		if err := reservation.Install(ctx, c, OperatorNamespace, []string{controlplane.OperatorUser}); err != nil {
-			cp.Stop()
-			return nil, err
-		}
-		if err := reservation.WaitEnforced(ctx, c, "default"); err != nil {
-			cp.Stop()
+	if err := served(ctx, cp, c, s, crds); err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	return &Env{ControlPlane: cp, Scheme: scheme, Client: c}, nil
+}
+
+// newScheme knows Kubernetes' types, CRDs and the project's API.
+func newScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, api.AddToScheme} {
+		if err := add(scheme); err != nil {
 			return nil, err
 		}
 	}
-	return &Env{ControlPlane: cp, Scheme: scheme, Client: c}, nil
+	return scheme, nil
 }
 
 // New starts a control plane of its own for one test, stopped when the test
