@@ -48,7 +48,10 @@ func (e *Emulator) SetLRO(resourceType string, c LROConfig) {
 
 // FinishOperations makes every operation in progress due now: the next request settles
 // it. A test holds an operation open with a long Duration and ends it with this when it
-// is ready, instead of racing a short Duration against the operator.
+// is ready, instead of racing a short Duration against the operator. It is a test's
+// control over the emulator's clock, like SetLRO, not a behaviour of Azure: an ARM
+// operation ends on its own (its status then answers Succeeded, as the emulator's
+// settle does).
 func (e *Emulator) FinishOperations() {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -156,8 +155,13 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 		},
 	}
 	if opts.EtcdSeed != "" {
-		if err := copyDir(opts.EtcdSeed, filepath.Join(cp.Dir, "etcd")); err != nil {
+		// etcd wants its data directory private (0700).
+		dst := filepath.Join(cp.Dir, "etcd")
+		if err := os.CopyFS(dst, os.DirFS(opts.EtcdSeed)); err != nil {
 			return nil, fmt.Errorf("etcd seed: %w", err)
+		}
+		if err := os.Chmod(dst, 0o700); err != nil {
+			return nil, err
 		}
 	}
 	if err := cp.etcd.Start(); err != nil {
@@ -445,38 +449,3 @@ func FindBinDir(dir string) (string, error) {
 // APIServerPID is the kube-apiserver's process ID (0 before Start), for
 // measuring it from /proc.
 func (c *ControlPlane) APIServerPID() int { return c.apiserver.Pid() }
-
-// copyDir copies the regular files and directories under src to dst, which
-// must not exist.
-func copyDir(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.Mkdir(target, 0o700)
-		}
-		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s: not a regular file", path)
-		}
-		in, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
-}
