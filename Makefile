@@ -73,16 +73,11 @@ test: tools build test-go ## Unit and integration tests on a real kube-apiserver
 	go -C hack/kindgen test ./...
 	go -C hack/image test ./...
 
-# make test's go test runs, without its prerequisites (hack/test-under-load.sh runs it).
+# make test's go test runs, without its prerequisites (hack/test-under-load.sh runs it):
+# the no-race and the raced packages side by side (hack/test.sh says why).
 .PHONY: test-go
 test-go:
-	@in_pkgs() { tr ' ' '\n' | grep -xF -f <(go list $(PKGS)) | tr '\n' ' ' || true; }; \
-	norace="$$(bash hack/testpkgs.sh norace $(NORACE_PKGS) | in_pkgs)"; \
-	race="$$(bash hack/testpkgs.sh race $(NORACE_PKGS) | in_pkgs)"; \
-	status=0; \
-	if [ -n "$$norace" ]; then echo "go test $(GO_TEST_FLAGS) $$norace" | sed 's|github.com/aztenant/aztenant|.|g'; go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) $$norace || status=1; fi; \
-	if [ -n "$$race" ]; then echo "go test -race $(GO_TEST_FLAGS) <the $$(wc -w <<<"$$race") other packages>"; go test -race $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) $$race || status=1; fi; \
-	exit $$status
+	@GO_TEST_FLAGS='$(GO_TEST_FLAGS)' TEST_TIMEOUT='$(TEST_TIMEOUT)' PKGS='$(PKGS)' NORACE_PKGS='$(NORACE_PKGS)' bash hack/test.sh
 
 .PHONY: test-under-load
 test-under-load: tools build ## make test 3 times (RUNS) while 2 busy processes (BUSY) hold the CPUs; prints each run's time.

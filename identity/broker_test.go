@@ -24,6 +24,7 @@ import (
 // A resource in namespace A reaches Azure as A's principal and one in B as B's:
 // the emulator's audit log names the principal of each write.
 func TestEachNamespaceActsAsItsOwnIdentity(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "iso-a", "iso-b")
 	tenantNamespace(t, w.c, "iso-a", clientA)
 	tenantNamespace(t, w.c, "iso-b", clientB)
@@ -61,6 +62,7 @@ func TestEachNamespaceActsAsItsOwnIdentity(t *testing.T) {
 // (the subject is this namespace's ServiceAccount), never a token; nothing
 // reaches ARM.
 func TestForeignClientIDIsRejectedByFederation(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "thief-victim", "thief")
 	tenantNamespace(t, w.c, "thief", clientA) // clientA trusts thief-victim only
 	cred, scope, err := w.broker().CredentialFor(t.Context(), resource("thief", nil))
@@ -88,6 +90,7 @@ func TestForeignClientIDIsRejectedByFederation(t *testing.T) {
 // Every way of pointing outside the namespace, or at nothing, is refused with a
 // reason the user can act on, before any call to Entra or ARM.
 func TestResolutionFailuresAreClearAndCallNothing(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "res-ok", "res-other")
 	c := w.c
 	tenantNamespace(t, c, "res-ok", clientA)
@@ -141,6 +144,7 @@ func TestResolutionFailuresAreClearAndCallNothing(t *testing.T) {
 // Many resources of one namespace share one TokenRequest and one Entra
 // exchange per token lifetime, even when they all ask at once.
 func TestOneExchangePerIdentityPerTokenLifetime(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "many", "many-b")
 	tenantNamespace(t, w.c, "many", clientA)
 	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: w.c}, 3600e9)
@@ -181,6 +185,7 @@ func TestOneExchangePerIdentityPerTokenLifetime(t *testing.T) {
 // With resolutions cached, a change of the ServiceAccount or the Identity is
 // still seen by the next lookup once the informer delivers it.
 func TestCachedResolutionFollowsChanges(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "cached", "cached-b")
 	c := w.c
 	tenantNamespace(t, c, "cached", clientA)
@@ -216,6 +221,7 @@ func TestCachedResolutionFollowsChanges(t *testing.T) {
 // The Identity controller's check and the ARM clients ask Entra for the same
 // token, so an identity costs one exchange, not one for each.
 func TestIdentityCheckAndARMShareOneExchange(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "share", "share-b")
 	tenantNamespace(t, w.c, "share", clientA)
 	b := w.broker()
@@ -252,6 +258,7 @@ func TestIdentityCheckAndARMShareOneExchange(t *testing.T) {
 // refusal with its reason; a cached access token logs nothing; no line holds
 // a token.
 func TestExchangesAreLogged(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "logx-a", "logx-thief")
 	tenantNamespace(t, w.c, "logx-a", clientA)
 	tenantNamespace(t, w.c, "logx-thief", clientA) // clientA trusts logx-a only

@@ -38,8 +38,8 @@ func startController(t *testing.T, w *world, namespaces ...string) {
 // the controller's credentials.
 func startControllerWith(t *testing.T, w *world, inUse identity.InUseFunc, namespaces ...string) *identity.Credentials {
 	t.Helper()
-	ctrl.SetLogger(zap.New(zap.WriteTo(testWriter{t})))
 	mgr, err := ctrl.NewManager(w.env.OperatorConfig, ctrl.Options{
+		Logger: zap.New(zap.WriteTo(testWriter{t})), // this test's: the tests run in parallel
 		Scheme: w.env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)}, // one manager per test
 		Cache:      cache.Options{DefaultNamespaces: nsConfig(namespaces)},
@@ -105,6 +105,7 @@ func readyIs(status metav1.ConditionStatus, reason string) func(*identityv1alpha
 // The Identity's status tells the platform team whether federation works and
 // as whom, and follows changes of the ServiceAccount.
 func TestIdentityStatusFollowsServiceAccount(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "ctl-a", "ctl-b")
 	c := w.c
 	tenantNamespace(t, c, "ctl-a", clientA)
@@ -137,6 +138,7 @@ func TestIdentityStatusFollowsServiceAccount(t *testing.T) {
 // An Identity naming another team's client ID is reported FederationRejected
 // with Entra's explanation.
 func TestIdentityWithForeignClientIDIsRejected(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "ctl-victim", "ctl-other")
 	c := w.c
 	tenantNamespaceWithoutIdentity(t, c, "ctl-thief")
@@ -186,6 +188,7 @@ func TestIdentityWithForeignClientIDIsRejected(t *testing.T) {
 // Entra ID down (503) is not a federation problem: the Identity reports
 // EntraUnavailable with Entra's answer, and recovers by itself.
 func TestIdentityWhileEntraIsDown(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t, "ctl-down", "ctl-down-b")
 	c := w.c
 	tenantNamespace(t, c, "ctl-down", clientA)
@@ -220,6 +223,7 @@ func nsConfig(namespaces []string) map[string]cache.Config {
 // identity's credential and cached token: one exchange serves every resource
 // of the namespace. Changing the client ID drops them.
 func TestServiceAccountUpdatesKeepTheExchangedToken(t *testing.T) {
+	t.Parallel()
 	const ns = "keep-token"
 	w := newWorld(t, ns, "keep-token-b")
 	tenantNamespace(t, w.c, ns, clientA)

@@ -9,9 +9,11 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
@@ -20,7 +22,12 @@ import (
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+// The tests run in parallel, each with its namespaces, emulator and manager
+// (whose logger is the test's); nothing logs through the global logger.
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(logr.Discard())
+	testenv.Main(m)
+}
 
 const (
 	tenantID = "72f988bf-86f1-41af-91ab-2d7cd011db47"

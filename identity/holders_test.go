@@ -116,6 +116,7 @@ func getSA(t *testing.T, c client.Client, ns, name string) *corev1.ServiceAccoun
 // protection finalizer at all. A second Identity sharing the provisioner
 // account goes at once too, and the account stays protected for default.
 func TestUnusedSecondIdentityIsDeletedAtOnce(t *testing.T) {
+	t.Parallel()
 	const ns = "holders-unused"
 	w := newWorld(t, ns, ns+"-b")
 	c := w.c
@@ -163,6 +164,7 @@ func TestUnusedSecondIdentityIsDeletedAtOnce(t *testing.T) {
 // another Identity. The default Identity, deleted in turn, waits for the
 // resources using it by default, and names only them.
 func TestIdentityIsHeldOnlyByItsUsers(t *testing.T) {
+	t.Parallel()
 	const ns = "holders-used"
 	w := newWorld(t, ns, ns+"-b")
 	c := w.c
@@ -220,6 +222,7 @@ func TestIdentityIsHeldOnlyByItsUsers(t *testing.T) {
 // account shared by two Identities: default, unused, goes at once; second
 // and the account stay until second's user is deleted, then go.
 func TestSharedServiceAccountOutlivesOnlyTheIdentityInUse(t *testing.T) {
+	t.Parallel()
 	const ns = "holders-ns"
 	w := newWorld(t, ns, ns+"-b")
 	c := w.c

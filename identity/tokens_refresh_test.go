@@ -15,6 +15,7 @@ import (
 // never sees an expired assertion. The cache's clock is moved instead of
 // waiting (e2e/faults waits out a real token with FAULTS_FULL=1).
 func TestTokenReplacedBeforeExpiry(t *testing.T) {
+	t.Parallel()
 	env := testenv.Get(t)
 	ctx := t.Context()
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tok-refresh"}}); err != nil {

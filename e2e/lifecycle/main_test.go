@@ -33,6 +33,12 @@ import (
 
 // The cluster's own controllers run: the garbage collector deletes
 // dependents, the namespace controller empties deleted namespaces.
+//
+// Each test has namespaces, a stack and an emulator of its own, so the tests
+// run in parallel, but for two that go test runs first, alone: the one that
+// deletes a CRD (every operator running would see its kind go) and the
+// offboarding one, whose operator serves every namespace a Tenant selects,
+// those of the other tests too.
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard())
 	testenv.Main(m, testenv.WithControllerManager())

@@ -65,6 +65,7 @@ func namespaceGone(t *testing.T, s *stacktest.Stack, tr *tree, extra ...client.O
 // identity, which its Identity and ServiceAccount keep until the last
 // resource is gone; then the namespace finishes terminating.
 func TestDeletingATenantNamespace(t *testing.T) {
+	t.Parallel()
 	const ns = "team-leaving"
 	s := stacktest.New(t, ns)
 	ctx := t.Context()
@@ -107,6 +108,7 @@ func TestDeletingATenantNamespace(t *testing.T) {
 // locked group), the Identity stays for the group. With the lock removed the
 // next attempt deletes the group, and the namespace goes.
 func TestNamespaceDeletionRefusedByAzureSaysWhy(t *testing.T) {
+	t.Parallel()
 	const ns = "team-locked"
 	s := stacktest.New(t, ns)
 	ctx := t.Context()
@@ -193,6 +195,7 @@ func namespaceCondition(n *corev1.Namespace, typ corev1.NamespaceConditionType) 
 // so it cannot act as the namespace any more. The object says so; detaching
 // it lets the namespace go, and its resource stays in Azure.
 func TestNamespaceDeletionAfterTheOperatorLostItsToken(t *testing.T) {
+	t.Parallel()
 	const ns = "team-restarted"
 	s := stacktest.New(t, ns)
 	ctx := t.Context()

@@ -25,6 +25,7 @@ import (
 // nothing below gets a DELETE of its own; the children's objects and the
 // Secret and ConfigMaps they export go with it, each saying why.
 func TestDeletingAParentDeletesOnceInAzure(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		ns     string
 		policy metav1.DeletionPropagation
@@ -33,6 +34,7 @@ func TestDeletingAParentDeletesOnceInAzure(t *testing.T) {
 		{"parent-foreground", metav1.DeletePropagationForeground},
 	} {
 		t.Run(string(tc.policy), func(t *testing.T) {
+			t.Parallel()
 			s := stacktest.New(t, tc.ns)
 			tr := newTree(t, s, tc.ns, nil)
 			rgID := tr.rg.Status.ID
@@ -78,6 +80,7 @@ func TestDeletingAParentDeletesOnceInAzure(t *testing.T) {
 // annotation takes the group back, the orphans become its children again,
 // and deleting it then deletes everything with one DELETE.
 func TestDeletingAParentWithOrphanKeepsItsChildren(t *testing.T) {
+	t.Parallel()
 	const ns = "parent-orphan"
 	s := stacktest.New(t, ns)
 	ctx := t.Context()
@@ -150,6 +153,7 @@ func TestDeletingAParentWithOrphanKeepsItsChildren(t *testing.T) {
 // to let go; nothing below it is deleted meanwhile. Once Azure accepts (the
 // role granted), the next attempt deletes it and everything goes.
 func TestParentDeletionRefusedByAzureSaysWhy(t *testing.T) {
+	t.Parallel()
 	const ns = "parent-refused"
 	s := stacktest.New(t, ns)
 	ctx := t.Context()
@@ -199,6 +203,7 @@ func TestParentDeletionRefusedByAzureSaysWhy(t *testing.T) {
 // is held by a finalizer of someone else's after its Azure group is gone)
 // waits and says why, not "to be Ready", and nothing is created for it.
 func TestChildOfAnOwnerBeingDeletedSaysSo(t *testing.T) {
+	t.Parallel()
 	const ns = "owner-going"
 	s := stacktest.New(t, ns)
 	ctx := t.Context()

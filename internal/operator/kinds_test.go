@@ -53,6 +53,7 @@ func installCRDs(t *testing.T, env *testenv.Env, crds []*apiextensionsv1.CustomR
 // objects become Ready, its owner's changes reach them), and one deleted is
 // reported with an event on the CRD.
 func TestKindsServedAsTheirCRDsAreInstalled(t *testing.T) {
+	t.Parallel() // a control plane of its own: beside the package's other tests
 	env := testenv.New(t, testenv.WithoutCRDs())
 	rgGK := resourcesv1alpha1.ResourceGroupGroupKind
 	uaiGK := schema.GroupKind{Group: managedidentityv1alpha1.GroupVersion.Group, Kind: "UserAssignedIdentity"}

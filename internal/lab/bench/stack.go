@@ -19,7 +19,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/aztenant/aztenant/api"
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -27,8 +26,8 @@ import (
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/identity"
-	"github.com/aztenant/aztenant/identity/reservation"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
+	"github.com/aztenant/aztenant/internal/lab/seed"
 	"github.com/aztenant/aztenant/internal/operator"
 )
 
@@ -118,26 +117,29 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 			s.Stop()
 		}
 	}()
-	s.progress("starting etcd and kube-apiserver")
-	if s.CP, err = controlplane.Start(ctx, controlplane.Options{BinDir: bin, Dir: filepath.Join(opts.Dir, "controlplane")}); err != nil {
-		return nil, err
-	}
+	// The CRDs and the reservation (as the chart installs them: only the operator may
+	// act as the provisioner accounts) come from a seed, built by the first stack.
 	crds, err := api.CRDs()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := envtest.InstallCRDs(s.CP.Config, envtest.CRDInstallOptions{CRDs: crds, MaxTime: 2 * time.Minute}); err != nil {
-		return nil, fmt.Errorf("install CRDs: %w", err)
+	content := seed.Content{CRDs: crds, Reservation: true}
+	s.progress("starting etcd and kube-apiserver with the CRDs and the reservation (a first start installs them: about a minute)")
+	etcdSeed, err := seed.Dir(ctx, bin, content)
+	if err != nil {
+		return nil, fmt.Errorf("control plane seed: %w", err)
+	}
+	if s.CP, err = controlplane.Start(ctx, controlplane.Options{BinDir: bin, Dir: filepath.Join(opts.Dir, "controlplane"), EtcdSeed: etcdSeed}); err != nil {
+		return nil, err
+	}
+	if err := content.Served(ctx, s.CP.Config); err != nil {
+		return nil, err
 	}
 	scheme, err := operator.Scheme()
 	if err != nil {
 		return nil, err
 	}
 	if s.Client, err = client.New(s.CP.Config, client.Options{Scheme: scheme}); err != nil {
-		return nil, err
-	}
-	// As the chart does: only the operator may act as the provisioner accounts.
-	if err := reservation.Install(ctx, s.Client, "aztenant-system", []string{controlplane.OperatorUser}); err != nil {
 		return nil, err
 	}
 	s.progress("starting the Azure emulator")

@@ -1,7 +1,7 @@
 // Package testenv gives each integration test package one real control plane
 // (internal/lab/controlplane) with the project's CRDs installed, started in TestMain
 // and stopped when the package's tests end, fail or are interrupted. Its etcd starts
-// as a copy of a seed built once per content (seed.go), not empty.
+// as a copy of a seed built once per content (internal/lab/seed), not empty.
 //
 //	func TestMain(m *testing.M) { testenv.Main(m) }
 //	func TestX(t *testing.T) { env := testenv.Get(t); ... env.Client ... }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
+	"github.com/aztenant/aztenant/internal/lab/seed"
 )
 
 // Env is the control plane of one test package, with a client that knows the
@@ -34,7 +35,7 @@ var (
 
 // OperatorNamespace holds the reservation policies' parameters, as the
 // chart's release namespace does.
-const OperatorNamespace = "aztenant-system"
+const OperatorNamespace = seed.Namespace
 
 // Option changes what Main sets up.
 type Option func(*settings)
@@ -47,13 +48,8 @@ type settings struct {
 // WithoutReservation leaves out the admission policies that reserve the
 // provisioner accounts for the operator, for tests that install them
 // themselves (the Helm chart's).
-// CRDWait bounds the wait for installed CRDs to be served. envtest's default
-// (10 s) is too short for 300 CRDs on a loaded 2-core machine; the wait ends as
-// soon as they are established.
-const CRDWait = 2 * time.Minute
-
-// CRDPoll is how often a start from a seed asks whether its CRDs are served.
-const CRDPoll = 100 * time.Millisecond
+// CRDWait bounds the wait for installed CRDs to be served (seed.CRDWait).
+const CRDWait = seed.CRDWait
 
 func WithoutReservation() Option { return func(s *settings) { s.skipReservation = true } }
 
@@ -114,10 +110,10 @@ func fuzzOnly() bool {
 }
 
 func start(ctx context.Context, s settings) (*Env, error) {
-	var crds []*apiextensionsv1.CustomResourceDefinition
+	content := seed.Content{Reservation: !s.skipReservation}
 	if !s.skipCRDs {
 		var err error
-		if crds, err = api.CRDs(); err != nil {
+		if content.CRDs, err = api.CRDs(); err != nil {
 			return nil, err
 		}
 	}
@@ -125,9 +121,12 @@ func start(ctx context.Context, s settings) (*Env, error) {
 	if s.controllers {
 		opts.Controllers = controlplane.ControllersLifecycle
 	}
-	if !s.skipCRDs || !s.skipReservation {
-		var err error
-		if opts.EtcdSeed, err = seed(ctx, s, crds); err != nil {
+	if !content.Empty() {
+		bin, err := controlplane.FindBinDir("")
+		if err != nil {
+			return nil, err
+		}
+		if opts.EtcdSeed, err = seed.Dir(ctx, bin, content); err != nil {
 			return nil, fmt.Errorf("control plane seed: %w", err)
 		}
 	}
@@ -153,7 +152,7 @@ func start(ctx context.Context, s settings) (*Env, error) {
 		cp.Stop()
 		return nil, err
 	}
-	if err := served(ctx, cp, c, s, crds); err != nil {
+	if err := content.Served(ctx, cp.Config); err != nil {
 		cp.Stop()
 		return nil, err
 	}
