@@ -2,102 +2,12 @@ package reconcilers
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aztenant/aztenant/internal/testing/azureanswers"
 )
-
-// answerBodies are the bodies of internal/azimport/testdata/answers: Azure's
-// response examples at the pinned api-versions (each file names its example
-// in azure-rest-api-specs) and hand-written shapes Azure also gives.
-func answerBodies(tb testing.TB) [][]byte {
-	tb.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "internal", "azimport", "testdata", "answers", "*.json"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no answers: %v", err)
-	}
-	var out [][]byte
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var a struct {
-			Body json.RawMessage `json:"body"`
-		}
-		if err := json.Unmarshal(raw, &a); err != nil || len(a.Body) == 0 {
-			tb.Fatalf("%s: no body: %v", f, err)
-		}
-		out = append(out, a.Body)
-	}
-	return out
-}
-
-// oddShapes are the shapes Azure gives besides an example: null for every
-// value, numbers and booleans as strings, empty lists and objects as null.
-func oddShapes(body []byte) [][]byte {
-	var v any
-	if json.Unmarshal(body, &v) != nil {
-		return nil
-	}
-	var out [][]byte
-	for _, fn := range []func(any) any{
-		func(any) any { return nil },
-		func(v any) any {
-			switch x := v.(type) {
-			case float64:
-				raw, _ := json.Marshal(x)
-				return string(raw)
-			case bool:
-				if x {
-					return "true"
-				}
-				return "false"
-			}
-			return v
-		},
-		func(v any) any {
-			if m, ok := v.(map[string]any); ok && len(m) == 0 {
-				return nil
-			}
-			if l, ok := v.([]any); ok && len(l) == 0 {
-				return nil
-			}
-			return v
-		},
-	} {
-		raw, _ := json.Marshal(mapLeaves(v, fn))
-		out = append(out, raw)
-	}
-	return out
-}
-
-// mapLeaves applies fn to every scalar and empty container under v.
-func mapLeaves(v any, fn func(any) any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		if len(x) == 0 {
-			return fn(x)
-		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = mapLeaves(e, fn)
-		}
-		return out
-	case []any:
-		if len(x) == 0 {
-			return fn(x)
-		}
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = mapLeaves(e, fn)
-		}
-		return out
-	}
-	return fn(v)
-}
 
 // FuzzCompareAnswers compares bodies shaped like Azure's answers (its
 // response examples, and nulls, numbers as strings, empty lists as null)
@@ -108,9 +18,9 @@ func mapLeaves(v any, fn func(any) any) any {
 // (property names and strings in another casing, a location by display
 // name, named lists in another order, keys Azure adds) has no difference.
 func FuzzCompareAnswers(f *testing.F) {
-	for _, b := range answerBodies(f) {
+	for _, b := range azureanswers.Bodies(f) {
 		f.Add(b, b, "")
-		for _, o := range oddShapes(b) {
+		for _, o := range azureanswers.OddShapes(b) {
 			f.Add(o, b, "")
 			f.Add(b, o, "properties.workloadProfiles")
 		}

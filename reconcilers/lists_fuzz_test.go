@@ -20,6 +20,7 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/testing/azureanswers"
 	"github.com/aztenant/aztenant/reconcilers/armclient"
 )
 
@@ -63,9 +64,9 @@ func listingPage(body []byte) []byte {
 // the object, it must be that item; an early second look must return the
 // same; and the body compared with itself has no difference.
 func FuzzListedAnswer(f *testing.F) {
-	for _, b := range answerBodies(f) {
+	for _, b := range azureanswers.Bodies(f) {
 		f.Add(listingPage(b))
-		for _, o := range oddShapes(b) {
+		for _, o := range azureanswers.OddShapes(b) {
 			if p := listingPage(o); p != nil {
 				f.Add(p)
 			}
