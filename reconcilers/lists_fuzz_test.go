@@ -22,6 +22,7 @@ import (
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/testing/azureanswers"
 	"github.com/aztenant/aztenant/reconcilers/armclient"
+	"github.com/aztenant/aztenant/reconcilers/comparison"
 )
 
 // listFuzzKind serves ResourceGroup objects (any type would do: a listing
@@ -153,7 +154,7 @@ func FuzzListedAnswer(f *testing.F) {
 			t.Fatalf("looked at again at once, read %s, then %s\npage %s", raw, raw2, p)
 		}
 		if body != nil {
-			if d := differences(body, cloneJSON(body).(map[string]any), nil, Facts{}, nil); len(d) > 0 {
+			if d := comparison.Differences(body, cloneJSON(body).(map[string]any), comparison.Rules{}); len(d) > 0 {
 				t.Fatalf("the listed body differs from itself at %v: %s", d, raw)
 			}
 		}

@@ -1,4 +1,4 @@
-package reconcilers
+package comparison
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 
 // FuzzCompareAnswers compares bodies shaped like Azure's answers (its
 // response examples, and nulls, numbers as strings, empty lists as null)
-// as plan, observe and the listings do (driftWith and differences). It must
+// as plan, observe and the listings do (Drift and Differences). It must
 // not panic; drift and differences must agree on whether there is a
 // difference; a body compared with itself, with a part of itself (a spec
 // says less than Azure answers) or with itself as Azure may answer it
@@ -31,26 +31,26 @@ func FuzzCompareAnswers(f *testing.F) {
 		if json.Unmarshal(desiredRaw, &desired) != nil || json.Unmarshal(actualRaw, &actual) != nil {
 			return
 		}
-		opens := Facts{OpenSets: []string{open}}
-		first := driftWith(desired, actual, nil, opens, nil)
-		all := differences(desired, actual, nil, opens, nil)
+		opens := Rules{OpenSets: []string{open}}
+		first := Drift(desired, actual, opens)
+		all := Differences(desired, actual, opens)
 		if (first == "") != (len(all) == 0) {
 			t.Fatalf("drift %q but differences %v:\ndesired %s\nactual  %s", first, all, desiredRaw, actualRaw)
 		}
 		for _, body := range []map[string]any{desired, actual} {
 			same := cloneJSON(body).(map[string]any)
-			if d := differences(body, same, nil, opens, nil); len(d) > 0 {
+			if d := Differences(body, same, opens); len(d) > 0 {
 				t.Fatalf("a body differs from itself at %v: %s", d, mustMarshal(body))
 			}
-			if p := driftWith(body, same, nil, opens, nil); p != "" {
+			if p := Drift(body, same, opens); p != "" {
 				t.Fatalf("a body drifts from itself at %s: %s", p, mustMarshal(body))
 			}
 			part := halfOf(body).(map[string]any)
-			if d := differences(part, body, nil, opens, nil); len(d) > 0 {
+			if d := Differences(part, body, opens); len(d) > 0 {
 				t.Fatalf("a part of a body differs from it at %v:\npart %s\nbody %s", d, mustMarshal(part), mustMarshal(body))
 			}
 			answered := asAzureAnswers("", body).(map[string]any)
-			if d := differences(body, answered, nil, opens, nil); len(d) > 0 {
+			if d := Differences(body, answered, opens); len(d) > 0 {
 				t.Fatalf("a body differs from itself as Azure answers it at %v:\nbody     %s\nanswered %s", d, mustMarshal(body), mustMarshal(answered))
 			}
 		}
@@ -103,7 +103,7 @@ func asAzureAnswers(path string, v any) any {
 			if rename {
 				name = asciiUpper(k)
 			}
-			out[name] = asAzureAnswers(join(path, k), e)
+			out[name] = asAzureAnswers(Join(path, k), e)
 		}
 		if _, taken := lookupFoldOK(x, "provisioningState"); !taken {
 			out["provisioningState"] = "Succeeded"
@@ -150,4 +150,25 @@ func lookupFoldOK(m map[string]any, k string) (any, bool) {
 func mustMarshal(v any) string {
 	raw, _ := json.Marshal(v)
 	return string(raw)
+}
+
+// cloneJSON copies a JSON-shaped value (maps, slices and scalars), as
+// reconcilers' cloneJSON does.
+func cloneJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = cloneJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = cloneJSON(e)
+		}
+		return out
+	default:
+		return v
+	}
 }
