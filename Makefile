@@ -102,7 +102,7 @@ fuzz: tools ## Run each fuzz target for FUZZTIME (default 15s), one at a time.
 	go test -run '^$$' -fuzz '^FuzzDesired$$' -fuzztime $(FUZZTIME) ./reconcilers/kinds
 	go test -run '^$$' -fuzz '^FuzzARMRequest$$' -fuzztime $(FUZZTIME) ./emulator
 	go test -run '^$$' -fuzz '^FuzzImportSpecOf$$' -fuzztime $(FUZZTIME) ./internal/azimport
-	go test -run '^$$' -fuzz '^FuzzCompareAnswers$$' -fuzztime $(FUZZTIME) ./reconcilers
+	go test -run '^$$' -fuzz '^FuzzCompareAnswers$$' -fuzztime $(FUZZTIME) ./reconcilers/comparison
 	go test -run '^$$' -fuzz '^FuzzListedAnswer$$' -fuzztime $(FUZZTIME) ./reconcilers
 
 .PHONY: demo

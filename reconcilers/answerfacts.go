@@ -11,22 +11,17 @@ import (
 )
 
 // checkAnswerFacts refuses a kind's Facts about Azure's answers that cannot be
-// applied: a Normalize entry the table (normalize.go) does not have, or
-// NormalizeIntEnum without values; a Forced value that is not a JSON scalar;
-// an OpenValues list without elements; a path that is not a dotted body path;
-// and a path no spec of the kind reaches, looked for in the body Desired builds
-// from a spec with every field set (filledBody).
+// applied: a Normalize entry the table (reconcilers/comparison) does not have,
+// or NormalizeIntEnum without values (Normalizer.Check); a Forced value that
+// is not a JSON scalar; an OpenValues list without elements; a path that is
+// not a dotted body path; and a path no spec of the kind reaches, looked for
+// in the body Desired builds from a spec with every field set (filledBody).
 func checkAnswerFacts(k Kind) error {
 	f := k.Facts()
 	var paths []string
 	for p, n := range f.Normalize {
-		switch _, ok := normalizations[n.Name]; {
-		case !ok:
-			return fmt.Errorf("Facts.Normalize[%q]: the normalisation table has no entry %q", p, n.Name)
-		case n.Name == NormalizeIntEnum && len(n.Values) == 0:
-			return fmt.Errorf("Facts.Normalize[%q]: %s needs the enum's values in Azure's order", p, n.Name)
-		case n.Name != NormalizeIntEnum && len(n.Values) > 0:
-			return fmt.Errorf("Facts.Normalize[%q]: only %s takes values", p, NormalizeIntEnum)
+		if err := n.Check(); err != nil {
+			return fmt.Errorf("Facts.Normalize[%q]: %w", p, err)
 		}
 		paths = append(paths, p)
 	}

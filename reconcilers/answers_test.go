@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers/comparison"
 )
 
 func jsonBody(t *testing.T, s string) map[string]any {
@@ -59,39 +60,6 @@ func TestAnswersDigest(t *testing.T) {
 	}
 	if a.digest("p", []any{1.0, 2.0}) == a.digest("p", []any{2.0, 1.0}) {
 		t.Error("an unnamed list in another order gives the same digest: order may mean something there")
-	}
-}
-
-// Paths read the way compare.go writes them: keys (case-insensitive, holding
-// dots), named elements, positions, the body.
-func TestAnswersValueAtPath(t *testing.T) {
-	body := jsonBody(t, `{"tags":{"cost.center":"x"},"properties":{"Subnets":[{"name":"a.b","properties":{"p":1}},{"name":"c"}],"list":[10,20],"n":null}}`)
-	for path, want := range map[string]any{
-		"tags.cost.center":                          "x",
-		"properties.subnets[name=A.B].properties.p": 1.0,
-		"properties.subnets[name=c].name":           "c",
-		"properties.list[1]":                        20.0,
-	} {
-		got, ok := valueAtPath(body, path)
-		if !ok || fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("%s: %v %v, want %v", path, got, ok, want)
-		}
-	}
-	for _, path := range []string{"properties.n", "properties.missing", "properties.list[2]", "properties.subnets[name=z]", "tags.cost"} {
-		if got, ok := valueAtPath(body, path); ok {
-			t.Errorf("%s: %v, want nothing", path, got)
-		}
-	}
-	if got, ok := valueAtPath(body, bodyPath); !ok || got == nil {
-		t.Error("(body) is the body")
-	}
-	if segs := pathSegments("a.b[name=x.y].c[0]"); !slices.Equal(segs, []string{"a", "b", "[name=x.y]", "c", "[0]"}) {
-		t.Errorf("segments %q", segs)
-	}
-	for p, want := range map[string]string{"a.b[name=x.y].c": "a.b[name=x.y]", "a.b[name=x.y]": "a.b", "a": bodyPath, "a[0]": "a"} {
-		if got := parentPath(p); got != want {
-			t.Errorf("parentPath(%s) = %s, want %s", p, got, want)
-		}
 	}
 }
 
@@ -167,7 +135,7 @@ func TestAnswersDecision(t *testing.T) {
 	if !a.keeps([]azurev1alpha1.KeptPath{outer, entries[0]}, "properties.enableSoftDelete") {
 		t.Error("the coarser entry decided over the finer one")
 	}
-	if covering([]azurev1alpha1.KeptPath{{Path: bodyPath}}, "anything.at[all]") == nil {
+	if covering([]azurev1alpha1.KeptPath{{Path: comparison.Body}}, "anything.at[all]") == nil {
 		t.Error("(body) covers every path")
 	}
 }
@@ -183,7 +151,7 @@ func TestAnswersOverflowCollapses(t *testing.T) {
 	desired := `{"location":"westeurope","properties":{"rules":[` + strings.Join(rules, ",") + `],"mode":"a"}}`
 	actual := `{"location":"westeurope","properties":{"rules":[` + strings.Join(answered, ",") + `],"mode":"b"}}`
 	a := testAnswers(t, desired, actual)
-	diffs := differences(a.desired, a.actual, nil, Facts{}, nil)
+	diffs := comparison.Differences(a.desired, a.actual, comparison.Rules{})
 	if len(diffs) != 101 {
 		t.Fatalf("%d differences, want 101", len(diffs))
 	}
@@ -199,8 +167,8 @@ func TestAnswersOverflowCollapses(t *testing.T) {
 		t.Errorf("entries %v: want the rules merged into properties.rules, properties.mode kept apart", paths)
 	}
 	for _, d := range diffs {
-		if !a.keeps(rec, d.path) {
-			t.Errorf("%s is not kept after the collapse", d.path)
+		if !a.keeps(rec, d.Path) {
+			t.Errorf("%s is not kept after the collapse", d.Path)
 		}
 	}
 	// Any change inside a merged entry is one difference (a write).
@@ -212,12 +180,6 @@ func TestAnswersOverflowCollapses(t *testing.T) {
 	volatile := testAnswers(t, desired, strings.ReplaceAll(actual, `"etag":"e"`, `"etag":"f"`))
 	if !volatile.keeps(rec, "properties.rules[name=r50].priority") {
 		t.Error("a read-only field inside a merged entry changed its digest")
-	}
-	if got := collapse([]string{"a.b", "c.d", "e.f"}, 1); !slices.Equal(got, []string{bodyPath}) {
-		t.Errorf("collapse to 1 entry: %v, want (body)", got)
-	}
-	if got := collapse([]string{"a.b.c", "a.b", "a.b[0]", "x"}, 64); !slices.Equal(got, []string{"a.b", "x"}) {
-		t.Errorf("covered paths are left out: %v", got)
 	}
 }
 
@@ -231,7 +193,7 @@ func TestAnswersNoSecretInStatus(t *testing.T) {
 	actual := jsonBody(t, fmt.Sprintf(`{"properties":{"settings":{"db":"Server=y;Password=%s","plain":"two"},"level":"b","echo":%q}}`, password, password))
 	a := answers{key: []byte("secret-uid"), desired: desired, actual: actual, open: map[string]bool{},
 		writeOnly: []string{"properties.administratorLoginPassword"}, secrets: []string{password}}
-	rec := a.record(differences(desired, actual, a.writeOnly, Facts{}, nil))
+	rec := a.record(comparison.Differences(desired, actual, comparison.Rules{Ignore: a.writeOnly}))
 	rec = append(rec, a.entry("properties"), a.entry("properties.settings"), a.entry("properties.administratorLoginPassword"))
 	shown := map[string]string{}
 	for _, e := range rec {

@@ -9,11 +9,13 @@
 // ConfigMaps.
 //
 // Beside it, packages of their own hold what it calls on: reconcilers/armclient
-// (the ARM calls, raw JSON by ID), reconcilers/exports (writing the Secrets
-// and ConfigMaps, and when the secret outputs are read again) and
-// reconcilers/expressions (the CEL exports); reconcilers/kinds holds the
-// adapters and reconcilers/planning answers Plans. Its telemetry (the span
-// and metrics of each ARM attempt, a reconcile's span) is telemetry.go.
+// (the ARM calls, raw JSON by ID), reconcilers/comparison (what counts as a
+// difference between the desired body and Azure's), reconcilers/exports
+// (writing the Secrets and ConfigMaps, and when the secret outputs are read
+// again) and reconcilers/expressions (the CEL exports); reconcilers/kinds
+// holds the adapters and reconcilers/planning answers Plans. Its telemetry
+// (the span and metrics of each ARM attempt, a reconcile's span) is
+// telemetry.go.
 //
 // # Kind
 //
@@ -123,11 +125,12 @@
 //     marker, or that onboarding created, is not this object's; one that
 //     exists without being this object's needs aztenant.io/adopt, unless
 //     onboarding created it for this object (TagCreatedFor);
-//   - plan (plan.go): the desired body compared with Azure's (compare.go:
-//     ARM defaults, read-only fields, Facts.WriteOnly, casing, location
-//     spelling and Hooks.Equivalent are not drift; a write-only value's
-//     digest is); at a path the comparison reports, the record of Azure's
-//     answers (status.azureKeeps, below) is consulted;
+//   - plan (plan.go): the desired body compared with Azure's
+//     (reconcilers/comparison, with the rules answerrules.go builds from
+//     the kind: ARM defaults, read-only fields, Facts.WriteOnly, casing,
+//     location spelling and Hooks.Equivalent are not drift; a write-only
+//     value's digest is); at a path the comparison reports, the record of
+//     Azure's answers (status.azureKeeps, below) is consulted;
 //   - act: in manage mode (write.go), a difference left is a write, a PUT
 //     that keeps tags the spec does not manage and the child collections
 //     Facts.CarriedOnPut names, and whose digest starts a new record; then
@@ -144,8 +147,9 @@
 // name), adds to (a default element of a list) or never returns (create-time
 // options). Compared with the spec alone, such a resource would differ at
 // every sync and be written again forever. So the answer to each write is
-// recorded in status.azureKeeps (keeps.go; the pure parts in answers.go; the
-// design in docs/design/azure-answers.md):
+// recorded in status.azureKeeps (keeps.go; the pure parts in answers.go, the
+// paths and the projection in reconcilers/comparison; the design in
+// docs/design/azure-answers.md):
 //
 //   - write sets the record's Written, a keyed digest of the body, and drops
 //     the earlier answer;

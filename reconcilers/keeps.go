@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers/comparison"
 )
 
 // This file is the record of Azure's answers (status.azureKeeps) in the
@@ -16,7 +17,8 @@ import (
 // (startRecord), record and settle fill it once Azure has finished (learn),
 // plan consults it at the paths the comparison reports (consult), and settle
 // drops the entries no difference needs any more (prune). The pure parts
-// (digests, projection, paths) are in answers.go.
+// (digests, entries) are in answers.go, the projection and the paths in
+// reconcilers/comparison.
 
 // EventKeptByAzure is the event sent when the set of paths Azure keeps its own
 // way changes.
@@ -66,7 +68,7 @@ func (r *Reconciler) usableRecord(obj azurev1alpha1.Resource) *azurev1alpha1.Azu
 // dropped: a resource created again, or a new body, is answered afresh).
 func (r *Reconciler) startRecord(ctx context.Context, obj azurev1alpha1.Resource, c change) {
 	a := r.answersFor(ctx, obj, c.secrets, c.desired, nil)
-	obj.AzureStatus().AzureKeeps = &azurev1alpha1.AzureKeeps{APIVersion: r.Kind.Facts().APIVersion, Written: a.digest(bodyPath, c.desired)}
+	obj.AzureStatus().AzureKeeps = &azurev1alpha1.AzureKeeps{APIVersion: r.Kind.Facts().APIVersion, Written: a.digest(comparison.Body, c.desired)}
 }
 
 // record is the step before plan that learns Azure's answer to the last write
@@ -111,9 +113,8 @@ func (r *Reconciler) learn(ctx context.Context, obj azurev1alpha1.Resource, secr
 		return
 	}
 	a := r.answersFor(ctx, obj, secrets, desired, actual)
-	if a.digest(bodyPath, desired) == k.Written {
-		facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
-		k.Paths = a.record(differences(desired, actual, facts.WriteOnly, facts, hooks.Equivalent))
+	if a.digest(comparison.Body, desired) == k.Written {
+		k.Paths = a.record(comparison.Differences(desired, actual, comparisonRules(r.Kind.Facts(), r.Kind.Hooks())))
 		r.keptChanged(obj, a, before, k.Paths)
 	}
 	k.Written = ""
@@ -134,7 +135,7 @@ func (r *Reconciler) prune(ctx context.Context, obj azurev1alpha1.Resource, c ch
 	}
 	var still []azurev1alpha1.KeptPath
 	for _, e := range k.Paths {
-		if slices.ContainsFunc(c.kept, func(d difference) bool { return covers(e.Path, d.path) }) {
+		if slices.ContainsFunc(c.kept, func(d comparison.Difference) bool { return comparison.Covers(e.Path, d.Path) }) {
 			still = append(still, e)
 		}
 	}
@@ -167,25 +168,24 @@ func forgetWrite(obj azurev1alpha1.Resource) {
 // write, is in sync (kept); any other is a difference. It returns the first
 // difference left ("" when every one is kept) and the kept ones. Without a
 // usable record it returns diff, the comparison's.
-func (r *Reconciler) consult(ctx context.Context, obj azurev1alpha1.Resource, secrets []string, desired, actual map[string]any, diff string) (string, []difference) {
+func (r *Reconciler) consult(ctx context.Context, obj azurev1alpha1.Resource, secrets []string, desired, actual map[string]any, diff string) (string, []comparison.Difference) {
 	k := r.usableRecord(obj)
 	if k == nil || len(k.Paths) == 0 {
 		return diff, nil
 	}
-	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
-	diffs := differences(desired, actual, facts.WriteOnly, facts, hooks.Equivalent)
+	diffs := comparison.Differences(desired, actual, comparisonRules(r.Kind.Facts(), r.Kind.Hooks()))
 	if len(diffs) == 0 {
 		return diff, nil
 	}
 	a := r.answersFor(ctx, obj, secrets, desired, actual)
 	first := ""
-	var kept []difference
+	var kept []comparison.Difference
 	for _, d := range diffs {
 		switch {
-		case a.keeps(k.Paths, d.path):
+		case a.keeps(k.Paths, d.Path):
 			kept = append(kept, d)
 		case first == "":
-			first = d.path
+			first = d.Path
 		}
 	}
 	return first, kept
@@ -231,7 +231,7 @@ func (a answers) specValue(path string) string {
 	if a.secret(path) {
 		return masked
 	}
-	v, ok := valueAtPath(a.desired, path)
+	v, ok := comparison.ValueAt(a.desired, path)
 	if !ok {
 		return absent
 	}
@@ -240,13 +240,13 @@ func (a answers) specValue(path string) string {
 
 // keptShown renders kept differences for a Plan: both values, but neither
 // where one may be secret.
-func (a answers) keptShown(kept []difference) []azurev1alpha1.Difference {
+func (a answers) keptShown(kept []comparison.Difference) []azurev1alpha1.Difference {
 	out := make([]azurev1alpha1.Difference, 0, len(kept))
 	for _, d := range kept {
-		if a.secret(d.path) {
-			d.desired, d.actual = masked, masked
+		if a.secret(d.Path) {
+			d.Desired, d.Actual = masked, masked
 		}
-		out = append(out, azurev1alpha1.Difference{Path: cut(d.path), Desired: value(d.desired), Actual: value(d.actual)})
+		out = append(out, azurev1alpha1.Difference{Path: cut(d.Path), Desired: value(d.Desired), Actual: value(d.Actual)})
 	}
 	return out
 }
@@ -261,12 +261,12 @@ func keptNote(obj azurev1alpha1.Resource) string {
 }
 
 // withoutKept is diffs less the paths in kept.
-func withoutKept(diffs, kept []difference) []difference {
+func withoutKept(diffs, kept []comparison.Difference) []comparison.Difference {
 	if len(kept) == 0 {
 		return diffs
 	}
-	return slices.DeleteFunc(diffs, func(d difference) bool {
-		return slices.ContainsFunc(kept, func(k difference) bool { return k.path == d.path })
+	return slices.DeleteFunc(diffs, func(d comparison.Difference) bool {
+		return slices.ContainsFunc(kept, func(k comparison.Difference) bool { return k.Path == d.Path })
 	})
 }
 

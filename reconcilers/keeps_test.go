@@ -44,7 +44,7 @@ func newVault() *keyvaultv1alpha1.Vault {
 }
 
 // recordOnlyVault is the Vault kind without the facts of what Azure does to
-// its answers (normalize.go: soft delete forced on, createMode never
+// its answers (comparison/normalize.go: soft delete forced on, createMode never
 // answered). The record is what holds where no fact explains Azure's answer
 // (Service Bus zone redundancy, a migrated SKU: issue 27's "R" rows); with the
 // vault's facts taken away, its well-known answers test the record alone.

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers/comparison"
 )
 
 // This file is the whole contract between the generic reconciler and a kind:
@@ -89,16 +90,18 @@ type Facts struct {
 	Names []NameRef
 
 	// Normalize, NotReturned, Forced and OpenValues say how Azure answers a
-	// write where it does not echo the spec (normalize.go; issue 27, the design
-	// in docs/design/azure-answers.md). Their paths are dotted body paths as in
+	// write where it does not echo the spec (the comparison applies them,
+	// reconcilers/comparison; issue 27, the design in
+	// docs/design/azure-answers.md). Their paths are dotted body paths as in
 	// Names: lists on the way are crossed, "*" crosses the values of a map.
 	// checkKind refuses a path no spec of the kind can reach.
 
 	// Normalize names, by path, the entry of the normalisation table
-	// (normalize.go) under which Azure's answer means what the spec says though
-	// spelled otherwise: a policy's XML re-indented, a location's display name,
-	// an enum answered as its index. The values compare equal when they are
-	// equal as compare.go compares them or equal under the entry.
+	// (reconcilers/comparison, normalize.go) under which Azure's answer means
+	// what the spec says though spelled otherwise: a policy's XML re-indented,
+	// a location's display name, an enum answered as its index. The values
+	// compare equal when they are equal as the comparison compares them or
+	// equal under the entry.
 	Normalize map[string]Normalizer
 	// NotReturned lists the paths Azure takes on a write but leaves out of its
 	// answer (Cosmos DB's create options, a web app's app settings): absent from
@@ -115,6 +118,24 @@ type Facts struct {
 	// any other element Azure holds beyond the spec's still is.
 	OpenValues map[string][]any
 }
+
+// Normalizer names the entry of the comparison's normalisation table that
+// applies at a path (Facts.Normalize): reconcilers/comparison holds the table.
+type Normalizer = comparison.Normalizer
+
+// The entries of the normalisation table a kind may name in Facts.Normalize
+// (comparison.NormalizeCase and the others say what each one means).
+const (
+	NormalizeCase             = comparison.NormalizeCase
+	NormalizeLocation         = comparison.NormalizeLocation
+	NormalizeXML              = comparison.NormalizeXML
+	NormalizeXMLFragment      = comparison.NormalizeXMLFragment
+	NormalizeTrimSlash        = comparison.NormalizeTrimSlash
+	NormalizeAPIMScope        = comparison.NormalizeAPIMScope
+	NormalizeRoleDefinitionID = comparison.NormalizeRoleDefinitionID
+	NormalizeIntEnum          = comparison.NormalizeIntEnum
+	NormalizeCIDR             = comparison.NormalizeCIDR
+)
 
 // Hooks are a kind's hand-written behaviour, for what Azure does that Facts
 // cannot say. Every field is optional: nil means the kind has none, and the
@@ -159,8 +180,8 @@ type Hooks struct {
 	// as in Facts.WriteOnly), for a string property ARM reports in a more
 	// precise form than the one requested (Redis answers "6.0.20" to "6"),
 	// which would otherwise be drift at every sync. It is asked only when
-	// they differ. Nil: only equal values (up to compare.go's casing and
-	// location rules) match.
+	// they differ. Nil: only equal values (up to the comparison's casing and
+	// location rules, reconcilers/comparison) match.
 	Equivalent func(path, desired, observed string) bool
 
 	// Verify reads Azure before anything is written, to refuse what the spec

@@ -20,7 +20,9 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/testing/azureanswers"
 	"github.com/aztenant/aztenant/reconcilers/armclient"
+	"github.com/aztenant/aztenant/reconcilers/comparison"
 )
 
 // listFuzzKind serves ResourceGroup objects (any type would do: a listing
@@ -63,9 +65,9 @@ func listingPage(body []byte) []byte {
 // the object, it must be that item; an early second look must return the
 // same; and the body compared with itself has no difference.
 func FuzzListedAnswer(f *testing.F) {
-	for _, b := range answerBodies(f) {
+	for _, b := range azureanswers.Bodies(f) {
 		f.Add(listingPage(b))
-		for _, o := range oddShapes(b) {
+		for _, o := range azureanswers.OddShapes(b) {
 			if p := listingPage(o); p != nil {
 				f.Add(p)
 			}
@@ -152,7 +154,7 @@ func FuzzListedAnswer(f *testing.F) {
 			t.Fatalf("looked at again at once, read %s, then %s\npage %s", raw, raw2, p)
 		}
 		if body != nil {
-			if d := differences(body, cloneJSON(body).(map[string]any), nil, Facts{}, nil); len(d) > 0 {
+			if d := comparison.Differences(body, cloneJSON(body).(map[string]any), comparison.Rules{}); len(d) > 0 {
 				t.Fatalf("the listed body differs from itself at %v: %s", d, raw)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers/comparison"
 	"github.com/aztenant/aztenant/tenancy"
 )
 
@@ -263,7 +264,7 @@ func walkPath(v any, steps []string, follow map[string]string, visit func(concre
 			return
 		}
 		if e, ok := m[steps[i]]; ok {
-			walk(e, i+1, join(concrete, steps[i]), join(plain, steps[i]), trail)
+			walk(e, i+1, comparison.Join(concrete, steps[i]), comparison.Join(plain, steps[i]), trail)
 		}
 	}
 	walk(v, 0, "", "", nil)

@@ -1,6 +1,9 @@
 package reconcilers
 
-import azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+import (
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers/comparison"
+)
 
 // What the kind-level tests of normalize_kinds_test.go (package
 // reconcilers_test, which may import the kinds) use of the reconciler.
@@ -12,14 +15,15 @@ func DesiredForTest(k Kind, obj azurev1alpha1.Resource) (map[string]any, error) 
 }
 
 // DifferencesForTest are the paths where plan and observe find actual
-// different from desired for kind k (compare.go, with the kind's facts).
+// different from desired for kind k (reconcilers/comparison, with the kind's
+// rules).
 func DifferencesForTest(k Kind, desired, actual map[string]any) []string {
-	f, h := k.Facts(), k.Hooks()
+	rules := comparisonRules(k.Facts(), k.Hooks())
 	var out []string
-	for _, d := range differences(desired, actual, f.WriteOnly, f, h.Equivalent) {
-		out = append(out, d.path)
+	for _, d := range comparison.Differences(desired, actual, rules) {
+		out = append(out, d.Path)
 	}
-	if first := driftWith(desired, actual, f.WriteOnly, f, h.Equivalent); (first == "") != (len(out) == 0) {
+	if first := comparison.Drift(desired, actual, rules); (first == "") != (len(out) == 0) {
 		out = append(out, "(plan found "+first+")")
 	}
 	return out

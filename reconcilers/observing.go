@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers/comparison"
 )
 
 // This file is the observe policy (modeObserve): the pipeline up to the plan,
@@ -67,7 +68,7 @@ func (r *Reconciler) observed(ctx context.Context, x *run) error {
 		// own way (answered so to every write) from one changed in Azure.
 		kept = "; some may be values Azure keeps its own way, which only a write shows"
 	}
-	msg := fmt.Sprintf("Azure differs from the spec at %d path(s), first %s (status.differences); reconcile policy manage would write them%s%s", len(diffs), diffs[0].path, kept, note)
+	msg := fmt.Sprintf("Azure differs from the spec at %d path(s), first %s (status.differences); reconcile policy manage would write them%s%s", len(diffs), diffs[0].Path, kept, note)
 	setInSync(obj, metav1.ConditionFalse, ReasonDiffers, msg)
 	return newOutcome(ReasonObserved, "Observed: "+msg).after(again)
 }
@@ -76,17 +77,17 @@ func (r *Reconciler) observed(ctx context.Context, x *run) error {
 // as a write would change it: the compared body but for the paths Azure keeps
 // its own way (c.kept), tags removed from the spec, and write-only values
 // (never shown) not known to be the ones in Azure.
-func (r *Reconciler) allDifferences(obj azurev1alpha1.Resource, c change, actual map[string]any) []difference {
+func (r *Reconciler) allDifferences(obj azurev1alpha1.Resource, c change, actual map[string]any) []comparison.Difference {
 	st := obj.AzureStatus()
 	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
 	// The paths Azure keeps its own way (plan's, from status.azureKeeps) are
 	// not differences: a write would not change them.
-	diffs := withoutKept(differences(c.desired, actual, facts.WriteOnly, facts, hooks.Equivalent), c.kept)
+	diffs := withoutKept(comparison.Differences(c.desired, actual, comparisonRules(facts, hooks)), c.kept)
 	tags := tagsOf(actual)
 	for _, k := range c.dropped {
 		for tk, v := range tags {
 			if strings.EqualFold(tk, k) {
-				diffs = append(diffs, difference{path: "tags." + tk, actual: v}) // removed from the spec
+				diffs = append(diffs, comparison.Difference{Path: "tags." + tk, Actual: v}) // removed from the spec
 			}
 		}
 	}
@@ -95,12 +96,12 @@ func (r *Reconciler) allDifferences(obj azurev1alpha1.Resource, c change, actual
 		// none known), so manage writes them. Neither value is shown.
 		for _, p := range facts.WriteOnly {
 			if _, ok := valueAt(c.desired, p); ok {
-				diffs = append(diffs, difference{path: p, desired: masked, actual: masked})
+				diffs = append(diffs, comparison.Difference{Path: p, Desired: masked, Actual: masked})
 			}
 		}
 	}
 	if c.diff != "" && len(diffs) == 0 {
-		diffs = []difference{{path: c.diff, desired: masked, actual: masked}} // plan's, whatever it is
+		diffs = []comparison.Difference{{Path: c.diff, Desired: masked, Actual: masked}} // plan's, whatever it is
 	}
 	return diffs
 }
@@ -113,14 +114,14 @@ const (
 // shown renders differences for status: values as JSON, cut to fit, write-only
 // values never (they are skipped by the comparison, and plan's digest reports
 // them without a value).
-func shown(diffs []difference) []azurev1alpha1.Difference {
+func shown(diffs []comparison.Difference) []azurev1alpha1.Difference {
 	out := make([]azurev1alpha1.Difference, 0, min(len(diffs), maxDifferences))
 	for i, d := range diffs {
 		if i == maxDifferences-1 && len(diffs) > maxDifferences {
 			out = append(out, azurev1alpha1.Difference{Path: "(more)", Desired: fmt.Sprintf("%d more differences", len(diffs)-i)})
 			break
 		}
-		out = append(out, azurev1alpha1.Difference{Path: cut(d.path), Desired: value(d.desired), Actual: value(d.actual)})
+		out = append(out, azurev1alpha1.Difference{Path: cut(d.Path), Desired: value(d.Desired), Actual: value(d.Actual)})
 	}
 	return out
 }

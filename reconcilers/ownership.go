@@ -13,6 +13,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/internal/ownermarker"
+	"github.com/aztenant/aztenant/reconcilers/comparison"
 )
 
 // Tags aztenant reads and writes on Azure resources of kinds with tags.
@@ -56,7 +57,7 @@ func released(obj azurev1alpha1.Resource) bool {
 
 // tagsOf reads the tags of an ARM body.
 func tagsOf(body map[string]any) map[string]string {
-	raw, _ := lookupFold(body, "tags").(map[string]any)
+	raw, _ := comparison.LookupFold(body, "tags").(map[string]any)
 	out := make(map[string]string, len(raw))
 	for k, v := range raw {
 		if s, ok := v.(string); ok {

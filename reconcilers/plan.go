@@ -4,11 +4,12 @@ import (
 	"context"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers/comparison"
 )
 
 // This file is the plan step: what the spec asks of Azure, and where Azure
-// differs from it (the comparison itself is compare.go; the record of
-// Azure's answers, keeps.go).
+// differs from it (the comparison itself is reconcilers/comparison; the
+// record of Azure's answers, keeps.go).
 
 // stepPlan compares the desired body with Azure's resource. Planned on a
 // listing, a difference is read again by GET first.
@@ -45,7 +46,7 @@ type change struct {
 	// kept are the paths where Azure differs from desired as it answered the
 	// last write (status.azureKeeps): in sync, not in diff. keptBefore are
 	// the record's paths before this reconcile writes (keeps.go).
-	kept       []difference
+	kept       []comparison.Difference
 	keptBefore []string
 }
 
@@ -57,7 +58,7 @@ type built struct {
 	secrets []string
 }
 
-// plan compares the desired body with Azure's (compare.go).
+// plan compares the desired body with Azure's (reconcilers/comparison).
 func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, b built, id string, actual map[string]any, createdFor string) (change, error) {
 	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
 	desired := b.desired
@@ -68,7 +69,7 @@ func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, b bui
 		// must adopt.
 		c.dropped = append(c.dropped, TagCreatedFor)
 	}
-	ignore, digested := facts.WriteOnly, digestedPaths(facts)
+	digested := digestedPaths(facts)
 	if len(digested) > 0 { // only kinds with write-only or unanswered values read the key's Secrets
 		var refs []Reference
 		if hooks.References != nil {
@@ -78,7 +79,7 @@ func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, b bui
 	}
 	c.diff = "(absent)"
 	if actual != nil {
-		c.diff = driftWith(desired, actual, ignore, facts, hooks.Equivalent)
+		c.diff = comparison.Drift(desired, actual, comparisonRules(facts, hooks))
 		if c.diff != "" {
 			// Only where the comparison finds a difference: Azure's known
 			// answer to this spec is no difference (keeps.go).

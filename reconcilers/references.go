@@ -11,6 +11,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
+	"github.com/aztenant/aztenant/reconcilers/comparison"
 	"github.com/aztenant/aztenant/tenancy"
 )
 
@@ -60,7 +61,7 @@ func armReferences(body map[string]any, outside []string) []tenancy.Reference {
 					walk(path+"["+k+"]", plain, t[k])
 					continue
 				}
-				walk(join(path, k), join(plain, k), t[k])
+				walk(comparison.Join(path, k), comparison.Join(plain, k), t[k])
 			}
 		case []any:
 			for i, e := range t {

@@ -82,7 +82,7 @@ type FieldOverride struct {
 // override's because.
 type Answered struct {
 	// Normalize names the entry of the reconciler's normalisation table
-	// (reconcilers/normalize.go) under which the answer means the spec's value though
+	// (reconcilers/comparison/normalize.go) under which the answer means the spec's value though
 	// spelled otherwise: one of Normalizers. intEnum takes the field's enum values, in
 	// the SDK's order, as the integers Azure answers.
 	Normalize string `json:"normalize,omitempty"`
@@ -99,7 +99,7 @@ type Answered struct {
 }
 
 // Normalizers are the entries of the reconciler's normalisation table an override may
-// name (reconcilers/normalize.go, the Normalize constants); the generated adapters name
+// name (reconcilers/comparison/normalize.go, the Normalize constants); the generated adapters name
 // them by constant, so a name the reconciler lacks does not compile.
 var Normalizers = map[string]string{
 	"case":             "NormalizeCase",

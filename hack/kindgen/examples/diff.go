@@ -9,7 +9,7 @@ import (
 
 // Key is a property one example's answer has and another body lacks, with its value.
 type Key struct {
-	// Path is in the syntax of the operator's differences (reconcilers/compare.go):
+	// Path is in the syntax of the operator's differences (reconcilers/comparison):
 	// properties.x, a.b[name=n] for lists of named objects, a.c[0] for other lists; in
 	// Kind.More, a[] stands for every element of a list.
 	Path string `json:"path"`

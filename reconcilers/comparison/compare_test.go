@@ -1,4 +1,4 @@
-package reconcilers
+package comparison
 
 import (
 	"encoding/json"
@@ -14,11 +14,11 @@ func TestDriftWithEquivalence(t *testing.T) {
 	redis := func(path, w, g string) bool { return path == "properties.redisVersion" && strings.HasPrefix(g, w+".") }
 	for observed, want := range map[string]string{"6.0.20": "", "6": "", "7.2.4": "properties.redisVersion", "60.1": "properties.redisVersion"} {
 		actual := map[string]any{"properties": map[string]any{"redisVersion": observed}}
-		if got := driftWith(desired, actual, nil, Facts{}, redis); got != want {
+		if got := Drift(desired, actual, Rules{Equivalent: redis}); got != want {
 			t.Errorf("observed %q: drift %q, want %q", observed, got, want)
 		}
 	}
-	if got := drift(desired, map[string]any{"properties": map[string]any{"redisVersion": "6.0.20"}}, nil); got == "" {
+	if got := Drift(desired, map[string]any{"properties": map[string]any{"redisVersion": "6.0.20"}}, Rules{}); got == "" {
 		t.Error("without the kind's equivalence, 6.0.20 must differ from 6")
 	}
 }
@@ -55,7 +55,7 @@ func TestDrift(t *testing.T) {
 			if err := json.Unmarshal([]byte(tc.actual), &a); err != nil {
 				t.Fatal(err)
 			}
-			if got := drift(d, a, tc.ignore); got != tc.want {
+			if got := Drift(d, a, Rules{Ignore: tc.ignore}); got != tc.want {
 				t.Errorf("drift = %q, want %q", got, tc.want)
 			}
 		})
@@ -88,15 +88,15 @@ func TestDriftNamedLists(t *testing.T) {
 			if err := json.Unmarshal([]byte(tc.actual), &a); err != nil {
 				t.Fatal(err)
 			}
-			if got := drift(d, a, nil); got != tc.want {
+			if got := Drift(d, a, Rules{}); got != tc.want {
 				t.Errorf("drift = %q, want %q", got, tc.want)
 			}
 		})
 	}
 }
 
-// An open set (Facts.OpenSets: AKS agent pools, some managed by their own kind) compares
-// the elements the spec names; others in Azure are not drift.
+// An open set (Rules.OpenSets: AKS agent pools, some managed by their own
+// kind) compares the elements the spec names; others in Azure are not drift.
 func TestDriftOpenSets(t *testing.T) {
 	const desired = `{"properties":{"agentPoolProfiles":[{"name":"system","count":1}]}}`
 	open := []string{"properties.agentPoolProfiles"}
@@ -114,7 +114,7 @@ func TestDriftOpenSets(t *testing.T) {
 			if err := json.Unmarshal([]byte(tc.actual), &a); err != nil {
 				t.Fatal(err)
 			}
-			if got := driftWith(d, a, nil, Facts{OpenSets: open}, nil); got != tc.want {
+			if got := Drift(d, a, Rules{OpenSets: open}); got != tc.want {
 				t.Errorf("drift = %q, want %q", got, tc.want)
 			}
 		})
@@ -136,7 +136,7 @@ func TestDriftUnnamedListsArePositional(t *testing.T) {
 		if err := json.Unmarshal([]byte(tc.actual), &a); err != nil {
 			t.Fatal(err)
 		}
-		if got := drift(d, a, nil); got != tc.want {
+		if got := Drift(d, a, Rules{}); got != tc.want {
 			t.Errorf("%s: drift = %q, want %q", name, got, tc.want)
 		}
 	}
@@ -163,8 +163,8 @@ func TestDifferencesListsEveryPath(t *testing.T) {
 		},
 	}
 	var got []string
-	for _, d := range differences(desired, actual, []string{"properties.password"}, Facts{OpenSets: []string{"properties.pools"}}, nil) {
-		got = append(got, fmt.Sprintf("%s: %v -> %v", d.path, d.actual, d.desired))
+	for _, d := range Differences(desired, actual, Rules{Ignore: []string{"properties.password"}, OpenSets: []string{"properties.pools"}}) {
+		got = append(got, fmt.Sprintf("%s: %v -> %v", d.Path, d.Actual, d.Desired))
 	}
 	want := []string{
 		"properties.sku.name: Standard -> Premium",
@@ -177,10 +177,10 @@ func TestDifferencesListsEveryPath(t *testing.T) {
 		t.Errorf("differences =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	// The first of them is what a write acts on.
-	if first := driftWith(desired, actual, []string{"properties.password"}, Facts{OpenSets: []string{"properties.pools"}}, nil); first == "" {
-		t.Error("driftWith found no difference")
+	if first := Drift(desired, actual, Rules{Ignore: []string{"properties.password"}, OpenSets: []string{"properties.pools"}}); first == "" {
+		t.Error("Drift found no difference")
 	}
-	if d := differences(actual, actual, nil, Facts{}, nil); len(d) != 0 {
+	if d := Differences(actual, actual, Rules{}); len(d) != 0 {
 		t.Errorf("differences of equal bodies: %v", d)
 	}
 }

@@ -1,9 +1,10 @@
-package reconcilers
+package comparison
 
 import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/netip"
@@ -18,7 +19,8 @@ import (
 // item 2; docs/design/azure-answers.md §2): the normalisation table, which says
 // when Azure's answer at a path means what the spec says there though spelled
 // otherwise; a kind names the entries its paths take in Facts.Normalize
-// (answerrules.go applies them). Every entry cites the public source of the
+// (reconcilers' kind contract), which reaches the comparison as
+// Rules.Normalize (rules.go applies them). Every entry cites the public source of the
 // fact. A change to an entry's meaning changes what counts as drift for every
 // kind that names it.
 
@@ -52,7 +54,7 @@ const (
 )
 
 // Normalizer names the entry of the normalisation table that applies at a
-// path (Facts.Normalize).
+// path (Rules.Normalize; a kind's Facts.Normalize).
 type Normalizer struct {
 	// Name is the entry, one of the Normalize... constants.
 	Name string
@@ -241,8 +243,22 @@ func integer(v any) (int64, bool) {
 	return 0, false
 }
 
+// Check refuses a Normalizer that cannot be applied: an entry the table does
+// not have, NormalizeIntEnum without values, values for another entry.
+func (n Normalizer) Check() error {
+	switch _, ok := normalizations[n.Name]; {
+	case !ok:
+		return fmt.Errorf("the normalisation table has no entry %q", n.Name)
+	case n.Name == NormalizeIntEnum && len(n.Values) == 0:
+		return fmt.Errorf("%s needs the enum's values in Azure's order", n.Name)
+	case n.Name != NormalizeIntEnum && len(n.Values) > 0:
+		return fmt.Errorf("only %s takes values", NormalizeIntEnum)
+	}
+	return nil
+}
+
 // same reports whether desired and actual mean the same under n. An unknown
-// entry matches nothing (checkKind refuses it).
+// entry matches nothing (Check refuses it).
 func (n Normalizer) same(desired, actual any) bool {
 	e, ok := normalizations[n.Name]
 	if !ok {

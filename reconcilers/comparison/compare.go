@@ -1,4 +1,4 @@
-package reconcilers
+package comparison
 
 import (
 	"fmt"
@@ -7,50 +7,73 @@ import (
 	"strings"
 )
 
-// drift returns the first difference between what the user declared (desired,
-// a PUT body) and what ARM reports (actual), as a dotted path, or "" when
-// actual already holds everything desired says. Properties ARM adds (defaults,
-// read-only outputs) are not differences; neither are the paths in ignore
-// (write-only properties ARM never returns). Lists of objects with distinct
-// names are matched by name, whatever order ARM returns them in.
-func drift(desired, actual map[string]any, ignore []string) string {
-	return driftWith(desired, actual, ignore, Facts{}, nil)
+// Rules are what the comparison takes of a kind (reconcilers builds them from
+// the kind's Facts and Hooks). The zero value compares with the comparison's
+// own rules only: casing, locations, numbers, named lists as sets.
+type Rules struct {
+	// Ignore are paths never compared: the write-only ones, which ARM never
+	// returns.
+	Ignore []string
+	// OpenSets are the paths of named lists where Azure may hold elements
+	// the desired body does not name, managed elsewhere: the named ones are
+	// compared, the others are no difference.
+	OpenSets []string
+	// Normalize, NotReturned and OpenValues are how Azure answers a write
+	// (normalize.go, rules.go), by fact path: Normalize names the entry of the
+	// normalisation table under which Azure's answer means the desired value;
+	// a path of NotReturned absent from the answer is no difference; an
+	// element of OpenValues Azure adds to a list is no difference.
+	Normalize   map[string]Normalizer
+	NotReturned []string
+	OpenValues  map[string][]any
+	// Equivalent, when set, reports whether observed satisfies desired at
+	// path, asked only of two strings that differ otherwise.
+	Equivalent func(path, desired, observed string) bool
 }
 
-// driftWith is drift with a kind's facts (Facts.OpenSets: named lists where Azure
-// may hold elements the spec does not name; Normalize, NotReturned and OpenValues:
-// how Azure answers, normalize.go) and its own notion of equivalent strings.
-func driftWith(desired, actual map[string]any, ignore []string, f Facts, eq func(path, desired, observed string) bool) string {
-	skip := make(map[string]bool, len(ignore))
-	for _, p := range ignore {
+// Drift returns the first difference between what the user declared (desired,
+// a PUT body) and what ARM reports (actual), as a dotted path, or "" when
+// actual already holds everything desired says. Properties ARM adds (defaults,
+// read-only outputs) are not differences; neither are the paths in
+// Rules.Ignore (write-only properties ARM never returns). Lists of objects
+// with distinct names are matched by name, whatever order ARM returns them in.
+func Drift(desired, actual map[string]any, r Rules) string {
+	skip := make(map[string]bool, len(r.Ignore))
+	for _, p := range r.Ignore {
 		skip[p] = true
 	}
-	openSet := make(map[string]bool, len(f.OpenSets))
-	for _, p := range f.OpenSets {
+	openSet := make(map[string]bool, len(r.OpenSets))
+	for _, p := range r.OpenSets {
 		openSet[p] = true
 	}
 	// Tags compare like any object: those desired must be there with their
 	// values; others (set in the portal, by Azure Policy, by other tools)
-	// are not the spec's and are kept (see mergeTags). A tag removed from the
-	// spec is drift through droppedTag.
-	return (differ{skip: skip, open: openSet, eq: eq, ans: answerRulesOf(f)}).diff("", desired, actual)
+	// are not the spec's and are kept (reconcilers' mergeTags). A tag removed
+	// from the spec is drift through reconcilers' droppedTag.
+	return (differ{skip: skip, open: openSet, eq: r.Equivalent, ans: answerRulesOf(r)}).diff("", desired, actual)
+}
+
+// Matches reports whether actual holds everything desired says, under the
+// comparison's own rules (no Rules): what Drift asks at every path.
+func Matches(desired, actual any) bool {
+	return (differ{}).diff("", desired, actual) == ""
 }
 
 type differ struct {
 	skip, open map[string]bool
 	eq         func(path, desired, observed string) bool
-	// ans are the kind's facts about Azure's answers (normalize.go).
+	// ans are the kind's facts about Azure's answers (normalize.go, rules.go).
 	ans answerRules
 	// all, when set, collects every difference instead of stopping at the
 	// first (observe mode shows them all).
-	all *[]difference
+	all *[]Difference
 }
 
-// difference is one path where actual differs from desired, with both values
+// Difference is one path where actual differs from desired, with both values
 // (nil where one has none).
-type difference struct {
-	path            string
-	desired, actual any
+type Difference struct {
+	Path            string
+	Desired, Actual any
 }
 
 // report records a difference at path: the path, to stop at the first, or ""
@@ -59,23 +82,23 @@ func (d differ) report(path string, want, got any) string {
 	if d.all == nil {
 		return path
 	}
-	*d.all = append(*d.all, difference{path: path, desired: want, actual: got})
+	*d.all = append(*d.all, Difference{Path: path, Desired: want, Actual: got})
 	return ""
 }
 
-// differences is every difference between desired and actual, by path, with
-// driftWith's rules.
-func differences(desired, actual map[string]any, ignore []string, f Facts, eq func(path, desired, observed string) bool) []difference {
-	d := differ{skip: map[string]bool{}, open: map[string]bool{}, eq: eq, ans: answerRulesOf(f), all: &[]difference{}}
-	for _, p := range ignore {
+// Differences is every difference between desired and actual, by path, with
+// Drift's rules.
+func Differences(desired, actual map[string]any, r Rules) []Difference {
+	d := differ{skip: map[string]bool{}, open: map[string]bool{}, eq: r.Equivalent, ans: answerRulesOf(r), all: &[]Difference{}}
+	for _, p := range r.Ignore {
 		d.skip[p] = true
 	}
-	for _, p := range f.OpenSets {
+	for _, p := range r.OpenSets {
 		d.open[p] = true
 	}
 	d.diff("", desired, actual)
 	out := *d.all
-	sort.SliceStable(out, func(i, j int) bool { return out[i].path < out[j].path })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 
@@ -84,7 +107,7 @@ func (d differ) diff(path string, want, got any) string {
 		return ""
 	}
 	if !d.ans.empty() && ((got == nil && d.ans.notAnswered(path)) || d.ans.equivalent(path, want, got)) {
-		return "" // Azure's way of answering the spec (Facts.NotReturned, Normalize)
+		return "" // Azure's way of answering the spec (Rules.NotReturned, Normalize)
 	}
 	switch w := want.(type) {
 	case map[string]any:
@@ -96,7 +119,7 @@ func (d differ) diff(path string, want, got any) string {
 			return d.report(orRoot(path), want, got)
 		}
 		for k, wv := range w {
-			if p := d.diff(join(path, k), wv, lookupFold(g, k)); p != "" {
+			if p := d.diff(Join(path, k), wv, LookupFold(g, k)); p != "" {
 				return p
 			}
 		}
@@ -110,7 +133,7 @@ func (d differ) diff(path string, want, got any) string {
 			return d.report(orRoot(path), want, got)
 		}
 		if !d.ans.empty() {
-			g = d.ans.withoutOpenValues(d.eq, path, w, g) // Facts.OpenValues
+			g = d.ans.withoutOpenValues(d.eq, path, w, g) // Rules.OpenValues
 		}
 		byName, named := namedElements(w, g)
 		if len(g) != len(w) && !(named && d.open[path]) && (!named || d.all == nil) {
@@ -118,7 +141,7 @@ func (d differ) diff(path string, want, got any) string {
 		}
 		if named {
 			for _, wv := range w {
-				name := lookupFold(wv.(map[string]any), "name").(string)
+				name := LookupFold(wv.(map[string]any), "name").(string)
 				p := fmt.Sprintf("%s[name=%s]", path, name)
 				gv, found := byName[strings.ToLower(name)]
 				if !found {
@@ -136,10 +159,10 @@ func (d differ) diff(path string, want, got any) string {
 				// write would remove.
 				wanted := make(map[string]bool, len(w))
 				for _, wv := range w {
-					wanted[strings.ToLower(lookupFold(wv.(map[string]any), "name").(string))] = true
+					wanted[strings.ToLower(LookupFold(wv.(map[string]any), "name").(string))] = true
 				}
 				for _, gv := range g {
-					if name := lookupFold(gv.(map[string]any), "name").(string); !wanted[strings.ToLower(name)] {
+					if name := LookupFold(gv.(map[string]any), "name").(string); !wanted[strings.ToLower(name)] {
 						d.report(fmt.Sprintf("%s[name=%s]", path, name), nil, gv)
 					}
 				}
@@ -189,7 +212,7 @@ func namedElements(want, got []any) (map[string]any, bool) {
 		m := make(map[string]any, len(l))
 		for _, e := range l {
 			o, _ := e.(map[string]any)
-			n, _ := lookupFold(o, "name").(string)
+			n, _ := LookupFold(o, "name").(string)
 			if n == "" {
 				return nil, false
 			}
@@ -207,8 +230,8 @@ func namedElements(want, got []any) (map[string]any, bool) {
 	return names(got)
 }
 
-// lookupFold finds k in m, case-insensitively as ARM treats property names.
-func lookupFold(m map[string]any, k string) any {
+// LookupFold finds k in m, case-insensitively as ARM treats property names.
+func LookupFold(m map[string]any, k string) any {
 	if v, ok := m[k]; ok {
 		return v
 	}
@@ -236,7 +259,9 @@ func normalizeLocation(s string) string {
 	return strings.ToLower(strings.ReplaceAll(s, " ", ""))
 }
 
-func join(path, k string) string {
+// Join is the path of key k under path, in the comparison's syntax (keys
+// joined by dots).
+func Join(path, k string) string {
 	if path == "" {
 		return k
 	}
@@ -245,7 +270,7 @@ func join(path, k string) string {
 
 func orRoot(p string) string {
 	if p == "" {
-		return "(body)"
+		return Body
 	}
 	return p
 }

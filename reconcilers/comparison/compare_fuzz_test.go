@@ -1,116 +1,26 @@
-package reconcilers
+package comparison
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aztenant/aztenant/internal/testing/azureanswers"
 )
-
-// answerBodies are the bodies of internal/azimport/testdata/answers: Azure's
-// response examples at the pinned api-versions (each file names its example
-// in azure-rest-api-specs) and hand-written shapes Azure also gives.
-func answerBodies(tb testing.TB) [][]byte {
-	tb.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "internal", "azimport", "testdata", "answers", "*.json"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no answers: %v", err)
-	}
-	var out [][]byte
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var a struct {
-			Body json.RawMessage `json:"body"`
-		}
-		if err := json.Unmarshal(raw, &a); err != nil || len(a.Body) == 0 {
-			tb.Fatalf("%s: no body: %v", f, err)
-		}
-		out = append(out, a.Body)
-	}
-	return out
-}
-
-// oddShapes are the shapes Azure gives besides an example: null for every
-// value, numbers and booleans as strings, empty lists and objects as null.
-func oddShapes(body []byte) [][]byte {
-	var v any
-	if json.Unmarshal(body, &v) != nil {
-		return nil
-	}
-	var out [][]byte
-	for _, fn := range []func(any) any{
-		func(any) any { return nil },
-		func(v any) any {
-			switch x := v.(type) {
-			case float64:
-				raw, _ := json.Marshal(x)
-				return string(raw)
-			case bool:
-				if x {
-					return "true"
-				}
-				return "false"
-			}
-			return v
-		},
-		func(v any) any {
-			if m, ok := v.(map[string]any); ok && len(m) == 0 {
-				return nil
-			}
-			if l, ok := v.([]any); ok && len(l) == 0 {
-				return nil
-			}
-			return v
-		},
-	} {
-		raw, _ := json.Marshal(mapLeaves(v, fn))
-		out = append(out, raw)
-	}
-	return out
-}
-
-// mapLeaves applies fn to every scalar and empty container under v.
-func mapLeaves(v any, fn func(any) any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		if len(x) == 0 {
-			return fn(x)
-		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = mapLeaves(e, fn)
-		}
-		return out
-	case []any:
-		if len(x) == 0 {
-			return fn(x)
-		}
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = mapLeaves(e, fn)
-		}
-		return out
-	}
-	return fn(v)
-}
 
 // FuzzCompareAnswers compares bodies shaped like Azure's answers (its
 // response examples, and nulls, numbers as strings, empty lists as null)
-// as plan, observe and the listings do (driftWith and differences). It must
+// as plan, observe and the listings do (Drift and Differences). It must
 // not panic; drift and differences must agree on whether there is a
 // difference; a body compared with itself, with a part of itself (a spec
 // says less than Azure answers) or with itself as Azure may answer it
 // (property names and strings in another casing, a location by display
 // name, named lists in another order, keys Azure adds) has no difference.
 func FuzzCompareAnswers(f *testing.F) {
-	for _, b := range answerBodies(f) {
+	for _, b := range azureanswers.Bodies(f) {
 		f.Add(b, b, "")
-		for _, o := range oddShapes(b) {
+		for _, o := range azureanswers.OddShapes(b) {
 			f.Add(o, b, "")
 			f.Add(b, o, "properties.workloadProfiles")
 		}
@@ -121,26 +31,26 @@ func FuzzCompareAnswers(f *testing.F) {
 		if json.Unmarshal(desiredRaw, &desired) != nil || json.Unmarshal(actualRaw, &actual) != nil {
 			return
 		}
-		opens := Facts{OpenSets: []string{open}}
-		first := driftWith(desired, actual, nil, opens, nil)
-		all := differences(desired, actual, nil, opens, nil)
+		opens := Rules{OpenSets: []string{open}}
+		first := Drift(desired, actual, opens)
+		all := Differences(desired, actual, opens)
 		if (first == "") != (len(all) == 0) {
 			t.Fatalf("drift %q but differences %v:\ndesired %s\nactual  %s", first, all, desiredRaw, actualRaw)
 		}
 		for _, body := range []map[string]any{desired, actual} {
 			same := cloneJSON(body).(map[string]any)
-			if d := differences(body, same, nil, opens, nil); len(d) > 0 {
+			if d := Differences(body, same, opens); len(d) > 0 {
 				t.Fatalf("a body differs from itself at %v: %s", d, mustMarshal(body))
 			}
-			if p := driftWith(body, same, nil, opens, nil); p != "" {
+			if p := Drift(body, same, opens); p != "" {
 				t.Fatalf("a body drifts from itself at %s: %s", p, mustMarshal(body))
 			}
 			part := halfOf(body).(map[string]any)
-			if d := differences(part, body, nil, opens, nil); len(d) > 0 {
+			if d := Differences(part, body, opens); len(d) > 0 {
 				t.Fatalf("a part of a body differs from it at %v:\npart %s\nbody %s", d, mustMarshal(part), mustMarshal(body))
 			}
 			answered := asAzureAnswers("", body).(map[string]any)
-			if d := differences(body, answered, nil, opens, nil); len(d) > 0 {
+			if d := Differences(body, answered, opens); len(d) > 0 {
 				t.Fatalf("a body differs from itself as Azure answers it at %v:\nbody     %s\nanswered %s", d, mustMarshal(body), mustMarshal(answered))
 			}
 		}
@@ -193,7 +103,7 @@ func asAzureAnswers(path string, v any) any {
 			if rename {
 				name = asciiUpper(k)
 			}
-			out[name] = asAzureAnswers(join(path, k), e)
+			out[name] = asAzureAnswers(Join(path, k), e)
 		}
 		if _, taken := lookupFoldOK(x, "provisioningState"); !taken {
 			out["provisioningState"] = "Succeeded"
@@ -240,4 +150,25 @@ func lookupFoldOK(m map[string]any, k string) (any, bool) {
 func mustMarshal(v any) string {
 	raw, _ := json.Marshal(v)
 	return string(raw)
+}
+
+// cloneJSON copies a JSON-shaped value (maps, slices and scalars), as
+// reconcilers' cloneJSON does.
+func cloneJSON(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = cloneJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = cloneJSON(e)
+		}
+		return out
+	default:
+		return v
+	}
 }
