@@ -63,6 +63,19 @@ func (e *Emulator) FinishOperations() {
 	}
 }
 
+// FinishReplication ends Entra's replication of every principal created so far (see
+// Config.PrincipalReplication): role assignments naming them without principalType
+// succeed from now on. Like FinishOperations, it is a test's control, not an Azure
+// behaviour: a test holds replication open (a long PrincipalReplication) until it has
+// seen what it waits for, instead of racing a short window.
+func (e *Emulator) FinishReplication() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, d := range e.byObjectID {
+		d.created = time.Time{}
+	}
+}
+
 // lroForLocked resolves a type's LRO config: run-time override, then Config.LRO, then the
 // type's own default, then synchronous.
 func (e *Emulator) lroForLocked(typeKey string) LROConfig {

@@ -41,6 +41,12 @@ func shardNamespaces(n, perShard int) []string {
 // and a replica started again gets a shard back. Throughout, the
 // emulator's audit never shows two replicas acting on one namespace at
 // overlapping times (each replica names itself in the User-Agent).
+// shardLease is the replicas' --shard-lease-duration: twice the default, so a replica
+// starved of CPU beside the other test packages (a renewal answered after 7 s, seen
+// in make test on 2 cores, 2026-12-05) does not give its shards up and exit, which
+// is what it must do when it cannot renew; the failover bound follows the lease.
+const shardLease = 20 * time.Second
+
 func TestShardedReplicasKill(t *testing.T) {
 	s := getStack(t)
 	ctx := t.Context()
@@ -80,7 +86,7 @@ func TestShardedReplicasKill(t *testing.T) {
 		create(t, s, add(ns, "before"))
 	}
 	start := time.Now()
-	if err := s.StartReplicas(ctx, shardCount, shardCount); err != nil {
+	if err := s.StartReplicas(ctx, shardCount, shardCount, "--shard-lease-duration="+shardLease.String()); err != nil {
 		t.Fatal(err)
 	}
 	for _, ns := range nss {
@@ -112,9 +118,9 @@ func TestShardedReplicasKill(t *testing.T) {
 	}
 	waitAllReady(t, 2*time.Minute, theirs)
 	failover := time.Since(killed)
-	t.Logf("the killed replica's namespaces reconciled by another %s after the kill (lease duration 10s)", failover.Round(time.Millisecond))
-	if failover > 45*time.Second {
-		t.Errorf("failover took %s, want at most 45s", failover)
+	t.Logf("the killed replica's namespaces reconciled by another %s after the kill (lease duration %s)", failover.Round(time.Millisecond), shardLease)
+	if bound := shardLease + 40*time.Second; failover > bound {
+		t.Errorf("failover took %s, want at most %s (the lease and 40 s)", failover, bound)
 	}
 	after, err := bench.ShardHolders(ctx, s.Client, shardCount)
 	if err != nil {

@@ -200,12 +200,15 @@ func TestRoleAssignmentDerivedName(t *testing.T) {
 
 // An assignment for a principal created a moment ago, without principalType,
 // meets Azure's directory replication (400 PrincipalNotFound, with Azure's
-// hint in the condition) and is made within seconds of it, not at the next
-// spec change.
+// hint in the condition) and is made within seconds of its end, not at the
+// next spec change. Replication is held open until the rejection is seen, so
+// a busy machine cannot let it end before the first PUT.
 func TestRoleAssignmentForANewPrincipal(t *testing.T) {
 	t.Parallel()
 	const ns = "ranew"
-	s := newStack(t, ns)
+	s := &stack{stacktest.NewTuned(t, stacktest.DefaultConfig(), func(c *emulator.Config) {
+		c.PrincipalReplication = emulator.Duration(time.Hour)
+	}, ns)}
 	rg := resourceGroup(ns, "ranew-rg", nil, nil)
 	s.Create(t, rg)
 	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
@@ -215,7 +218,6 @@ func TestRoleAssignmentForANewPrincipal(t *testing.T) {
 	uai := userAssignedIdentity(ns, "ranew-app", "ranew-rg")
 	s.Create(t, uai)
 	s.WaitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	created := time.Now()
 	ra := roleAssignment(ns, "ranew-reader", authorizationv1alpha1.RoleAssignmentOwner{Name: "ranew-rg"},
 		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Reader"})
 	ra.Spec.PrincipalID = uai.Status.PrincipalID
@@ -224,7 +226,9 @@ func TestRoleAssignmentForANewPrincipal(t *testing.T) {
 	if msg := readyMessage(ra); !strings.Contains(msg, "PrincipalNotFound") || !strings.Contains(msg, "principalType") {
 		t.Errorf("message %q does not carry Azure's PrincipalNotFound and its hint", msg)
 	}
-	// No spec change follows: Ready comes from the retry alone.
+	// Replication ends; no spec change follows: Ready comes from the retry alone.
+	s.Emu.FinishReplication()
+	replicated := time.Now()
 	s.WaitReady(t, ra, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	t.Logf("the assignment was made %s after its principal (replication %s)", time.Since(created).Round(100*time.Millisecond), stacktest.PrincipalReplication)
+	t.Logf("the assignment was made %s after its principal replicated", time.Since(replicated).Round(100*time.Millisecond))
 }

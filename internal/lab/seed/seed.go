@@ -10,8 +10,10 @@
 // copy (controlplane.Options.EtcdSeed) and waits until its API server serves what
 // the copy holds (Content.Served). A change of any input is a new key, so a stale
 // seed is never used; processes starting at the same moment build it once (a file
-// lock). The test harness (internal/testing/testenv) and the lab's stacks
-// (internal/lab/bench: the bench and the fault suite) start from the same seed.
+// lock). The test harness (internal/testing/testenv), the lab's stacks
+// (internal/lab/bench: the bench and the fault suite) and the demo start from the
+// same seed; the CRDs in it are applied as the operator applies them, so an operator
+// started on a copy finds them current and writes none.
 package seed
 
 import (
@@ -26,13 +28,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/aztenant/aztenant/identity/reservation"
+	"github.com/aztenant/aztenant/internal/crdinstall"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
 )
 
@@ -67,7 +73,9 @@ func root() string { return filepath.Join(os.TempDir(), "aztenant-seeds") }
 // key names c as installed by the etcd and kube-apiserver binaries in bin.
 func (c Content) key(bin string) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "crds=%d reservation=%t\n", len(c.CRDs), c.Reservation)
+	// How populate installs them is part of the content: the CRDs as the operator
+	// applies them (crdinstall, annotated with their digests).
+	fmt.Fprintf(h, "crds=%d applied-by=crdinstall reservation=%t\n", len(c.CRDs), c.Reservation)
 	if err := json.NewEncoder(h).Encode(c.CRDs); err != nil {
 		return "", err
 	}
@@ -178,19 +186,26 @@ func prune(root, keep string) {
 }
 
 // populate creates c in a fresh control plane: the CRDs, served, and the
-// reservation, enforced.
+// reservation, enforced. The CRDs are applied as the operator applies them at its
+// start (crdinstall, with the digest it records), so an operator started on a copy
+// finds them current and writes none.
 func (c Content) populate(ctx context.Context, cfg *rest.Config) error {
+	// The installer's log line says what the seed's build did, which nobody reads.
+	ctx = ctrl.LoggerInto(ctx, logr.Discard())
+	cl, err := newClient(cfg)
+	if err != nil {
+		return err
+	}
 	if len(c.CRDs) > 0 {
-		if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{CRDs: c.CRDs, MaxTime: CRDWait}); err != nil {
+		if _, err := (crdinstall.Installer{Client: cl}).Install(ctx, c.CRDs); err != nil {
 			return fmt.Errorf("install CRDs: %w", err)
+		}
+		if err := envtest.WaitForCRDs(cfg, c.CRDs, envtest.CRDInstallOptions{MaxTime: CRDWait, PollInterval: CRDPoll}); err != nil {
+			return fmt.Errorf("installed CRDs not served: %w", err)
 		}
 	}
 	if !c.Reservation {
 		return nil
-	}
-	cl, err := client.New(cfg, client.Options{Scheme: clientgoscheme.Scheme})
-	if err != nil {
-		return err
 	}
 	if err := reservation.Install(ctx, cl, Namespace, []string{controlplane.OperatorUser}); err != nil {
 		return err
@@ -209,9 +224,21 @@ func (c Content) Served(ctx context.Context, cfg *rest.Config) error {
 	if !c.Reservation {
 		return nil
 	}
-	cl, err := client.New(cfg, client.Options{Scheme: clientgoscheme.Scheme})
+	cl, err := newClient(cfg)
 	if err != nil {
 		return err
 	}
 	return reservation.WaitEnforced(ctx, cl, "default")
+}
+
+// newClient is a client of Kubernetes' types and CRDs.
+func newClient(cfg *rest.Config) (client.Client, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: scheme})
 }
