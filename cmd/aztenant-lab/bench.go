@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -125,8 +123,7 @@ func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) erro
 	if o.quick {
 		cfg = bench.QuickConfig()
 	}
-	rep := &bench.Report{Started: time.Now(), Quick: o.quick, Config: cfg,
-		Machine: bench.Machine{CPUs: runtime.NumCPU(), LoadAvgBefore: loadAverage()}}
+	rep := &bench.Report{Started: time.Now(), Quick: o.quick, Config: cfg, Machine: bench.NewMachine()}
 	var err error
 	if stack {
 		rep, err = bench.RunUntil(ctx, filepath.Clean(dir), cfg, o.quick, progress, last)
@@ -144,7 +141,7 @@ func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) erro
 			err = fmt.Errorf("%s: %w", scenarioFootprint, ferr)
 		}
 		rep.Seconds = time.Since(rep.Started).Seconds()
-		rep.Machine.LoadAvgAfter = loadAverage()
+		rep.Machine.LoadAvgAfter = bench.LoadAvg()
 	}
 	if err != nil {
 		fmt.Fprintf(progress, "logs kept in %s\n", dir)
@@ -161,17 +158,4 @@ func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) erro
 		fmt.Fprintf(out, "JSON written to %s\n", o.out)
 	}
 	return err
-}
-
-// loadAverage is /proc/loadavg's first three fields, as the report keeps them.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }

@@ -78,6 +78,8 @@ type Stack struct {
 	// Replicas are the operator replicas StartReplicas started (--shards).
 	Replicas   []*Replica
 	replicaGen int
+	// CRDs is the number of CRDs installed before the operator started.
+	CRDs int
 }
 
 // Replica is one operator replica of a sharded operator.
@@ -129,6 +131,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	if _, err := envtest.InstallCRDs(s.CP.Config, envtest.CRDInstallOptions{CRDs: crds, MaxTime: 2 * time.Minute}); err != nil {
 		return nil, fmt.Errorf("install CRDs: %w", err)
 	}
+	s.CRDs = len(crds)
 	scheme, err := operator.Scheme()
 	if err != nil {
 		return nil, err
