@@ -46,9 +46,10 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... paths=./reconcilers/... output:rbac:artifacts:config=charts/aztenant/files
 	go test ./cmd/operator -run '^TestOperatorFlagsPage$$' -count=1 -update >/dev/null # docs/operator-flags.md's table, from the flag set
 	go test ./reconcilers -run '^TestConditionsPageReasonTable$$' -count=1 -update >/dev/null # docs/conditions.md's Ready reason table, from readyReasons and docs/conditions-reasons.yaml
+	go test ./internal/lab/bench -run '^TestBenchmarksPage$$' -count=1 -update >/dev/null # docs/benchmarks.md, whole, from the committed bench-results.json (aztenant-lab bench --from bench-results.json --markdown docs/benchmarks.md)
 
-# What make generate writes (kindgen also writes adapters, emulator facts, samples and the answers of Azure's examples; the docs pages' sections between GENERATED markers).
-GENERATED := api charts examples/generated examples/policy/constraints.yaml policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)emulator/zz_generated_*' emulator/answers docs/operator-flags.md docs/conditions.md
+# What make generate writes (kindgen also writes adapters, emulator facts, samples and the answers of Azure's examples; the docs pages' sections between GENERATED markers; docs/benchmarks.md whole, from bench-results.json).
+GENERATED := api charts examples/generated examples/policy/constraints.yaml policy/library/publicnetworkaccess ':(glob)reconcilers/kinds/zz_generated_*' ':(glob)emulator/zz_generated_*' emulator/answers docs/operator-flags.md docs/conditions.md docs/benchmarks.md
 
 .PHONY: verify-generate
 verify-generate: generate ## Fail if generated files differ from what is committed.
@@ -84,8 +85,8 @@ test-under-load: tools build ## make test 3 times (RUNS) while 2 busy processes 
 	@bash hack/test-under-load.sh
 
 .PHONY: bench
-bench: tools build ## The operator as a process against the emulator: six scenarios and the CRD footprint, a table and bench-results.json (about 13 min).
-	$(BIN)/aztenant-lab bench --out bench-results.json
+bench: tools build ## The operator as a process against the emulator: six scenarios and the CRD footprint, a table, bench-results.json and docs/benchmarks.md (about 13 min; commit both).
+	$(BIN)/aztenant-lab bench --out bench-results.json --markdown docs/benchmarks.md
 
 .PHONY: bench-micro
 bench-micro: tools ## In-process Go benchmarks (emulator, broker, tenancy, converge 1,000 resource groups).

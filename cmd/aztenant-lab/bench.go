@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -19,8 +17,11 @@ import (
 
 type benchOptions struct {
 	out, dir string
-	quick    bool
-	keep     bool
+	// markdown is the benchmarks page written from the report ("": none);
+	// from is a results file to render instead of running ("": run).
+	markdown, from string
+	quick          bool
+	keep           bool
 	// scenario is "all" (or empty), "stack" (the six scenarios that share
 	// one stack), "footprint" or "shards" (not part of all).
 	scenario string
@@ -73,8 +74,20 @@ Operator CPU seconds come from /proc/<pid>/stat (utime+stime), RSS from /proc/<p
 30 s, a garbage collection ended (go_gc_duration_seconds_count) and they are flat: minutes);
 ARM calls and Entra exchanges from the emulator's counters and audit log and the operator's
 metrics; TokenRequests from the API server's apiserver_request_total.
-Unmet aims do not fail the command; a scenario that cannot finish does.`,
+Unmet aims do not fail the command; a scenario that cannot finish does.
+
+--markdown FILE writes the benchmarks page (docs/benchmarks.md) from the run's report too:
+the method, the conditions the figures were taken under (date, CPUs and load average, the
+emulator's latency and answers, the CRDs installed, the operator's flags) and per scenario
+a table of figure, value, aim and met. With --from, nothing runs: the page is rendered from
+a results file an earlier run wrote, as make generate does from the committed one:
+
+  aztenant-lab bench --out bench-results.json --markdown docs/benchmarks.md    (make bench)
+  aztenant-lab bench --from bench-results.json --markdown docs/benchmarks.md   (no run)`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.from != "" {
+				return renderBench(cmd, o)
+			}
 			return runBench(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
@@ -82,8 +95,34 @@ Unmet aims do not fail the command; a scenario that cannot finish does.`,
 	cmd.Flags().StringVar(&o.dir, "dir", "", "folder for the processes' logs and data (default: a temporary folder, removed unless --keep)")
 	cmd.Flags().BoolVar(&o.quick, "quick", false, "run every scenario at a small size (seconds, not minutes): tests the runner, not the aims")
 	cmd.Flags().BoolVar(&o.keep, "keep", false, "keep the logs and data folder")
+	cmd.Flags().StringVar(&o.markdown, "markdown", "", "also write the benchmarks page (Markdown) to this file")
+	cmd.Flags().StringVar(&o.from, "from", "", "run nothing: render --markdown from this results file (one --out wrote)")
 	cmd.Flags().StringVar(&o.scenario, "scenario", "all", "scenarios to run: all, stack (converge, steady, ceiling, throttled, idle-10k, fairness), steady (converge and steady), footprint, or shards (1, 2 and 4 sharded replicas, only 4 with --quick; not part of all)")
 	return cmd
+}
+
+// runFlags are the flags of a run, which --from (no run) refuses.
+var runFlags = []string{"out", "dir", "quick", "keep", "scenario"}
+
+// renderBench writes the page of an existing results file.
+func renderBench(cmd *cobra.Command, o benchOptions) error {
+	if o.markdown == "" {
+		return fmt.Errorf("--from %s renders a page: give it --markdown FILE", o.from)
+	}
+	for _, f := range runFlags {
+		if cmd.Flags().Changed(f) {
+			return fmt.Errorf("--%s is a flag of a run; --from renders %s without running", f, o.from)
+		}
+	}
+	rep, err := bench.ReadReport(o.from)
+	if err != nil {
+		return err
+	}
+	if err := bench.WriteMarkdownFile(o.markdown, rep, filepath.Base(o.from)); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s written from %s\n", o.markdown, o.from)
+	return nil
 }
 
 func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) error {
@@ -102,6 +141,12 @@ func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) erro
 		shards = true
 	default:
 		return fmt.Errorf("--scenario %q: want all, stack, steady, footprint or shards", o.scenario)
+	}
+	if o.markdown != "" {
+		// Not after minutes of a run.
+		if _, err := os.Stat(filepath.Dir(o.markdown)); err != nil {
+			return fmt.Errorf("--markdown %s: %w", o.markdown, err)
+		}
 	}
 	// The runner's informers log nothing worth reading (the processes' logs are in dir).
 	ctrllog.SetLogger(logr.Discard())
@@ -125,8 +170,7 @@ func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) erro
 	if o.quick {
 		cfg = bench.QuickConfig()
 	}
-	rep := &bench.Report{Started: time.Now(), Quick: o.quick, Config: cfg,
-		Machine: bench.Machine{CPUs: runtime.NumCPU(), LoadAvgBefore: loadAverage()}}
+	rep := &bench.Report{Started: time.Now(), Quick: o.quick, Config: cfg, Machine: bench.NewMachine()}
 	var err error
 	if stack {
 		rep, err = bench.RunUntil(ctx, filepath.Clean(dir), cfg, o.quick, progress, last)
@@ -144,7 +188,7 @@ func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) erro
 			err = fmt.Errorf("%s: %w", scenarioFootprint, ferr)
 		}
 		rep.Seconds = time.Since(rep.Started).Seconds()
-		rep.Machine.LoadAvgAfter = loadAverage()
+		rep.Machine.LoadAvgAfter = bench.LoadAvg()
 	}
 	if err != nil {
 		fmt.Fprintf(progress, "logs kept in %s\n", dir)
@@ -160,18 +204,13 @@ func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) erro
 	if err == nil {
 		fmt.Fprintf(out, "JSON written to %s\n", o.out)
 	}
+	// The page of a failed run too, as its JSON: it lists the failures.
+	if o.markdown != "" {
+		if werr := bench.WriteMarkdownFile(o.markdown, rep, filepath.Base(o.out)); werr != nil && err == nil {
+			err = werr
+		} else if werr == nil {
+			fmt.Fprintf(out, "Markdown written to %s\n", o.markdown)
+		}
+	}
 	return err
-}
-
-// loadAverage is /proc/loadavg's first three fields, as the report keeps them.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aztenant/aztenant/internal/lab/bench"
 )
@@ -21,7 +22,8 @@ func TestBenchQuick(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "bench.json")
 	var stdout, progress bytes.Buffer
 	run := filepath.Join(t.TempDir(), "run")
-	err := runBench(t.Context(), &stdout, &progress, benchOptions{out: out, dir: run, quick: true})
+	page := filepath.Join(t.TempDir(), "benchmarks.md")
+	err := runBench(t.Context(), &stdout, &progress, benchOptions{out: out, dir: run, quick: true, markdown: page})
 	if err != nil {
 		t.Fatalf("bench: %v\n%s\n%s\n%s", err, progress.String(), stdout.String(), logTails(run, 15))
 	}
@@ -58,6 +60,18 @@ func TestBenchQuick(t *testing.T) {
 	}
 	if !rep.Quick || len(rep.Failures) != 0 {
 		t.Errorf("quick=%v failures=%v", rep.Quick, rep.Failures)
+	}
+	if c := rep.Conditions; c == nil || c.CRDs == 0 || c.Answers != bench.AnswersExamples {
+		t.Errorf("conditions %+v: want the CRDs installed and the answers from Azure's examples", c)
+	}
+	md, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatalf("--markdown: %v", err)
+	}
+	for _, sc := range scenarios {
+		if !strings.Contains(string(md), "\n## "+sc+"\n") {
+			t.Errorf("the page has no section for scenario %s", sc)
+		}
 	}
 	// Figures that must hold at any size: everything converged and was counted.
 	for _, r := range rep.Rows {
@@ -163,4 +177,59 @@ func logTails(dir string, n int) string {
 		return nil
 	})
 	return b.String()
+}
+
+// `aztenant-lab bench --from FILE --markdown PAGE` renders the page of a results
+// file without running; a missing or malformed file, --from without --markdown
+// and a flag of a run with --from are errors that say so.
+func TestBenchFromMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results.json")
+	yes := true
+	rep := &bench.Report{Started: time.Date(2026, 12, 5, 11, 17, 0, 0, time.UTC), Seconds: 90, Config: bench.FullConfig(),
+		Machine: bench.Machine{CPUs: 2, LoadAvgBefore: "1 1 1", LoadAvgAfter: "2 2 2"},
+		Rows: []bench.Row{{Scenario: bench.ScenarioConverge, Figure: "resources Ready per second", Value: 60, Unit: "/s",
+			Aim: &bench.Aim{Op: ">=", Limit: 50}, Met: &yes}}}
+	if err := rep.WriteJSON(results); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, error) {
+		cmd := newBenchCommand()
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(args)
+		cmd.SilenceUsage, cmd.SilenceErrors = true, true
+		err := cmd.Execute()
+		return out.String(), err
+	}
+	page := filepath.Join(dir, "benchmarks.md")
+	if _, err := run("--from", results, "--markdown", page); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| resources Ready per second | 60/s | ≥ 50/s | ✔ met |") {
+		t.Errorf("the page lacks converge's row:\n%s", md)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bad.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", filepath.Join(dir, "missing.json"), "--markdown", page}, "no such file"},
+		{[]string{"--from", filepath.Join(dir, "bad.json"), "--markdown", page}, "not a report of aztenant-lab bench"},
+		{[]string{"--from", results}, "give it --markdown"},
+		{[]string{"--from", results, "--markdown", page, "--quick"}, "--quick is a flag of a run"},
+		{[]string{"--from", results, "--markdown", filepath.Join(dir, "no", "such", "dir.md")}, "no such file"},
+	} {
+		_, err := run(c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("bench %v: error %v, want one saying %q", c.args, err, c.want)
+		}
+	}
 }

@@ -33,7 +33,7 @@ import (
 
 // scenarioFootprint is the bench scenario that measures what the CRDs cost
 // the API server and what the operator costs at start, all kinds installed.
-const scenarioFootprint = "footprint"
+const scenarioFootprint = bench.ScenarioFootprint
 
 // footprintConfig sizes the RSS settle. A Go process's RSS holds the garbage
 // of what it just did until a collection (the runtime forces one every two

@@ -95,6 +95,26 @@ func Check(t testing.TB, path, name, body string, update bool) {
 	t.Errorf("%s: the generated section %s is stale: run make generate (or this test with -update) and commit\n%s", path, name, firstDiff(got, body))
 }
 
+// CheckFile is Check for a page that is generated whole: it compares the page
+// at path with body, or with update writes body there.
+func CheckFile(t testing.TB, path, body string, update bool) {
+	t.Helper()
+	got, err := os.ReadFile(path)
+	if err != nil && !(update && os.IsNotExist(err)) {
+		t.Fatal(err)
+	}
+	if string(got) == body {
+		return
+	}
+	if update {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s is stale: run make generate (or this test with -update) and commit\n%s", path, strings.Replace(firstDiff(string(got), body), "of the section", "of the page", 1))
+}
+
 // firstDiff names the first line where the committed section and the
 // generated one differ.
 func firstDiff(got, want string) string {

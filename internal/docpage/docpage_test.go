@@ -1,6 +1,7 @@
 package docpage
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,26 @@ func TestCheckUpdates(t *testing.T) {
 type fakeT struct {
 	testing.TB
 	failed bool
+	msg    string
 }
 
-func (f *fakeT) Errorf(string, ...any) { f.failed = true }
-func (f *fakeT) Helper()               {}
+func (f *fakeT) Errorf(format string, args ...any) {
+	f.failed, f.msg = true, fmt.Sprintf(format, args...)
+}
+func (f *fakeT) Helper() {}
+
+// A page generated whole is rewritten with -update and compared without.
+func TestCheckFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "page.md")
+	CheckFile(t, path, "# Page\n", true)
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != "# Page\n" {
+		t.Fatalf("after -update: %q, %v", got, err)
+	}
+	CheckFile(t, path, "# Page\n", false)
+	ft := &fakeT{TB: t}
+	CheckFile(ft, path, "# Other\n", false)
+	if !ft.failed || !strings.Contains(ft.msg, "line 1 of the page") {
+		t.Errorf("a stale page passed or said %q", ft.msg)
+	}
+}

@@ -11,6 +11,7 @@
 // It owns the process stack (Stack: start, onboard namespaces, restart or
 // kill -9 the operator, sharded replicas, restart the API server), the
 // emulator's Control API client, the six stack scenarios (Scenarios) and the
-// sharded one, and their report (table and JSON). The fault-injection tests in
+// sharded one, and their report (table, JSON, and the Markdown page
+// docs/benchmarks.md is rendered from). The fault-injection tests in
 // e2e/faults reuse the stack.
 package bench

@@ -117,7 +117,7 @@ func RunUntil(ctx context.Context, dir string, cfg Config, quick bool, progress 
 	if last != "" && !slices.Contains(Scenarios, last) {
 		return nil, fmt.Errorf("no scenario %q: want one of %v", last, Scenarios)
 	}
-	rep := &Report{Started: time.Now(), Quick: quick, Config: cfg, Machine: newMachine()}
+	rep := &Report{Started: time.Now(), Quick: quick, Config: cfg, Machine: NewMachine()}
 	defer func() {
 		rep.Seconds = time.Since(rep.Started).Seconds()
 		rep.Machine.LoadAvgAfter = loadAvg()
@@ -130,6 +130,7 @@ func RunUntil(ctx context.Context, dir string, cfg Config, quick bool, progress 
 		return rep, err
 	}
 	defer s.Stop()
+	rep.Conditions = conditionsOf(s)
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tr, err := NewTracker(tctx, s.CP.Config)

@@ -48,7 +48,7 @@ const ShardCount = 4
 // and the time until a new object in each of its namespaces is Ready
 // (failover), and until its shard leases are held by others.
 func RunShards(ctx context.Context, dir string, cfg Config, quick bool, progress io.Writer) (*Report, error) {
-	rep := &Report{Started: time.Now(), Quick: quick, Config: cfg, Machine: newMachine()}
+	rep := &Report{Started: time.Now(), Quick: quick, Config: cfg, Machine: NewMachine()}
 	defer func() {
 		rep.Seconds = time.Since(rep.Started).Seconds()
 		rep.Machine.LoadAvgAfter = loadAvg()
@@ -60,6 +60,7 @@ func RunShards(ctx context.Context, dir string, cfg Config, quick bool, progress
 		return rep, err
 	}
 	defer s.Stop()
+	rep.Conditions = conditionsOf(s)
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tr, err := NewTracker(tctx, s.CP.Config)

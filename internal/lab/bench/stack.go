@@ -77,6 +77,8 @@ type Stack struct {
 	// Replicas are the operator replicas StartReplicas started (--shards).
 	Replicas   []*Replica
 	replicaGen int
+	// CRDs is the number of CRDs installed before the operator started.
+	CRDs int
 }
 
 // Replica is one operator replica of a sharded operator.
@@ -135,6 +137,7 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	if err := content.Served(ctx, s.CP.Config); err != nil {
 		return nil, err
 	}
+	s.CRDs = len(crds)
 	scheme, err := operator.Scheme()
 	if err != nil {
 		return nil, err
