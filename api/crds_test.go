@@ -599,7 +599,7 @@ func TestCRDsDocumented(t *testing.T) {
 	groups := []string{"resources", "managedidentity", "authorization", "storage", "cache", "dbforpostgresql", "containerservice"}
 	seen := 0
 	for _, crd := range crds {
-		if !slices.Contains(groups, strings.TrimSuffix(crd.Spec.Group, ".aztenant.io")) || generated(crd) {
+		if !slices.Contains(groups, strings.TrimSuffix(crd.Spec.Group, ".aztenant.io")) || (generated(crd) && !movedOntoGenerator[crd.Name]) {
 			// Generated kinds join some of these groups; the SDK gives no bounds for
 			// their strings and lists, so they are not held to these yet.
 			continue
@@ -630,6 +630,13 @@ func TestCRDsDocumented(t *testing.T) {
 	if seen != 11 {
 		t.Errorf("found %d Azure CRDs, want 11", seen)
 	}
+}
+
+// movedOntoGenerator are the kinds once written by hand that kindgen writes now, their API
+// kept by api/kinds.yaml's overrides: held to the same documentation and bounds.
+var movedOntoGenerator = map[string]bool{
+	"flexibleserversdatabases.dbforpostgresql.aztenant.io":     true,
+	"flexibleserversfirewallrules.dbforpostgresql.aztenant.io": true,
 }
 
 // generated reports whether kindgen wrote the CRD's kind (its doc says so).

@@ -10,8 +10,6 @@ func All() []reconcilers.Kind {
 		StorageAccountsBlobServicesContainer{},
 		Redis{},
 		FlexibleServer{},
-		FlexibleServersDatabase{},
-		FlexibleServersFirewallRule{},
 		ManagedCluster{},
 		UserAssignedIdentity{},
 		FederatedIdentityCredential{},

@@ -36,17 +36,17 @@ var armEnvelope = map[string]bool{"location": true, "tags": true, "sku": true, "
 func FuzzDesired(f *testing.F) {
 	all := All()
 	seeds := map[string]string{
-		"ResourceGroup":                        `{"location":"westeurope","tags":{"team":"a"}}`,
-		"StorageAccount":                       `{"owner":{"name":"rg"},"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"},"minimumTlsVersion":"TLS1_2","allowBlobPublicAccess":false,"networkAcls":{"defaultAction":"Deny","ipRules":[{"value":"203.0.113.0/24"}]}}`,
-		"StorageAccountsBlobServicesContainer": `{"owner":{"name":"sa"},"publicAccess":"None","metadata":{"k":"v"}}`,
-		"Redis":                                `{"owner":{"name":"rg"},"location":"westeurope","sku":{"name":"Premium","family":"P","capacity":1},"shardCount":2,"redisConfiguration":{"maxmemory-policy":"allkeys-lru"}}`,
-		"FlexibleServer":                       `{"owner":{"name":"rg"},"location":"westeurope","version":"16","sku":{"name":"Standard_B1ms","tier":"Burstable"},"administratorLogin":"admin","administratorLoginPassword":{"name":"s","key":"p"},"storage":{"storageSizeGB":32}}`,
-		"FlexibleServersDatabase":              `{"owner":{"name":"pg"},"charset":"UTF8","collation":"en_US.utf8"}`,
-		"FlexibleServersFirewallRule":          `{"owner":{"name":"pg"},"startIpAddress":"10.0.0.1","endIpAddress":"10.0.0.9"}`,
-		"ManagedCluster":                       `{"owner":{"name":"rg"},"location":"westeurope","dnsPrefix":"x","identity":{"type":"UserAssigned","userAssignedIdentities":[{"reference":{"name":"id"}}]},"agentPoolProfiles":[{"name":"system","count":1,"vmSize":"Standard_D2s_v5","mode":"System"}]}`,
-		"UserAssignedIdentity":                 `{"owner":{"name":"rg"},"location":"westeurope","tags":{"a":"b"}}`,
-		"FederatedIdentityCredential":          `{"owner":{"name":"id"},"issuer":"https://issuer.example","subject":"system:serviceaccount:ns:sa","audiences":["api://AzureADTokenExchange"]}`,
-		"RoleAssignment":                       `{"owner":{"name":"rg"},"roleDefinitionReference":{"wellKnownName":"Reader"},"principalId":"11111111-2222-3333-4444-555555555555","description":"d"}`,
+		"ResourceGroup":                              `{"location":"westeurope","tags":{"team":"a"}}`,
+		"StorageAccount":                             `{"owner":{"name":"rg"},"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"},"minimumTlsVersion":"TLS1_2","allowBlobPublicAccess":false,"networkAcls":{"defaultAction":"Deny","ipRules":[{"value":"203.0.113.0/24"}]}}`,
+		"StorageAccountsBlobServicesContainer":       `{"owner":{"name":"sa"},"publicAccess":"None","metadata":{"k":"v"}}`,
+		"Redis":                                      `{"owner":{"name":"rg"},"location":"westeurope","sku":{"name":"Premium","family":"P","capacity":1},"shardCount":2,"redisConfiguration":{"maxmemory-policy":"allkeys-lru"}}`,
+		"FlexibleServer":                             `{"owner":{"name":"rg"},"location":"westeurope","version":"16","sku":{"name":"Standard_B1ms","tier":"Burstable"},"administratorLogin":"admin","administratorLoginPassword":{"name":"s","key":"p"},"storage":{"storageSizeGB":32}}`,
+		"DbforpostgresqlFlexibleServersDatabase":     `{"owner":{"name":"pg"},"charset":"UTF8","collation":"en_US.utf8"}`,
+		"DbforpostgresqlFlexibleServersFirewallRule": `{"owner":{"name":"pg"},"startIpAddress":"10.0.0.1","endIpAddress":"10.0.0.9"}`,
+		"ManagedCluster":                             `{"owner":{"name":"rg"},"location":"westeurope","dnsPrefix":"x","identity":{"type":"UserAssigned","userAssignedIdentities":[{"reference":{"name":"id"}}]},"agentPoolProfiles":[{"name":"system","count":1,"vmSize":"Standard_D2s_v5","mode":"System"}]}`,
+		"UserAssignedIdentity":                       `{"owner":{"name":"rg"},"location":"westeurope","tags":{"a":"b"}}`,
+		"FederatedIdentityCredential":                `{"owner":{"name":"id"},"issuer":"https://issuer.example","subject":"system:serviceaccount:ns:sa","audiences":["api://AzureADTokenExchange"]}`,
+		"RoleAssignment":                             `{"owner":{"name":"rg"},"roleDefinitionReference":{"wellKnownName":"Reader"},"principalId":"11111111-2222-3333-4444-555555555555","description":"d"}`,
 	}
 	for i, k := range all {
 		f.Add(uint8(i), []byte(`{}`))

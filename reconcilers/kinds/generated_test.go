@@ -28,6 +28,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
+	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
@@ -192,6 +193,12 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 		managedCluster(ns, "sample-aks", rg, nil),
 		// The identity samples run as (spec.identity.userAssignedIdentities by name).
 		userAssignedIdentity(ns, "sample-identity", rg), // kindgen's emit.SampleIdentity
+		// The PostgreSQL server its generated databases and firewall rules belong to.
+		&dbforpostgresqlv1alpha1.FlexibleServer{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sample-postgres"},
+			Spec: dbforpostgresqlv1alpha1.FlexibleServerSpec{Owner: &azurev1alpha1.OwnerReference{Name: rg}, Location: "westeurope", Version: "16",
+				Sku:                        dbforpostgresqlv1alpha1.FlexibleServerSku{Name: "Standard_B1ms", Tier: "Burstable"},
+				AdministratorLogin:         "pgadmin",
+				AdministratorLoginPassword: &dbforpostgresqlv1alpha1.SecretReference{Name: "sample-admin-password", Key: "password"}}},
 	}
 	for _, o := range handOwners {
 		must(t, s.Client.Create(ctx, o))

@@ -12,6 +12,7 @@ import (
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
 	containerservicev1alpha1 "github.com/aztenant/aztenant/api/containerservice/v1alpha1"
 	dbformysqlv1alpha1 "github.com/aztenant/aztenant/api/dbformysql/v1alpha1"
+	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
 	eventgridv1alpha1 "github.com/aztenant/aztenant/api/eventgrid/v1alpha1"
 	eventhubv1alpha1 "github.com/aztenant/aztenant/api/eventhub/v1alpha1"
@@ -32,6 +33,8 @@ import (
 // generated is every kind kindgen writes, by GroupKind, parents before children: Generated
 // adds each one's overlay (overlay.go).
 var generated = []generatedKind{
+	{dbforpostgresqlv1alpha1.FlexibleServersDatabaseGroupKind, DbforpostgresqlFlexibleServersDatabase{}},
+	{dbforpostgresqlv1alpha1.FlexibleServersFirewallRuleGroupKind, DbforpostgresqlFlexibleServersFirewallRule{}},
 	{networkv1alpha1.VirtualNetworkGroupKind, VirtualNetwork{}},
 	{networkv1alpha1.VirtualNetworksSubnetGroupKind, VirtualNetworksSubnet{}},
 	{networkv1alpha1.VirtualNetworksVirtualNetworkPeeringGroupKind, VirtualNetworksVirtualNetworkPeering{}},

@@ -43,6 +43,36 @@ type Kind struct {
 	// Fields overrides facts about fields, by dotted JSON path from the resource
 	// (properties.subnets).
 	Fields map[string]FieldOverride `json:"fields,omitempty"`
+	// Name is Azure's rule for the resource's name, which the SDK does not carry
+	// (spec.azureName takes 1 to 260 characters without it).
+	Name *NameRule `json:"name,omitempty"`
+	// Spec holds validation markers on the spec as a whole: rules across fields.
+	Spec *SpecRules `json:"spec,omitempty"`
+	// OwnerMessage is the message of the CRD's rule on spec.owner.armId, where a kind
+	// written by hand gave its own (its API stays as it was).
+	OwnerMessage string `json:"ownerMessage,omitempty"`
+}
+
+// NameRule is what Azure accepts as the resource's name, on spec.azureName.
+type NameRule struct {
+	// MinLength is 1 unless set; MaxLength is required.
+	MinLength int `json:"minLength,omitempty"`
+	MaxLength int `json:"maxLength"`
+	// Pattern is the name's regular expression ("" for none).
+	Pattern string `json:"pattern,omitempty"`
+	// MetadataName: an object without spec.azureName refuses a metadata.name longer than
+	// MaxLength (the name it would give the resource).
+	MetadataName bool `json:"metadataName,omitempty"`
+	// Because says where the rule comes from; required.
+	Because string `json:"because"`
+}
+
+// SpecRules are markers on the spec type.
+type SpecRules struct {
+	// Markers are kubebuilder validation markers, as for a field.
+	Markers []string `json:"markers"`
+	// Because says why; required.
+	Because string `json:"because"`
 }
 
 // FieldOverride changes what the reader concluded about one field.
@@ -74,6 +104,11 @@ type FieldOverride struct {
 	// written (issue 27): the reconciler's Facts.Normalize, NotReturned, Forced,
 	// OpenValues and OpenSets.
 	Answered *Answered `json:"answered,omitempty"`
+	// Markers are kubebuilder validation markers without their +kubebuilder:validation:
+	// prefix (MaxLength=32, XValidation:rule="self == oldSelf",message="..."): bounds and
+	// rules of Azure's the SDK does not carry. One named as a marker the generator writes
+	// (MaxLength) takes its place; XValidation rules are added.
+	Markers []string `json:"markers,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
 }
@@ -192,7 +227,20 @@ var (
 	goIdent   = regexp.MustCompile(`^[A-Z][A-Za-z0-9_]*$`)
 	// nameMeaning: what a names override may say a field holds.
 	nameMeaning = regexp.MustCompile(`^(resourceGroup|subscription|[A-Z][A-Za-z0-9]*\.[A-Z][A-Za-z0-9.]*/[a-z][A-Za-z0-9]*)$`)
+	// marker: a kubebuilder validation marker without its prefix (MaxLength=32,
+	// XValidation:rule=...).
+	marker = regexp.MustCompile(`^[A-Z][A-Za-z]*(=|:)[^\n]+$`)
 )
+
+// checkMarkers says what is wrong with a list of markers, or "".
+func checkMarkers(ms []string) string {
+	for _, m := range ms {
+		if !marker.MatchString(m) {
+			return fmt.Sprintf("marker %q is not a kubebuilder validation marker without its +kubebuilder:validation: prefix (MaxLength=32)", m)
+		}
+	}
+	return ""
+}
 
 func (f *File) validate() error {
 	if len(f.Kinds) == 0 {
@@ -221,12 +269,39 @@ func (f *File) validate() error {
 			return bad("listed twice")
 		}
 		seen[k.Key()] = true
+		if n := k.Name; n != nil {
+			switch {
+			case strings.TrimSpace(n.Because) == "":
+				return bad("name without because")
+			case n.MaxLength < 1 || n.MinLength < 0 || n.MinLength > n.MaxLength:
+				return bad("name: lengths %d to %d", n.MinLength, n.MaxLength)
+			}
+			if n.Pattern != "" {
+				if _, err := regexp.Compile(n.Pattern); err != nil {
+					return bad("name: pattern: %v", err)
+				}
+			}
+		}
+		if s := k.Spec; s != nil {
+			if strings.TrimSpace(s.Because) == "" || len(s.Markers) == 0 {
+				return bad("spec: markers and because are required")
+			}
+			if p := checkMarkers(s.Markers); p != "" {
+				return bad("spec: %s", p)
+			}
+		}
+		if strings.ContainsAny(k.OwnerMessage, "\"\n") {
+			return bad("ownerMessage holds a quote or a line break")
+		}
 		for path, o := range k.Fields {
 			if strings.TrimSpace(o.Because) == "" {
 				return bad("field %s: override without because", path)
 			}
-			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "") {
-				return bad("field %s: skip with rename, idOnly or names", path)
+			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0) {
+				return bad("field %s: skip with rename, idOnly, names or markers", path)
+			}
+			if p := checkMarkers(o.Markers); p != "" {
+				return bad("field %s: %s", path, p)
 			}
 			if o.Names != "" && !nameMeaning.MatchString(o.Names) {
 				return bad("field %s: names %q is not resourceGroup, subscription or an ARM resource type (Microsoft.Storage/storageAccounts)", path, o.Names)

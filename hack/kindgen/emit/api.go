@@ -26,9 +26,24 @@ func apiFile(k *Kind) string {
 		body = k.Create.Request.Name
 	}
 	fmt.Fprintf(&b, "// %sSpec is the desired state of a %s: the writable fields of %s's create body,\n// with ARM's properties flattened into it as ASO does.\n", n, n, body)
+	if k.SpecMarkers != nil {
+		b.WriteString("//\n")
+		for _, m := range k.SpecMarkers.Markers {
+			b.WriteString("// +kubebuilder:validation:" + m + "\n")
+		}
+	}
 	fmt.Fprintf(&b, "type %sSpec struct {\n", n)
 	if k.FixedName == "" { // a singleton's name is fixed by Azure (managementPolicies/default)
-		b.WriteString("\t// AzureName is the resource's name in Azure. It defaults to metadata.name and cannot\n\t// change.\n\t// +optional\n\t// +kubebuilder:validation:MinLength=1\n\t// +kubebuilder:validation:MaxLength=260\n\tAzureName string `json:\"azureName,omitempty\"`\n\n")
+		b.WriteString("\t// AzureName is the resource's name in Azure. It defaults to metadata.name and cannot\n\t// change.\n\t// +optional\n")
+		minLen, maxLen := 1, 260
+		if r := k.Name; r != nil {
+			minLen, maxLen = r.MinLength, r.MaxLength
+		}
+		fmt.Fprintf(&b, "\t// +kubebuilder:validation:MinLength=%d\n\t// +kubebuilder:validation:MaxLength=%d\n", minLen, maxLen)
+		if r := k.Name; r != nil && r.Pattern != "" {
+			b.WriteString("\t// +kubebuilder:validation:Pattern=`" + r.Pattern + "`\n")
+		}
+		b.WriteString("\tAzureName string `json:\"azureName,omitempty\"`\n\n")
 	}
 	parent, pattern := "a ResourceGroup", `^(?i)/subscriptions/[^/]+/resourceGroups/[^/]+`
 	if k.Owner != nil {
@@ -37,7 +52,11 @@ func apiFile(k *Kind) string {
 	}
 	fmt.Fprintf(&b, "\t// Owner is the resource this one belongs to (%s): %s of this namespace (name)\n\t// or an existing one's ARM ID (armId). It cannot change.\n", k.Owner0(), parent)
 	b.WriteString("\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\",message=\"owner is immutable: create a new resource to move it\"\n")
-	fmt.Fprintf(&b, "\t// +kubebuilder:validation:XValidation:rule=\"!has(self.armId) || self.armId.matches('%s$')\",message=\"owner.armId must be the ARM ID of %s\"\n", pattern, k.Owner0())
+	ownerMessage := "owner.armId must be the ARM ID of " + k.Owner0()
+	if k.OwnerMessage != "" {
+		ownerMessage = k.OwnerMessage
+	}
+	fmt.Fprintf(&b, "\t// +kubebuilder:validation:XValidation:rule=\"!has(self.armId) || self.armId.matches('%s$')\",message=%q\n", pattern, ownerMessage)
 	b.WriteString("\tOwner *azurev1alpha1.OwnerReference `json:\"owner\"`\n\n")
 	if k.loc != nil {
 		b.WriteString(wrap("\t", k.loc.Doc+" It cannot change."))
@@ -82,6 +101,10 @@ func apiFile(k *Kind) string {
 	b.WriteString("// +kubebuilder:printcolumn:name=\"Reason\",type=string,JSONPath=`.status.conditions[?(@.type==\"Ready\")].reason`\n")
 	b.WriteString("// +kubebuilder:printcolumn:name=\"Message\",type=string,JSONPath=`.status.conditions[?(@.type==\"Ready\")].message`\n")
 	b.WriteString("// +kubebuilder:printcolumn:name=\"Age\",type=date,JSONPath=`.metadata.creationTimestamp`\n")
+	if r := k.Name; r != nil && r.MetadataName && k.FixedName == "" {
+		fmt.Fprintf(&b, "// +kubebuilder:validation:XValidation:rule=\"has(self.spec.azureName) || size(self.metadata.name) <= %d\",message=\"metadata.name is longer than %s name may be (%d): set spec.azureName\"\n",
+			r.MaxLength, article(nameNoun(k.ARMType)), r.MaxLength)
+	}
 	if k.FixedName == "" {
 		b.WriteString("// +kubebuilder:validation:XValidation:rule=\"(has(self.spec.azureName) ? self.spec.azureName : self.metadata.name) == (has(oldSelf.spec.azureName) ? oldSelf.spec.azureName : oldSelf.metadata.name)\",message=\"azureName is immutable: it names the resource in Azure\"\n")
 	}
@@ -187,3 +210,33 @@ func shortModule(path string) string {
 // reservedTagsRule refuses the tags the operator writes (its owner marker, onboarding's),
 // in any casing, as reconcilers.ReservedTagsMessage says.
 const reservedTagsRule = `+kubebuilder:validation:XValidation:rule="self.all(k, !k.lowerAscii().startsWith('aztenant.io-') && !k.lowerAscii().startsWith('aztenant.io/'))",message="tags beginning with aztenant.io- are reserved for the operator"`
+
+// nameNoun is what the ARM type's last segment calls one resource, in words:
+// flexibleServers/firewallRules is "firewall rule", resourceGroups "resource group".
+func nameNoun(armType string) string {
+	seg := armType[strings.LastIndex(armType, "/")+1:]
+	switch {
+	case strings.HasSuffix(seg, "ies"):
+		seg = strings.TrimSuffix(seg, "ies") + "y"
+	case strings.HasSuffix(seg, "s") && !strings.HasSuffix(seg, "ss") && !strings.HasSuffix(seg, "is"):
+		seg = strings.TrimSuffix(seg, "s")
+	}
+	var words []string
+	start := 0
+	for i := 1; i < len(seg); i++ {
+		if seg[i] >= 'A' && seg[i] <= 'Z' && seg[i-1] >= 'a' && seg[i-1] <= 'z' {
+			words = append(words, seg[start:i])
+			start = i
+		}
+	}
+	words = append(words, seg[start:])
+	return strings.ToLower(strings.Join(words, " "))
+}
+
+// article puts "a" or "an" before a noun.
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
+}

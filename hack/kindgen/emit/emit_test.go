@@ -437,3 +437,34 @@ func TestWaveHoldsEveryGeneratedKind(t *testing.T) {
 		}
 	}
 }
+
+// A kind that moves from hand-written code onto the generator keeps its API through the
+// config: Azure's name rule on spec.azureName (and the metadata.name it would give), its
+// owner rule's message, its fields' bounds and rules (one named as a generated marker
+// replaces it) and the spec's rules across fields.
+func TestGenerateKeepsHandWrittenAPI(t *testing.T) {
+	files := generate(t)
+	db := string(files["api/dbforpostgresql/v1alpha1/zz_generated_flexibleserversdatabase.go"])
+	rule := string(files["api/dbforpostgresql/v1alpha1/zz_generated_flexibleserversfirewallrule.go"])
+	for _, c := range []struct{ file, name, want string }{
+		{db, "database", "\t// +kubebuilder:validation:MinLength=1\n\t// +kubebuilder:validation:MaxLength=63\n\t// +kubebuilder:validation:Pattern=`^[-\\w\\.]+$`\n\tAzureName string"},
+		{db, "database", `// +kubebuilder:validation:XValidation:rule="has(self.spec.azureName) || size(self.metadata.name) <= 63",message="metadata.name is longer than a database name may be (63): set spec.azureName"` + "\n// +kubebuilder:validation:XValidation:rule=\"(has(self.spec.azureName)"},
+		{db, "database", `message="owner.armId must be a PostgreSQL flexible server ID"`},
+		{db, "database", "\t// +kubebuilder:validation:MaxLength=32\n\t// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_]+$`\n\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\",message=\"charset is immutable\"\n\tCharset string"},
+		{rule, "firewall rule", `message="metadata.name is longer than a firewall rule name may be (128): set spec.azureName"`},
+		{rule, "firewall rule", "message=\"startIpAddress must not be after endIpAddress\"\ntype FlexibleServersFirewallRuleSpec struct {"},
+		{rule, "firewall rule", "\t// +kubebuilder:validation:MinLength=7\n\t// +kubebuilder:validation:MaxLength=15\n\t// +kubebuilder:validation:XValidation:rule=\"isIP(self) && ip(self).family() == 4\",message=\"startIpAddress must be an IPv4 address\"\n\tStartIPAddress string"},
+	} {
+		if !strings.Contains(c.file, c.want) {
+			t.Errorf("the PostgreSQL %s's types lack\n%s", c.name, c.want)
+		}
+	}
+	if strings.Count(db, "MaxLength=260") > 0 || strings.Count(db, "must be the ARM ID of") > 0 {
+		t.Error("the database keeps the generator's name bounds or owner message beside the config's")
+	}
+	// Without the config's rules, a kind has the generator's.
+	mysql := string(files["api/dbformysql/v1alpha1/zz_generated_flexibleserversdatabase.go"])
+	if !strings.Contains(mysql, "MaxLength=260") || strings.Contains(mysql, "metadata.name is longer") || strings.Contains(mysql, "charset is immutable") {
+		t.Error("the MySQL database took the PostgreSQL one's rules")
+	}
+}

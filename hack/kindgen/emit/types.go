@@ -278,6 +278,9 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 	if m == specMode && f.Answered != nil && f.Answered.Forced != nil {
 		markers = append(markers, forcedMarker(f))
 	}
+	if m == specMode && f.Markers != nil {
+		markers = withMarkers(markers, f.Markers.Markers)
+	}
 	gf := goField{Name: goName(f), Doc: f.Doc, Markers: markers}
 	if m == specMode && f.Required {
 		gf.Required = true
@@ -644,4 +647,34 @@ func elemName(r model.TypeRef) string {
 		r = *r.Elem
 	}
 	return r.Name
+}
+
+// withMarkers adds the config's validation markers (given without their
+// +kubebuilder:validation: prefix) to those the generator wrote; one named as a generated
+// marker (MaxLength) takes its place, XValidation rules are added.
+func withMarkers(generated, config []string) []string {
+	const prefix = "+kubebuilder:validation:"
+	name := func(m string) string {
+		m = strings.TrimPrefix(m, prefix)
+		if i := strings.IndexAny(m, "=:"); i >= 0 {
+			return m[:i]
+		}
+		return m
+	}
+	replaced := map[string]bool{}
+	for _, c := range config {
+		if n := name(c); n != "XValidation" {
+			replaced[n] = true
+		}
+	}
+	var out []string
+	for _, g := range generated {
+		if !strings.HasPrefix(g, prefix) || !replaced[name(g)] {
+			out = append(out, g)
+		}
+	}
+	for _, c := range config {
+		out = append(out, prefix+c)
+	}
+	return out
 }

@@ -87,6 +87,32 @@ type Kind struct {
 	Cuts []Cut `json:"cuts,omitempty"`
 	// Unresolved lists what the reader could not classify; a usable kind has none.
 	Unresolved []string `json:"unresolved,omitempty"`
+
+	// Name is Azure's rule for the resource's name, from the config (the SDK has none).
+	Name *NameRule `json:"name,omitempty"`
+	// SpecMarkers are validation markers on the spec as a whole, from the config.
+	SpecMarkers *MarkersFlag `json:"specMarkers,omitempty"`
+	// OwnerMessage is the message of the rule on spec.owner.armId, from the config ("":
+	// the generator's).
+	OwnerMessage string `json:"ownerMessage,omitempty"`
+}
+
+// NameRule is what Azure accepts as a resource's name (config: name).
+type NameRule struct {
+	MinLength int    `json:"minLength"`
+	MaxLength int    `json:"maxLength"`
+	Pattern   string `json:"pattern,omitempty"`
+	// MetadataName: without spec.azureName, a metadata.name longer than MaxLength is
+	// refused.
+	MetadataName bool `json:"metadataName,omitempty"`
+	Flag
+}
+
+// MarkersFlag are kubebuilder validation markers without their +kubebuilder:validation:
+// prefix, and why (config: markers).
+type MarkersFlag struct {
+	Markers []string `json:"markers"`
+	Flag
 }
 
 // Group is an API group in ASO's and in aztenant's spelling (network.azure.com,
@@ -271,6 +297,9 @@ type Field struct {
 	// Answered is set when the config says how Azure answers the field where it does not
 	// echo what was written (a display-name location, XML re-indented, a value it keeps).
 	Answered *AnswerFlag `json:"answered,omitempty"`
+	// Markers are validation markers the config adds (bounds and rules of Azure's the
+	// SDK does not carry).
+	Markers *MarkersFlag `json:"markers,omitempty"`
 }
 
 // AnswerFlag is how Azure answers a field, and why (config: answered).

@@ -57,6 +57,14 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 		APIVersion: get.apiVersion,
 		Resource:   root.Obj().Name(),
 	}
+	if n := k.Name; n != nil {
+		mk.Name = &model.NameRule{MinLength: max(n.MinLength, 1), MaxLength: n.MaxLength, Pattern: n.Pattern,
+			MetadataName: n.MetadataName, Flag: model.Flag{Source: "config", Reason: n.Because}}
+	}
+	if sp := k.Spec; sp != nil {
+		mk.SpecMarkers = &model.MarkersFlag{Markers: sp.Markers, Flag: model.Flag{Source: "config", Reason: sp.Because}}
+	}
+	mk.OwnerMessage = k.OwnerMessage
 	if len(mk.Parents) == 0 {
 		mk.Parents = nil
 	}
@@ -308,7 +316,7 @@ func (g *graph) resolveOverrides(root *types.Named, fields map[string]config.Fie
 			}
 		}
 		g.overrides[owner+"."+goField] = fieldOverride{path: path, skip: o.Skip, idOnly: o.IDOnly, secret: o.Secret,
-			reference: o.Reference, rename: o.Rename, openEnum: o.OpenEnum, names: o.Names, subscription: o.Subscription, answered: o.Answered, because: o.Because}
+			reference: o.Reference, rename: o.Rename, openEnum: o.OpenEnum, names: o.Names, subscription: o.Subscription, answered: o.Answered, markers: o.Markers, because: o.Because}
 	}
 	return nil
 }

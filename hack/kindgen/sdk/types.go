@@ -41,6 +41,7 @@ type fieldOverride struct {
 	names, subscription string
 	// answered as config.FieldOverride's Answered.
 	answered *config.Answered
+	markers  []string
 	because  string
 	used     bool
 }
@@ -254,6 +255,9 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 		}
 		if o.names != "" {
 			mf.Names = &model.NameFlag{Means: o.names, Subscription: o.subscription, Flag: model.Flag{Source: "config", Reason: o.because}}
+		}
+		if len(o.markers) > 0 {
+			mf.Markers = &model.MarkersFlag{Markers: o.markers, Flag: model.Flag{Source: "config", Reason: o.because}}
 		}
 		if a := o.answered; a != nil {
 			mf.Answered = &model.AnswerFlag{Normalize: a.Normalize, NotReturned: a.NotReturned, Forced: a.Forced,

@@ -1,0 +1,36 @@
+package emit
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestWithMarkers(t *testing.T) {
+	got := withMarkers(
+		[]string{"+kubebuilder:validation:MaxLength=260", "+kubebuilder:validation:Enum=a;b", `+kubebuilder:validation:XValidation:rule="self == 'a'",message="m"`},
+		[]string{"MaxLength=63", `XValidation:rule="self == oldSelf",message="immutable"`})
+	want := []string{"+kubebuilder:validation:Enum=a;b", `+kubebuilder:validation:XValidation:rule="self == 'a'",message="m"`,
+		"+kubebuilder:validation:MaxLength=63", `+kubebuilder:validation:XValidation:rule="self == oldSelf",message="immutable"`}
+	if !slices.Equal(got, want) {
+		t.Errorf("withMarkers:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestNameNoun(t *testing.T) {
+	for armType, want := range map[string]string{
+		"Microsoft.DBforPostgreSQL/flexibleServers/databases":     "database",
+		"Microsoft.DBforPostgreSQL/flexibleServers/firewallRules": "firewall rule",
+		"Microsoft.Resources/resourceGroups":                      "resource group",
+		"Microsoft.Network/dnsZones/recordSets":                   "record set",
+		"Microsoft.KeyVault/vaults/accessPolicies":                "access policy",
+		"Microsoft.Cache/redis":                                   "redis",
+		"Microsoft.Network/ipGroups":                              "ip group",
+	} {
+		if got := nameNoun(armType); got != want {
+			t.Errorf("nameNoun(%s) = %q, want %q", armType, got, want)
+		}
+	}
+	if article("ip group") != "an ip group" || article("database") != "a database" {
+		t.Error("article")
+	}
+}
