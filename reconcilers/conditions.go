@@ -73,3 +73,14 @@ func setFlag(conds *[]metav1.Condition, typ string, on bool, reason, msg string,
 	}
 	meta.SetStatusCondition(conds, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason, Message: msg, ObservedGeneration: gen})
 }
+
+// IsReady reports Ready=True for the current generation: Succeeded, or a
+// policy that asks for nothing to be done (ReconcileSkipped, Released).
+func IsReady(obj azurev1alpha1.Resource) bool {
+	for _, c := range obj.AzureStatus().Conditions {
+		if c.Type == ConditionReady {
+			return c.Status == "True" && c.ObservedGeneration == obj.GetGeneration()
+		}
+	}
+	return false
+}

@@ -22,8 +22,21 @@ import (
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 )
 
-// ownerNameField indexes objects by spec.owner.name, to find children.
-const ownerNameField = "aztenant.spec.owner.name"
+// OwnerIndex is the field index of a kind's objects by spec.owner.name: a
+// deletion finds its children with it (keptChildren). Whoever runs the
+// kind's controller registers it with OwnerName (package controllers).
+const OwnerIndex = "aztenant.spec.owner.name"
+
+// OwnerName is the value of OwnerIndex for o: the name of the owner it
+// names, if any.
+func OwnerName(o client.Object) []string {
+	if res, ok := o.(azurev1alpha1.Resource); ok {
+		if ref := res.Owner(); ref != nil && ref.Name != "" {
+			return []string{ref.Name}
+		}
+	}
+	return nil
+}
 
 // Reasons of the events a deletion records.
 const (
@@ -303,6 +316,9 @@ func (r *Reconciler) ownerLeaves(ctx context.Context, owner azurev1alpha1.Resour
 	return why
 }
 
+// crdGVK is what crdDeleting reads of a CRD: its metadata.
+var crdGVK = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+
 // crdDeleting says why, when the CRD of gk is being deleted. It reads the
 // API server, not the cache: the CRD's deletion must be seen before the
 // deletion of its objects, which comes right after it.
@@ -357,7 +373,7 @@ func (r *Reconciler) keptChildren(ctx context.Context, obj azurev1alpha1.Resourc
 		if !mayBeOwnedBy(k, gk) || !r.Registry.Served(r.Registry.groupKindOf(k)) {
 			continue
 		}
-		list, err := r.Registry.newList(k)
+		list, err := r.Registry.NewList(k)
 		if err != nil {
 			return nil, err
 		}
@@ -368,7 +384,7 @@ func (r *Reconciler) keptChildren(ctx context.Context, obj azurev1alpha1.Resourc
 		if r.APIReader != nil {
 			err = r.APIReader.List(ctx, list, client.InNamespace(obj.GetNamespace()))
 		} else {
-			err = r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{ownerNameField: obj.GetName()})
+			err = r.Client.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{OwnerIndex: obj.GetName()})
 		}
 		if err != nil {
 			return nil, err

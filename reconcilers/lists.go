@@ -172,7 +172,7 @@ func collectionOf(id string) (coll, typ string) {
 func steady(obj azurev1alpha1.Resource, id string) bool {
 	st := obj.AzureStatus()
 	pending := st.AzureKeeps != nil && st.AzureKeeps.Written != ""
-	return isReady(obj) && st.ResumeToken == "" && !pending && strings.EqualFold(st.ID, id)
+	return IsReady(obj) && st.ResumeToken == "" && !pending && strings.EqualFold(st.ID, id)
 }
 
 // fromList returns obj's resource from a listing of its collection, or ok
@@ -319,7 +319,7 @@ func (r *Reconciler) list(ctx context.Context, calls armclient.Calls, c *collect
 // membersIn are the objects of the kind in namespace ns (from the cache)
 // whose resource is in collection coll, by their lower-case IDs.
 func (r *Reconciler) membersIn(ctx context.Context, ns, coll string) map[types.NamespacedName]string {
-	list, err := r.Registry.newList(r.Kind)
+	list, err := r.Registry.NewList(r.Kind)
 	if err != nil {
 		return nil
 	}
@@ -370,11 +370,13 @@ func (l *listings) forget(key types.NamespacedName) {
 	}
 }
 
-// setWake is how woken members reach the controller's queue.
-func (l *listings) setWake(f func([]types.NamespacedName)) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.wake = f
+// WakeWith says how the members of a collection listed for another's drift
+// check reach the controller's queue: f gets their keys, which compare with
+// the new listing at once (package controllers adds them to the queue).
+func (r *Reconciler) WakeWith(f func(keys []types.NamespacedName)) {
+	r.lists.mu.Lock()
+	defer r.lists.mu.Unlock()
+	r.lists.wake = f
 }
 
 // nextCheck is when an object last compared with the listing made at `at`

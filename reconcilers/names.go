@@ -146,7 +146,7 @@ func (r *Reconciler) ownsNamed(ctx context.Context, namespace, armType, name, su
 		if !strings.EqualFold(k.Facts().ResourceType, armType) || !r.Registry.Served(gk) {
 			continue
 		}
-		list, err := r.Registry.newList(k)
+		list, err := r.Registry.NewList(k)
 		if err != nil {
 			return false, "", err
 		}

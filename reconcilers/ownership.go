@@ -103,7 +103,7 @@ func (r *Reconciler) ownerOf(ctx context.Context, obj azurev1alpha1.Resource, id
 	if myCluster, _, _ := strings.Cut(mine, "."); cluster != myCluster {
 		return fmt.Sprintf("an aztenant object of another cluster (tag %s=%s); once that object no longer manages it, remove the tag in Azure", TagOwner, m), nil
 	}
-	list, err := r.Registry.newList(r.Kind)
+	list, err := r.Registry.NewList(r.Kind)
 	if err != nil {
 		return "", err
 	}

@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 )
@@ -58,42 +57,5 @@ func TestDeletionReadsThePolicyAfresh(t *testing.T) {
 	r.APIReader = fake.NewClientBuilder().WithObjects(namespace(map[string]string{AnnotationReconcilePolicy: "keep"})).Build()
 	if _, err := r.policyFor(ctx, rg); !errors.As(err, &invalid) {
 		t.Errorf("a bad annotation on the namespace: %v, want an invalidPolicyError (InvalidSpec)", err)
-	}
-}
-
-// A change of a namespace's labels or annotations reconciles its objects
-// (the reconcile policy, and what constraints select on); an update that
-// leaves them as they were (status, finalizers) does not.
-func TestNamespaceMetadataChangedPredicate(t *testing.T) {
-	p := func(v string) map[string]string {
-		if v == "" {
-			return nil
-		}
-		return map[string]string{AnnotationReconcilePolicy: v, "other": "x"}
-	}
-	for _, c := range []struct {
-		old, new map[string]string
-		want     bool
-	}{
-		{p(""), p("skip"), true},
-		{p("skip"), p(""), true},
-		{p("skip"), p("manage"), true},
-		{p("skip"), p("skip"), false},
-		{nil, map[string]string{}, false},
-		{nil, map[string]string{"other": "y"}, true},
-		{map[string]string{AnnotationReconcilePolicy: ""}, nil, true},
-	} {
-		e := event.UpdateEvent{ObjectOld: namespace(c.old), ObjectNew: namespace(c.new)}
-		if got := namespaceMetadataChanged.Update(e); got != c.want {
-			t.Errorf("annotations %v -> %v: %v, want %v", c.old, c.new, got, c.want)
-		}
-	}
-	labelled := namespace(nil)
-	labelled.Labels = map[string]string{"aztenant.io/allow-reconcile-annotations": "true"}
-	if !namespaceMetadataChanged.Update(event.UpdateEvent{ObjectOld: namespace(nil), ObjectNew: labelled}) {
-		t.Error("a label added to the namespace does not reconcile its objects")
-	}
-	if namespaceMetadataChanged.Create(event.CreateEvent{Object: namespace(p("skip"))}) {
-		t.Error("a namespace created enqueues its objects")
 	}
 }

@@ -233,12 +233,12 @@ func (r *Reconciler) parentID(ctx context.Context, obj azurev1alpha1.Resource, s
 	// A child being deleted only needs its owner's ID: the owner itself may be
 	// deleting (and so not Ready), waiting for its children to go first.
 	deleting := !obj.GetDeletionTimestamp().IsZero()
-	if (!isReady(owner) && !deleting) || owner.AzureStatus().ID == "" {
+	if (!IsReady(owner) && !deleting) || owner.AzureStatus().ID == "" {
 		msg := fmt.Sprintf("waiting for %s %q to be Ready", ownerKind.Kind, ref.Name)
 		if !owner.GetDeletionTimestamp().IsZero() {
 			// A new child of an owner on its way out would be deleted with it.
 			msg = fmt.Sprintf("%s %q is being deleted: this object waits for an owner of that name that is not being deleted (delete this object, or create the owner again once it is gone)", ownerKind.Kind, ref.Name)
-		} else if isReady(owner) {
+		} else if IsReady(owner) {
 			// Skipped (or released) before anything of it was in Azure.
 			msg = fmt.Sprintf("waiting for %s %q to have a resource in Azure (its Ready reason is %s)", ownerKind.Kind, ref.Name, readyReason(owner))
 		}
@@ -301,15 +301,4 @@ func readyReason(obj azurev1alpha1.Resource) string {
 		}
 	}
 	return ""
-}
-
-// isReady reports Ready=True for the current generation: Succeeded, or a
-// policy that asks for nothing to be done (ReconcileSkipped, Released).
-func isReady(obj azurev1alpha1.Resource) bool {
-	for _, c := range obj.AzureStatus().Conditions {
-		if c.Type == ConditionReady {
-			return c.Status == "True" && c.ObservedGeneration == obj.GetGeneration()
-		}
-	}
-	return false
 }

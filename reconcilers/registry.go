@@ -24,10 +24,11 @@ type Registry struct {
 	gvks   map[Kind]schema.GroupVersionKind
 	order  []schema.GroupKind
 
-	// served are the kinds whose controller runs (SetupWithManager marks
-	// them): only those have an informer and indexes. What lists every
-	// kind (InUse, keptChildren) lists these: a kind whose CRD is not
-	// installed has no objects, and listing it would fail or start a cache.
+	// served are the kinds whose controller runs (package controllers marks
+	// them, MarkServed): only those have an informer and indexes. What
+	// lists every kind (InUse, keptChildren) lists these: a kind whose CRD
+	// is not installed has no objects, and listing it would fail or start a
+	// cache.
 	mu     sync.RWMutex
 	served map[schema.GroupKind]bool
 }
@@ -76,7 +77,9 @@ func (r *Registry) Served(gk schema.GroupKind) bool {
 	return r.served[gk]
 }
 
-func (r *Registry) markServed(gk schema.GroupKind) {
+// MarkServed records that the controller of gk runs: from now on, what lists
+// every kind lists gk's objects too.
+func (r *Registry) MarkServed(gk schema.GroupKind) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.served[gk] = true
@@ -92,8 +95,8 @@ func (r *Registry) newObject(gk schema.GroupKind) (azurev1alpha1.Resource, error
 
 func (r *Registry) groupKindOf(k Kind) schema.GroupKind { return r.gvks[k].GroupKind() }
 
-// newList returns an empty list object of a registered kind.
-func (r *Registry) newList(k Kind) (client.ObjectList, error) {
+// NewList returns an empty list object of a registered kind.
+func (r *Registry) NewList(k Kind) (client.ObjectList, error) {
 	gvk := r.gvks[k]
 	gvk.Kind += "List"
 	o, err := r.scheme.New(gvk)
@@ -113,7 +116,7 @@ func (r *Registry) InUse(c client.Reader) identity.InUseFunc {
 			if !r.Served(gk) {
 				continue
 			}
-			list, err := r.newList(r.kinds[gk])
+			list, err := r.NewList(r.kinds[gk])
 			if err != nil {
 				return nil, err
 			}

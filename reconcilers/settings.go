@@ -24,3 +24,24 @@ type Settings struct {
 	// Workers is how many objects of one kind are reconciled at once (4).
 	Workers int
 }
+
+// WithDefaults is s with each zero value replaced by its default. The
+// operator applies it once, where the settings come in (operator.Setup).
+func (s Settings) WithDefaults() Settings {
+	if s.SyncPeriod == 0 {
+		s.SyncPeriod = time.Hour
+	}
+	if s.SecretRefreshPeriod == 0 {
+		s.SecretRefreshPeriod = 24 * time.Hour
+	}
+	if s.DefaultPolicy == "" {
+		s.DefaultPolicy = PolicyManage
+	}
+	if s.PollInterval == 0 {
+		s.PollInterval = 2 * time.Second
+	}
+	if s.Workers == 0 {
+		s.Workers = 4
+	}
+	return s
+}

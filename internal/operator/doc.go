@@ -1,7 +1,7 @@
 // Package operator wires the packages into a controller-runtime manager: the
 // credential broker and Identity controller, tenancy (directory, Tenant
 // controller, guard, fair queue, onboarding with the platform identity) and one generic reconciler per kind
-// whose CRD is installed (reconcilers.KindServer: at start, then as CRDs are
+// whose CRD is installed (controllers.KindServer: at start, then as CRDs are
 // installed, without restart). The operator binary and the integration tests share this wiring, so tests run
 // what ships.
 //

@@ -26,6 +26,7 @@ import (
 	"github.com/aztenant/aztenant/internal/crdinstall"
 	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
+	"github.com/aztenant/aztenant/reconcilers/controllers"
 	"github.com/aztenant/aztenant/reconcilers/expressions"
 	"github.com/aztenant/aztenant/reconcilers/kinds"
 	"github.com/aztenant/aztenant/reconcilers/planning"
@@ -99,7 +100,7 @@ type Parts struct {
 	Tokens    *identity.TokenCache
 	Directory *tenancy.Directory
 	// Kinds serves the kinds whose CRD is installed.
-	Kinds *reconcilers.KindServer
+	Kinds *controllers.KindServer
 }
 
 // Scheme knows Kubernetes' built-in types and every aztenant API group.
@@ -137,6 +138,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	if cfg.TokenExpiry == 0 {
 		cfg.TokenExpiry = time.Hour
 	}
+	cfg.Settings = cfg.Settings.WithDefaults()
 	tokens := identity.NewTokenCache(identity.APITokenRequester{Client: mgr.GetClient()}, cfg.TokenExpiry)
 	limits := armlimit.New(armlimit.DefaultOptions())
 	armPolicies := []azpolicy.Policy{reconcilers.ARMTelemetryPolicy()}
@@ -235,9 +237,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	}
 	// The chart may install only some kinds' CRDs (crds.pattern): serve
 	// those installed now, and each one installed later, without restart.
-	kindServer := &reconcilers.KindServer{
+	kindServer := &controllers.KindServer{
 		Manager: mgr, Registry: registry, Recorder: mgr.GetEventRecorder("aztenant"),
-		Options: reconcilers.Options{NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe},
+		Options: controllers.Options{NewQueue: dir.NewQueue, AdmissionChanges: dir.Index().Subscribe},
 		New:     newReconciler,
 	}
 	if cfg.Kinds != nil {

@@ -1,4 +1,4 @@
-package reconcilers
+package controllers
 
 import (
 	"context"
@@ -20,6 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/aztenant/aztenant/reconcilers"
 )
 
 // Watch the CRDs' metadata, and read the one that changed, to serve a kind
@@ -47,9 +49,9 @@ const discoveryLag = 200 * time.Millisecond
 // with backoff, until the CRD is installed again.
 type KindServer struct {
 	Manager  ctrl.Manager
-	Registry *Registry
+	Registry *reconcilers.Registry
 	// New returns the reconciler of a kind, to Build with Options.
-	New      func(Kind) *Reconciler
+	New      func(reconcilers.Kind) *reconcilers.Reconciler
 	Options  Options
 	Recorder events.EventRecorder
 	// Selected, when set, narrows the kinds served to those it selects
@@ -124,9 +126,9 @@ func (s *KindServer) ServeInstalled(ctx context.Context) error {
 
 // serveLocked builds the controller of k, then the owner watches of the
 // served kinds that may name k as owner. s.mu is held.
-func (s *KindServer) serveLocked(ctx context.Context, k Kind, mapping *meta.RESTMapping) error {
+func (s *KindServer) serveLocked(ctx context.Context, k reconcilers.Kind, mapping *meta.RESTMapping) error {
 	gk := s.Registry.GroupVersionKind(k).GroupKind()
-	ctl, err := s.New(k).Build(ctx, s.Manager, s.Options)
+	ctl, err := Build(ctx, s.Manager, s.New(k), s.Options)
 	if err != nil {
 		return fmt.Errorf("kind %s: %w", gk, err)
 	}
@@ -134,7 +136,7 @@ func (s *KindServer) serveLocked(ctx context.Context, k Kind, mapping *meta.REST
 	s.crds[mapping.Resource.Resource+"."+mapping.Resource.Group] = gk
 	for _, other := range s.controllers {
 		if err := other.OwnerServed(gk); err != nil {
-			return fmt.Errorf("kind %s: watch owner kind %s: %w", s.Registry.GroupVersionKind(other.r.Kind).GroupKind(), gk, err)
+			return fmt.Errorf("kind %s: watch owner kind %s: %w", s.Registry.GroupVersionKind(other.objs.kind).GroupKind(), gk, err)
 		}
 	}
 	return nil

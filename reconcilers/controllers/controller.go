@@ -1,12 +1,12 @@
-package reconcilers
+package controllers
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -31,10 +31,11 @@ import (
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/reconcilers"
 )
 
 // Options wire the controllers of all kinds to the rest of the operator (the
-// settings they run with are the Reconciler's Settings).
+// settings they run with are the Reconciler's reconcilers.Settings).
 type Options struct {
 	// NewQueue, when set, replaces the default work queue (per-tenant fairness).
 	NewQueue func(controllerName string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request]
@@ -57,69 +58,40 @@ type Options struct {
 // Read a namespace's reconcile policy annotation:
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
-// SetupWithManager registers the field indexes and the controller of r.Kind.
+// Build registers the field indexes and the controller of r.Kind with mgr,
+// and returns the controller; it works on a manager already started (the
+// controller starts at once). The kind is then served (Registry.MarkServed).
 //
 // The controller reacts to spec and annotation changes of its objects (not to
 // its own status writes), to Identities of the namespace (a missing one may
-// appear, one being deleted stops its objects' updates), to owners (a child waits for its owner to become Ready), to the
-// data of the Secrets and ConfigMaps its objects read (Hooks.References), to a
-// change of a namespace's reconcile-policy annotation, and to Tenant changes
-// through Options.AdmissionChanges. A namespace's change reconciles all its
-// objects of the kind (allInNamespace).
-func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, o Options) error {
-	_, err := r.Build(ctx, mgr, o)
-	return err
-}
-
-// Controller is the running controller of one kind, which can start
-// watching an owner kind served later (OwnerServed).
-type Controller struct {
-	controller.Controller
-	r     *Reconciler
-	cache cache.Cache
-
-	mu     sync.Mutex
-	owners map[schema.GroupKind]bool // watched
-}
-
-// Build is SetupWithManager returning the controller; it works on a manager
-// already started (the controller starts at once). Owner kinds are watched
-// when their controller runs (Registry.Served): an owner kind whose CRD is
-// not installed is not watched, nor cached; OwnerServed adds its watch once
-// it is. The kind is then Served.
-func (r *Reconciler) Build(ctx context.Context, mgr ctrl.Manager, o Options) (*Controller, error) {
-	if r.PollInterval == 0 {
-		r.PollInterval = 2 * time.Second
-	}
-	if r.SyncPeriod == 0 {
-		r.SyncPeriod = time.Hour
-	}
-	if r.DefaultPolicy == "" {
-		r.DefaultPolicy = PolicyManage
-	}
+// appear, one being deleted stops its objects' updates), to owners (a child
+// waits for its owner to become Ready), to the data of the Secrets and
+// ConfigMaps its objects read (Hooks.References), to a change of a
+// namespace's labels or annotations (its reconcile policy), to Tenant
+// changes through Options.AdmissionChanges, and to the drift check of
+// another object of the same collection (Reconciler.WakeWith). A
+// namespace's change reconciles all its objects of the kind (allInNamespace).
+//
+// Owner kinds are watched when their controller runs (Registry.Served): an
+// owner kind whose CRD is not installed is not watched, nor cached;
+// OwnerServed adds its watch once it is.
+func Build(ctx context.Context, mgr ctrl.Manager, r *reconcilers.Reconciler, o Options) (*Controller, error) {
 	obj := r.Kind.New()
 	gvk, err := apiutil.GVKForObject(obj, mgr.GetScheme())
 	if err != nil {
 		return nil, err
 	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, obj, ownerNameField, func(o client.Object) []string {
-		if ref := o.(azurev1alpha1.Resource).Owner(); ref != nil && ref.Name != "" {
-			return []string{ref.Name}
-		}
-		return nil
-	}); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, obj, reconcilers.OwnerIndex, reconcilers.OwnerName); err != nil {
 		return nil, err
 	}
-	if r.Workers == 0 {
-		r.Workers = 4
-	}
+	objs := objects{client: r.Client, registry: r.Registry, kind: r.Kind}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(strings.ToLower(gvk.Kind)+"."+gvk.Group).
 		For(obj, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.Workers, NewQueue: o.NewQueue}).
-		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(r.identityChanged)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Settings.WithDefaults().Workers, NewQueue: o.NewQueue}).
+		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(objs.identityChanged)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
-			return r.allInNamespace(ctx, o.GetName(), "its labels or annotations changed")
+			return objs.allInNamespace(ctx, o.GetName(), "its labels or annotations changed")
 		}), builder.WithPredicates(namespaceMetadataChanged))
 	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
 	if hooks.References != nil {
@@ -127,7 +99,7 @@ func (r *Reconciler) Build(ctx context.Context, mgr ctrl.Manager, o Options) (*C
 		// proceed; one that changes is written to Azure (a rotated password).
 		// The index finds the objects that read it, Ready or not; changes to
 		// other Secrets, or only to metadata, enqueue nothing.
-		if err := mgr.GetFieldIndexer().IndexField(ctx, obj, referencesField, func(o client.Object) []string {
+		if err := mgr.GetFieldIndexer().IndexField(ctx, obj, referencesIndex, func(o client.Object) []string {
 			var keys []string
 			for _, ref := range hooks.References(o.(azurev1alpha1.Resource)) {
 				keys = append(keys, referenceKey(ref.Kind, ref.Name))
@@ -136,28 +108,28 @@ func (r *Reconciler) Build(ctx context.Context, mgr ctrl.Manager, o Options) (*C
 		}); err != nil {
 			return nil, err
 		}
-		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.referencing(ReferenceSecret)), builder.WithPredicates(dataChanged)).
-			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.referencing(ReferenceConfigMap)), builder.WithPredicates(dataChanged))
+		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(objs.referencing(reconcilers.ReferenceSecret)), builder.WithPredicates(dataChanged)).
+			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(objs.referencing(reconcilers.ReferenceConfigMap)), builder.WithPredicates(dataChanged))
 	} else if hooks.Resolve != nil {
 		// A referenced Secret or ConfigMap that appears lets a waiting object proceed.
-		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace)).
-			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.inNamespace))
+		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(objs.inNamespace)).
+			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(objs.inNamespace))
 	}
 	if ok := facts.OwnerKind; !ok.Empty() {
-		if _, err := r.Registry.newObject(ok); err != nil {
-			return nil, err
+		if _, found := r.Registry.Lookup(ok); !found {
+			return nil, fmt.Errorf("owner kind %s is not served by this operator", ok)
 		}
 	}
 	// Onboarding granted or took away something in Azure (a role, a resource
 	// group): what waits in the Tenant's namespaces looks again at once.
-	b = b.Watches(&tenancyv1alpha1.Tenant{}, handler.EnqueueRequestsFromMapFunc(r.tenantOnboarded), builder.WithPredicates(onboardingChanged))
+	b = b.Watches(&tenancyv1alpha1.Tenant{}, handler.EnqueueRequestsFromMapFunc(objs.tenantOnboarded), builder.WithPredicates(onboardingChanged))
 	if o.AdmissionChanges != nil {
 		b = b.WatchesRawSource(source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 			changes := o.AdmissionChanges(ctx)
 			go func() {
 				for namespaces := range changes {
 					for _, ns := range namespaces {
-						for _, req := range r.allInNamespace(ctx, ns, "a Tenant changed") {
+						for _, req := range objs.allInNamespace(ctx, ns, "a Tenant changed") {
 							q.Add(req)
 						}
 					}
@@ -167,9 +139,9 @@ func (r *Reconciler) Build(ctx context.Context, mgr ctrl.Manager, o Options) (*C
 		}))
 	}
 	// A collection listed for one object's drift check wakes the others that
-	// compare with the same listing (lists.go).
+	// compare with the same listing (reconcilers/lists.go).
 	b = b.WatchesRawSource(source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
-		r.lists.setWake(func(keys []types.NamespacedName) {
+		r.WakeWith(func(keys []types.NamespacedName) {
 			for _, k := range keys {
 				q.Add(reconcile.Request{NamespacedName: k})
 			}
@@ -180,8 +152,8 @@ func (r *Reconciler) Build(ctx context.Context, mgr ctrl.Manager, o Options) (*C
 	if err != nil {
 		return nil, err
 	}
-	ctl := &Controller{Controller: c, r: r, cache: mgr.GetCache(), owners: map[schema.GroupKind]bool{}}
-	r.Registry.markServed(gvk.GroupKind())
+	ctl := &Controller{Controller: c, objs: objs, cache: mgr.GetCache(), owners: map[schema.GroupKind]bool{}}
+	r.Registry.MarkServed(gvk.GroupKind())
 	for _, gk := range ctl.ownerKinds() {
 		if r.Registry.Served(gk) {
 			if err := ctl.OwnerServed(gk); err != nil {
@@ -192,13 +164,24 @@ func (r *Reconciler) Build(ctx context.Context, mgr ctrl.Manager, o Options) (*C
 	return ctl, nil
 }
 
+// Controller is the running controller of one kind, which can start
+// watching an owner kind served later (OwnerServed).
+type Controller struct {
+	controller.Controller
+	objs  objects
+	cache cache.Cache
+
+	mu     sync.Mutex
+	owners map[schema.GroupKind]bool // watched
+}
+
 // ownerKinds are the kinds this operator serves that the kind's objects may
 // name as owner.
 func (c *Controller) ownerKinds() []schema.GroupKind {
-	facts := c.r.Kind.Facts()
+	facts := c.objs.kind.Facts()
 	var out []schema.GroupKind
 	for _, gk := range append([]schema.GroupKind{facts.OwnerKind}, facts.OwnerKinds...) {
-		if _, ok := c.r.Registry.Lookup(gk); ok && !gk.Empty() && !slices.Contains(out, gk) {
+		if _, ok := c.objs.registry.Lookup(gk); ok && !gk.Empty() && !slices.Contains(out, gk) {
 			out = append(out, gk)
 		}
 	}
@@ -217,27 +200,32 @@ func (c *Controller) OwnerServed(gk schema.GroupKind) error {
 	if c.owners[gk] {
 		return nil
 	}
-	owner, err := c.r.Registry.newObject(gk)
-	if err != nil {
-		return err
-	}
-	if err := c.Watch(source.Kind(c.cache, client.Object(owner), handler.EnqueueRequestsFromMapFunc(c.r.childrenOfOwner), ownerStateChanged)); err != nil {
+	k, _ := c.objs.registry.Lookup(gk) // ownerKinds holds registered kinds only
+	if err := c.Watch(source.Kind(c.cache, client.Object(k.New()), handler.EnqueueRequestsFromMapFunc(c.objs.childrenOfOwner), ownerStateChanged)); err != nil {
 		return err
 	}
 	c.owners[gk] = true
 	return nil
 }
 
+// objects finds the objects of one kind an event concerns, as requests for
+// its controller: from the cache, by namespace and the field indexes.
+type objects struct {
+	client   client.Reader
+	registry *reconcilers.Registry
+	kind     reconcilers.Kind
+}
+
 // requests lists the objects of the kind matching opts (from the cache) and
 // returns those keep accepts (all when keep is nil) as requests. A failed
 // list is logged with what it was for: those objects are looked at again at
 // their next requeue.
-func (r *Reconciler) requests(ctx context.Context, why string, keep func(azurev1alpha1.Resource) bool, opts ...client.ListOption) []reconcile.Request {
-	list, err := r.Registry.newList(r.Kind)
+func (r objects) requests(ctx context.Context, why string, keep func(azurev1alpha1.Resource) bool, opts ...client.ListOption) []reconcile.Request {
+	list, err := r.registry.NewList(r.kind)
 	if err != nil {
 		return nil
 	}
-	if err := r.Client.List(ctx, list, opts...); err != nil {
+	if err := r.client.List(ctx, list, opts...); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing objects "+why+"; they are looked at again at their next requeue")
 		return nil
 	}
@@ -254,7 +242,7 @@ func (r *Reconciler) requests(ctx context.Context, why string, keep func(azurev1
 // allInNamespace lists every object of the kind in namespace ns, after a
 // change there (why) that can deny what was Ready as well as admit what was
 // denied: a Tenant change, a namespace's reconcile policy.
-func (r *Reconciler) allInNamespace(ctx context.Context, ns, why string) []reconcile.Request {
+func (r objects) allInNamespace(ctx context.Context, ns, why string) []reconcile.Request {
 	return r.requests(ctx, "in namespace "+ns+" after "+why, nil, client.InNamespace(ns))
 }
 
@@ -277,8 +265,8 @@ var namespaceMetadataChanged = predicate.Funcs{
 
 // inNamespace enqueues every object of the kind in the event's namespace that
 // is not Ready (an Identity appeared or changed).
-func (r *Reconciler) inNamespace(ctx context.Context, o client.Object) []reconcile.Request {
-	return r.requests(ctx, "after a change in namespace "+o.GetNamespace(), func(res azurev1alpha1.Resource) bool { return !isReady(res) },
+func (r objects) inNamespace(ctx context.Context, o client.Object) []reconcile.Request {
+	return r.requests(ctx, "after a change in namespace "+o.GetNamespace(), func(res azurev1alpha1.Resource) bool { return !reconcilers.IsReady(res) },
 		client.InNamespace(o.GetNamespace()))
 }
 
@@ -286,7 +274,7 @@ func (r *Reconciler) inNamespace(ctx context.Context, o client.Object) []reconci
 // Identity is being deleted, every object it serves (a Ready one must stop
 // being updated at once: the Identity serves deletions only); otherwise the
 // objects of the namespace that are not Ready (it appeared or was fixed).
-func (r *Reconciler) identityChanged(ctx context.Context, o client.Object) []reconcile.Request {
+func (r objects) identityChanged(ctx context.Context, o client.Object) []reconcile.Request {
 	if o.GetDeletionTimestamp().IsZero() {
 		return r.inNamespace(ctx, o)
 	}
@@ -296,18 +284,19 @@ func (r *Reconciler) identityChanged(ctx context.Context, o client.Object) []rec
 	}, client.InNamespace(o.GetNamespace()))
 }
 
-// referencesField indexes objects by the Secrets and ConfigMaps they read
-// ("Secret/name", "ConfigMap/name").
-const referencesField = "aztenant.references"
+// referencesIndex is the field index of a kind's objects by the Secrets and
+// ConfigMaps they read ("Secret/name", "ConfigMap/name"), for kinds with
+// Hooks.References.
+const referencesIndex = "aztenant.references"
 
 func referenceKey(kind, name string) string { return kind + "/" + name }
 
 // referencing enqueues the objects of the kind that read o, a Secret or a
 // ConfigMap of their namespace.
-func (r *Reconciler) referencing(kind string) handler.MapFunc {
+func (r objects) referencing(kind string) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
 		return r.requests(ctx, "that read the changed "+kind+" "+o.GetNamespace()+"/"+o.GetName(), nil,
-			client.InNamespace(o.GetNamespace()), client.MatchingFields{referencesField: referenceKey(kind, o.GetName())})
+			client.InNamespace(o.GetNamespace()), client.MatchingFields{referencesIndex: referenceKey(kind, o.GetName())})
 	}
 }
 
@@ -321,7 +310,7 @@ var ownerStateChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bo
 	if !okOld || !okNew {
 		return true
 	}
-	return isReady(o) != isReady(n) ||
+	return reconcilers.IsReady(o) != reconcilers.IsReady(n) ||
 		o.AzureStatus().ID != n.AzureStatus().ID ||
 		!o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp())
 }}
@@ -341,9 +330,9 @@ var dataChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 }}
 
 // childrenOfOwner enqueues the objects naming o as owner.
-func (r *Reconciler) childrenOfOwner(ctx context.Context, o client.Object) []reconcile.Request {
+func (r objects) childrenOfOwner(ctx context.Context, o client.Object) []reconcile.Request {
 	return r.requests(ctx, "whose owner "+o.GetNamespace()+"/"+o.GetName()+" changed", nil,
-		client.InNamespace(o.GetNamespace()), client.MatchingFields{ownerNameField: o.GetName()})
+		client.InNamespace(o.GetNamespace()), client.MatchingFields{reconcilers.OwnerIndex: o.GetName()})
 }
 
 // onboardingChanged passes Tenant updates that change what onboarding reports
@@ -367,7 +356,7 @@ var onboardingChanged = predicate.Funcs{
 
 // tenantOnboarded enqueues the objects of the kind that are not Ready in the
 // namespaces of a Tenant whose onboarding changed.
-func (r *Reconciler) tenantOnboarded(ctx context.Context, o client.Object) []reconcile.Request {
+func (r objects) tenantOnboarded(ctx context.Context, o client.Object) []reconcile.Request {
 	t, ok := o.(*tenancyv1alpha1.Tenant)
 	if !ok {
 		return nil
@@ -375,7 +364,7 @@ func (r *Reconciler) tenantOnboarded(ctx context.Context, o client.Object) []rec
 	var reqs []reconcile.Request
 	for _, ns := range t.Status.Namespaces {
 		reqs = append(reqs, r.requests(ctx, "in namespace "+ns+" after Tenant "+t.Name+"'s onboarding changed",
-			func(res azurev1alpha1.Resource) bool { return !isReady(res) }, client.InNamespace(ns))...)
+			func(res azurev1alpha1.Resource) bool { return !reconcilers.IsReady(res) }, client.InNamespace(ns))...)
 	}
 	return reqs
 }
