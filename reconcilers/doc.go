@@ -13,7 +13,11 @@
 // difference between the desired body and Azure's), reconcilers/exports
 // (writing the Secrets and ConfigMaps, and when the secret outputs are read
 // again) and reconcilers/expressions (the CEL exports); reconcilers/kinds
-// holds the adapters and reconcilers/planning answers Plans. Its telemetry
+// holds the adapters and reconcilers/planning answers Plans. The controller
+// wiring is reconcilers/controllers: one controller per kind whose CRD is
+// installed (its watches, field indexes and queue, the RBAC markers), which
+// calls Reconcile and the few hooks this package exports for it (OwnerIndex,
+// Reconciler.WakeWith, Registry.MarkServed). Its telemetry
 // (the span and metrics of each ARM attempt, a reconcile's span) is
 // telemetry.go.
 //
