@@ -244,7 +244,7 @@ func (w *shardWork) start(ctx context.Context, shards []int) (stop func() error,
 	go func() { ch <- mgr.Start(mctx) }()
 	go func() {
 		if mgr.GetCache().WaitForCacheSync(mctx) && mctx.Err() == nil {
-			count := cachedCounter(mgr.GetCache(), w.scheme, parts)
+			count := cachedCounter(mgr.GetCache(), parts)
 			sharding.SetCachedCounter(count)
 			log.Info("working on shards", "cachedObjects", count(), "took", time.Since(began).Round(time.Millisecond).String())
 		}
@@ -294,7 +294,7 @@ func (w *shardWork) labeller(mgr ctrl.Manager) error {
 // cachedCounter counts the objects of the served kinds and Identities in
 // c, which must hold their informers already (ListOptions on a missing
 // informer would start one).
-func cachedCounter(c cache.Cache, scheme *runtime.Scheme, parts *Parts) func() float64 {
+func cachedCounter(c cache.Cache, parts *Parts) func() float64 {
 	return func() float64 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -305,13 +305,8 @@ func cachedCounter(c cache.Cache, scheme *runtime.Scheme, parts *Parts) func() f
 			if !ok {
 				continue
 			}
-			gvk := parts.Kinds.Registry.GroupVersionKind(k)
-			l, err := scheme.New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-			if err != nil {
-				continue
-			}
-			if ol, ok := l.(client.ObjectList); ok {
-				lists = append(lists, ol)
+			if l, err := parts.Kinds.Registry.NewList(k); err == nil {
+				lists = append(lists, l)
 			}
 		}
 		for _, l := range lists {
