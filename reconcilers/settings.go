@@ -4,7 +4,7 @@ import "time"
 
 // Settings are the operator's settings for the reconciles of every kind: set once from
 // the flags (cmd/operator), carried by operator.Config, read by each Reconciler. Zero
-// values take the defaults given.
+// values take the defaults given (WithDefaults).
 type Settings struct {
 	// SyncPeriod is how often an unchanged resource is compared with Azure to correct
 	// drift; a tenth of it is added at random so resyncs spread out (1h).
