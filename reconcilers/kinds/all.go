@@ -12,7 +12,6 @@ func All() []reconcilers.Kind {
 		FlexibleServer{},
 		ManagedCluster{},
 		UserAssignedIdentity{},
-		FederatedIdentityCredential{},
 		// Last: a role assignment's scope may be any other kind.
 		RoleAssignment{},
 	}, Generated()...)

@@ -30,6 +30,7 @@ import (
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
 	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
+	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
@@ -101,6 +102,12 @@ func loadGeneratedSamples(t *testing.T, s *stack, ns, rg string) []generatedSamp
 		obj.SetNamespace(ns)
 		if o := obj.Owner(); o != nil && o.Name == "sample-rg" {
 			o.Name = rg
+		}
+		if fic, ok := obj.(*managedidentityv1alpha1.FederatedIdentityCredential); ok {
+			// The platform's default federation policy trusts only this cluster's issuer
+			// and a ServiceAccount of the credential's own namespace.
+			fic.Spec.Issuer = s.Env.IssuerURL
+			fic.Spec.Subject = "system:serviceaccount:" + ns + ":sample-app"
 		}
 		gkOf[f] = gk
 		out = append(out, generatedSample{file: f, kind: k, obj: obj})

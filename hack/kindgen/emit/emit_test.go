@@ -462,6 +462,19 @@ func TestGenerateKeepsHandWrittenAPI(t *testing.T) {
 	if strings.Count(db, "MaxLength=260") > 0 || strings.Count(db, "must be the ARM ID of") > 0 {
 		t.Error("the database keeps the generator's name bounds or owner message beside the config's")
 	}
+	// A field's doc, optional and default; rules on the kind as a whole, before the
+	// azureName rule; a paragraph added to the kind's description.
+	fic := string(files["api/managedidentity/v1alpha1/zz_generated_federatedidentitycredential.go"])
+	for _, want := range []string{
+		"\t// Audiences is the audience claim to trust. Azure accepts exactly one; the default is\n\t// api://AzureADTokenExchange.\n\t// +optional\n\t// +kubebuilder:default={\"api://AzureADTokenExchange\"}\n",
+		"\t// +kubebuilder:validation:items:MaxLength=600\n\tAudiences []string `json:\"audiences,omitempty\"`",
+		"set spec.azureName\"\n// +kubebuilder:validation:XValidation:rule=\"(has(self.spec.azureName)",
+		"FederatedIdentityCredentialsClient.\n//\n// Azure allows at most 20 federated identity credentials per identity",
+	} {
+		if !strings.Contains(fic, want) {
+			t.Errorf("the federated identity credential's types lack\n%s", want)
+		}
+	}
 	// Without the config's rules, a kind has the generator's.
 	mysql := string(files["api/dbformysql/v1alpha1/zz_generated_flexibleserversdatabase.go"])
 	if !strings.Contains(mysql, "MaxLength=260") || strings.Contains(mysql, "metadata.name is longer") || strings.Contains(mysql, "charset is immutable") {
