@@ -638,6 +638,7 @@ var movedOntoGenerator = map[string]bool{
 	"flexibleserversdatabases.dbforpostgresql.aztenant.io":     true,
 	"flexibleserversfirewallrules.dbforpostgresql.aztenant.io": true,
 	"federatedidentitycredentials.managedidentity.aztenant.io": true,
+	"userassignedidentities.managedidentity.aztenant.io":       true,
 }
 
 // generated reports whether kindgen wrote the CRD's kind (its doc says so).

@@ -6,6 +6,9 @@ package emulator
 // long-running shape their SDK clients expect.
 func generatedBehaviours() []*typeBehaviour {
 	return []*typeBehaviour{
+		// managedidentity/UserAssignedIdentity, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ManagedIdentity/userAssignedIdentities", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/msi/armmsi@v1.3.0 UserAssignedIdentitiesClient.CreateOrUpdate, Update, Delete"}},
 		// managedidentity/FederatedIdentityCredential, parent Microsoft.ManagedIdentity/userAssignedIdentities; create synchronous, delete synchronous.
 		{fullType: "Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/msi/armmsi@v1.3.0 FederatedIdentityCredentialsClient.CreateOrUpdate, Delete"}},
@@ -912,6 +915,7 @@ func generatedBehaviours() []*typeBehaviour {
 // generatedTypes are their api-versions: those the pinned SDK modules speak, and those
 // every earlier stable release of the SDK's modules sent (hack/kindgen/apiversions.json).
 var generatedTypes = []registeredType{
+	{"Microsoft.ManagedIdentity/userAssignedIdentities", []string{"2021-09-30-preview", "2022-01-31-preview", "2023-01-31", "2024-11-30"}},
 	{"Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials", []string{"2022-01-31-preview", "2023-01-31", "2024-11-30"}},
 	{"Microsoft.DBforPostgreSQL/flexibleServers/databases", []string{"2021-06-01", "2022-12-01", "2024-08-01", "2025-08-01"}},
 	{"Microsoft.DBforPostgreSQL/flexibleServers/firewallRules", []string{"2021-06-01", "2022-12-01", "2024-08-01", "2025-08-01"}},

@@ -11,7 +11,6 @@ func All() []reconcilers.Kind {
 		Redis{},
 		FlexibleServer{},
 		ManagedCluster{},
-		UserAssignedIdentity{},
 		// Last: a role assignment's scope may be any other kind.
 		RoleAssignment{},
 	}, Generated()...)

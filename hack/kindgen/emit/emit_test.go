@@ -475,6 +475,30 @@ func TestGenerateKeepsHandWrittenAPI(t *testing.T) {
 			t.Errorf("the federated identity credential's types lack\n%s", want)
 		}
 	}
+	// Fixed ConfigMap exports: a key of spec.operatorSpec.configMaps each, written from the
+	// status by the adapter's hooks; the location rule's own message.
+	uai := string(files["api/managedidentity/v1alpha1/zz_generated_userassignedidentity.go"])
+	uaiAdapter := string(files["reconcilers/kinds/zz_generated_userassignedidentity.go"])
+	for _, want := range []string{
+		"\t// ConfigMaps receive the identity's IDs, which are not secret.\n\t// +optional\n\tConfigMaps *UserAssignedIdentityOperatorConfigMaps `json:\"configMaps,omitempty\"`",
+		"\t// +optional\n\tPrincipalID *azurev1alpha1.ConfigMapDestination `json:\"principalId,omitempty\"`",
+		`message="location is immutable: Azure cannot move an identity to another region"`,
+	} {
+		if !strings.Contains(uai, want) {
+			t.Errorf("the user-assigned identity's types lack\n%s", want)
+		}
+	}
+	for _, want := range []string{
+		`return map[string]*azurev1alpha1.ConfigMapDestination{"clientId": cm.ClientID, "principalId": cm.PrincipalID, "tenantId": cm.TenantID}`,
+		`return map[string]string{"clientId": x.Status.ClientID, "principalId": x.Status.PrincipalID, "tenantId": x.Status.TenantID}`,
+	} {
+		if !strings.Contains(uaiAdapter, want) {
+			t.Errorf("the user-assigned identity's adapter lacks\n%s", want)
+		}
+	}
+	if strings.Contains(uai, "isolationScope") {
+		t.Error("the user-assigned identity keeps isolationScope, which its config skips")
+	}
 	// Without the config's rules, a kind has the generator's.
 	mysql := string(files["api/dbformysql/v1alpha1/zz_generated_flexibleserversdatabase.go"])
 	if !strings.Contains(mysql, "MaxLength=260") || strings.Contains(mysql, "metadata.name is longer") || strings.Contains(mysql, "charset is immutable") {
