@@ -7,7 +7,6 @@ func All() []reconcilers.Kind {
 	return append([]reconcilers.Kind{
 		ResourceGroup{},
 		StorageAccount{},
-		StorageAccountsBlobServicesContainer{},
 		Redis{},
 		FlexibleServer{},
 		ManagedCluster{},

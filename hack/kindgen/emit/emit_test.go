@@ -499,6 +499,11 @@ func TestGenerateKeepsHandWrittenAPI(t *testing.T) {
 	if strings.Contains(uai, "isolationScope") {
 		t.Error("the user-assigned identity keeps isolationScope, which its config skips")
 	}
+	// An Enum marker of the config's replaces the generator's (the hand-written order).
+	container := string(files["api/storage/v1alpha1/zz_generated_storageaccountsblobservicescontainer.go"])
+	if !strings.Contains(container, "\t// +kubebuilder:validation:Enum=None;Blob;Container\n\tPublicAccess string") || strings.Contains(container, "Enum=Blob;Container;None") {
+		t.Error("the blob container's publicAccess does not have the config's enum alone")
+	}
 	// Without the config's rules, a kind has the generator's.
 	mysql := string(files["api/dbformysql/v1alpha1/zz_generated_flexibleserversdatabase.go"])
 	if !strings.Contains(mysql, "MaxLength=260") || strings.Contains(mysql, "metadata.name is longer") || strings.Contains(mysql, "charset is immutable") {
