@@ -7,12 +7,9 @@ func All() []reconcilers.Kind {
 	return append([]reconcilers.Kind{
 		ResourceGroup{},
 		StorageAccount{},
-		StorageAccountsBlobServicesContainer{},
 		Redis{},
 		FlexibleServer{},
 		ManagedCluster{},
-		UserAssignedIdentity{},
-		FederatedIdentityCredential{},
 		// Last: a role assignment's scope may be any other kind.
 		RoleAssignment{},
 	}, Generated()...)

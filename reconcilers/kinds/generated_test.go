@@ -30,6 +30,7 @@ import (
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
 	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
+	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
@@ -102,6 +103,12 @@ func loadGeneratedSamples(t *testing.T, s *stack, ns, rg string) []generatedSamp
 		if o := obj.Owner(); o != nil && o.Name == "sample-rg" {
 			o.Name = rg
 		}
+		if fic, ok := obj.(*managedidentityv1alpha1.FederatedIdentityCredential); ok {
+			// The platform's default federation policy trusts only this cluster's issuer
+			// and a ServiceAccount of the credential's own namespace.
+			fic.Spec.Issuer = s.Env.IssuerURL
+			fic.Spec.Subject = "system:serviceaccount:" + ns + ":sample-app"
+		}
 		gkOf[f] = gk
 		out = append(out, generatedSample{file: f, kind: k, obj: obj})
 	}
@@ -156,7 +163,7 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	// reads a second (armlimit, as ARM's). A period that asks for more keeps the budget in
 	// debt, and a plan's previews wait behind every sync in the namespace; below
 	// maxSampleReads a second, they do not.
-	cfg.SyncPeriod = 15 * time.Second
+	cfg.SyncPeriod = 16 * time.Second
 	s := &stack{stacktest.NewTuned(t, cfg, azureLikeAnswers, ns)}
 	ctx := t.Context()
 	p := s.Emu.PerturbWrites()
@@ -191,8 +198,6 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 				Kind: "StorageV2", Sku: storagev1alpha1.StorageSku{Name: "Standard_LRS"}}},
 		redisCache(ns, "sample-redis", rg, ""),
 		managedCluster(ns, "sample-aks", rg, nil),
-		// The identity samples run as (spec.identity.userAssignedIdentities by name).
-		userAssignedIdentity(ns, "sample-identity", rg), // kindgen's emit.SampleIdentity
 		// The PostgreSQL server its generated databases and firewall rules belong to.
 		&dbforpostgresqlv1alpha1.FlexibleServer{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sample-postgres"},
 			Spec: dbforpostgresqlv1alpha1.FlexibleServerSpec{Owner: &azurev1alpha1.OwnerReference{Name: rg}, Location: "westeurope", Version: "16",
@@ -362,7 +367,8 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	// The registry runs as the namespace's UserAssignedIdentity, named in its spec: Azure got
 	// the identity's ARM ID as the key of identity.userAssignedIdentities, and the status
 	// reports the identity's principal from the map Azure answers.
-	registry, uai := byFile["containerregistry/registry.yaml"].(*containerregistryv1alpha1.Registry), handOwners[3]
+	registry := byFile["containerregistry/registry.yaml"].(*containerregistryv1alpha1.Registry)
+	uai := byFile["managedidentity/userassignedidentity.yaml"] // kindgen's emit.SampleIdentity, the identity samples run as
 	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(uai), uai))
 	uais, _ := lookup(s.SentBody(t, registry.Status.ID), []string{"identity", "userAssignedIdentities"}).(map[string]any)
 	if _, ok := uais[uai.AzureStatus().ID]; !ok || len(uais) != 1 {

@@ -19,6 +19,7 @@ import (
 	insightsv1alpha1 "github.com/aztenant/aztenant/api/insights/v1alpha1"
 	keyvaultv1alpha1 "github.com/aztenant/aztenant/api/keyvault/v1alpha1"
 	machinelearningservicesv1alpha1 "github.com/aztenant/aztenant/api/machinelearningservices/v1alpha1"
+	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	operationalinsightsv1alpha1 "github.com/aztenant/aztenant/api/operationalinsights/v1alpha1"
 	searchv1alpha1 "github.com/aztenant/aztenant/api/search/v1alpha1"
@@ -33,6 +34,9 @@ import (
 // generated is every kind kindgen writes, by GroupKind, parents before children: Generated
 // adds each one's overlay (overlay.go).
 var generated = []generatedKind{
+	{managedidentityv1alpha1.UserAssignedIdentityGroupKind, UserAssignedIdentity{}},
+	{managedidentityv1alpha1.FederatedIdentityCredentialGroupKind, FederatedIdentityCredential{}},
+	{storagev1alpha1.StorageAccountsBlobServicesContainerGroupKind, StorageAccountsBlobServicesContainer{}},
 	{dbforpostgresqlv1alpha1.FlexibleServersDatabaseGroupKind, DbforpostgresqlFlexibleServersDatabase{}},
 	{dbforpostgresqlv1alpha1.FlexibleServersFirewallRuleGroupKind, DbforpostgresqlFlexibleServersFirewallRule{}},
 	{networkv1alpha1.VirtualNetworkGroupKind, VirtualNetwork{}},

@@ -29,14 +29,14 @@ type FlexibleServersDatabaseSpec struct {
 	// +kubebuilder:validation:XValidation:rule="!has(self.armId) || self.armId.matches('^(?i)/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft.DBforPostgreSQL/flexibleServers/[^/]+$')",message="owner.armId must be a PostgreSQL flexible server ID"
 	Owner *azurev1alpha1.OwnerReference `json:"owner"`
 
-	// Character set of the database.
+	// Charset of the database, such as UTF8. It cannot change.
 	// +optional
 	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_]+$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="charset is immutable"
 	Charset string `json:"charset,omitempty"`
 
-	// Collation of the database.
+	// Collation of the database, such as en_US.utf8. It cannot change.
 	// +optional
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:Pattern=`^[-A-Za-z0-9_. ]+$`

@@ -31,15 +31,15 @@ type FlexibleServersFirewallRuleSpec struct {
 	// +kubebuilder:validation:XValidation:rule="!has(self.armId) || self.armId.matches('^(?i)/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft.DBforPostgreSQL/flexibleServers/[^/]+$')",message="owner.armId must be a PostgreSQL flexible server ID"
 	Owner *azurev1alpha1.OwnerReference `json:"owner"`
 
-	// IP address defining the end of the range of addresses of a firewall rule. Must be
-	// expressed in IPv4 format.
+	// EndIpAddress is the last IPv4 address of the range (inclusive). The range 0.0.0.0-0.0.0.0
+	// means "allow Azure services".
 	// +kubebuilder:validation:MinLength=7
 	// +kubebuilder:validation:MaxLength=15
 	// +kubebuilder:validation:XValidation:rule="isIP(self) && ip(self).family() == 4",message="endIpAddress must be an IPv4 address"
 	EndIPAddress string `json:"endIpAddress"`
 
-	// IP address defining the start of the range of addresses of a firewall rule. Must be
-	// expressed in IPv4 format.
+	// StartIpAddress is the first IPv4 address of the range. The range 0.0.0.0-0.0.0.0 means
+	// "allow Azure services".
 	// +kubebuilder:validation:MinLength=7
 	// +kubebuilder:validation:MaxLength=15
 	// +kubebuilder:validation:XValidation:rule="isIP(self) && ip(self).family() == 4",message="startIpAddress must be an IPv4 address"

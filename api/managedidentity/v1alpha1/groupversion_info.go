@@ -18,8 +18,8 @@ var GroupVersion = schema.GroupVersion{Group: "managedidentity.aztenant.io", Ver
 var schemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
 	s.AddKnownTypes(GroupVersion,
 		&UserAssignedIdentity{}, &UserAssignedIdentityList{},
-		&FederatedIdentityCredential{}, &FederatedIdentityCredentialList{},
 	)
+	addGeneratedKinds(s) // zz_generated_kinds.go: the kinds kindgen writes into this group
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 })

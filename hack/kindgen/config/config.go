@@ -51,6 +51,45 @@ type Kind struct {
 	// OwnerMessage is the message of the CRD's rule on spec.owner.armId, where a kind
 	// written by hand gave its own (its API stays as it was).
 	OwnerMessage string `json:"ownerMessage,omitempty"`
+	// Object holds validation markers on the kind as a whole, rules over metadata and
+	// spec (a metadata.name Azure would refuse), written before the azureName rule.
+	Object *SpecRules `json:"object,omitempty"`
+	// Doc is a paragraph added to the kind's description (kubectl explain), where a kind
+	// written by hand told more of Azure's behaviour than the SDK's doc (its limits).
+	Doc string `json:"doc,omitempty"`
+	// LocationMessage is the message of the CRD's rule keeping spec.location, where a kind
+	// written by hand gave its own.
+	LocationMessage string `json:"locationMessage,omitempty"`
+	// Exports are the resource's fixed outputs spec.operatorSpec may send to ConfigMaps
+	// (status fields), beside its CEL exports.
+	Exports *Exports `json:"exports,omitempty"`
+}
+
+// Exports are a kind's fixed outputs.
+type Exports struct {
+	// ConfigMaps are values of the status, which are not secret, each under a key of
+	// spec.operatorSpec.configMaps naming the ConfigMap key it is written to.
+	ConfigMaps *ExportSet `json:"configMaps,omitempty"`
+	// Because says why; required.
+	Because string `json:"because"`
+}
+
+// ExportSet is one kind of destination's outputs.
+type ExportSet struct {
+	// Doc is the description of spec.operatorSpec.configMaps.
+	Doc string `json:"doc"`
+	// Keys are the outputs, in order.
+	Keys []Export `json:"keys"`
+}
+
+// Export is one output.
+type Export struct {
+	// Name is its key under spec.operatorSpec.configMaps (clientId).
+	Name string `json:"name"`
+	// Status is the JSON name of the status field it is read from (a string).
+	Status string `json:"status"`
+	// Doc is its description.
+	Doc string `json:"doc"`
 }
 
 // NameRule is what Azure accepts as the resource's name, on spec.azureName.
@@ -109,6 +148,15 @@ type FieldOverride struct {
 	// rules of Azure's the SDK does not carry. One named as a marker the generator writes
 	// (MaxLength) takes its place; XValidation rules are added.
 	Markers []string `json:"markers,omitempty"`
+	// Doc replaces the field's description (kubectl explain) where a kind written by hand
+	// said more than the SDK's doc (what cannot change, what a value means).
+	Doc string `json:"doc,omitempty"`
+	// Optional: the spec may leave the field out though the SDK says Azure requires it
+	// (its Default fills it in).
+	Optional bool `json:"optional,omitempty"`
+	// Default is the field's default, the value of a +kubebuilder:default= marker
+	// ({"api://AzureADTokenExchange"}, "None").
+	Default string `json:"default,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
 }
@@ -228,8 +276,9 @@ var (
 	// nameMeaning: what a names override may say a field holds.
 	nameMeaning = regexp.MustCompile(`^(resourceGroup|subscription|[A-Z][A-Za-z0-9]*\.[A-Z][A-Za-z0-9.]*/[a-z][A-Za-z0-9]*)$`)
 	// marker: a kubebuilder validation marker without its prefix (MaxLength=32,
-	// XValidation:rule=...).
-	marker = regexp.MustCompile(`^[A-Z][A-Za-z]*(=|:)[^\n]+$`)
+	// XValidation:rule=..., items:MaxLength=600 for a list's elements).
+	exportName = regexp.MustCompile(`^[a-z][A-Za-z0-9]*$`)
+	marker     = regexp.MustCompile(`^(items:)?[A-Z][A-Za-z]*(=|:)[^\n]+$`)
 )
 
 // checkMarkers says what is wrong with a list of markers, or "".
@@ -290,15 +339,49 @@ func (f *File) validate() error {
 				return bad("spec: %s", p)
 			}
 		}
+		if o := k.Object; o != nil {
+			if strings.TrimSpace(o.Because) == "" || len(o.Markers) == 0 {
+				return bad("object: markers and because are required")
+			}
+			if p := checkMarkers(o.Markers); p != "" {
+				return bad("object: %s", p)
+			}
+		}
 		if strings.ContainsAny(k.OwnerMessage, "\"\n") {
 			return bad("ownerMessage holds a quote or a line break")
+		}
+		if strings.ContainsAny(k.LocationMessage, "\"\n") {
+			return bad("locationMessage holds a quote or a line break")
+		}
+		if e := k.Exports; e != nil {
+			if strings.TrimSpace(e.Because) == "" || e.ConfigMaps == nil {
+				return bad("exports: configMaps and because are required")
+			}
+			if strings.TrimSpace(e.ConfigMaps.Doc) == "" || len(e.ConfigMaps.Keys) == 0 {
+				return bad("exports.configMaps: doc and keys are required")
+			}
+			names := map[string]bool{}
+			for _, x := range e.ConfigMaps.Keys {
+				switch {
+				case !exportName.MatchString(x.Name) || !exportName.MatchString(x.Status):
+					return bad("exports.configMaps: %q from %q: name and status are JSON names (clientId)", x.Name, x.Status)
+				case strings.TrimSpace(x.Doc) == "":
+					return bad("exports.configMaps: %s without doc", x.Name)
+				case names[x.Name]:
+					return bad("exports.configMaps: %s twice", x.Name)
+				}
+				names[x.Name] = true
+			}
 		}
 		for path, o := range k.Fields {
 			if strings.TrimSpace(o.Because) == "" {
 				return bad("field %s: override without because", path)
 			}
-			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0) {
-				return bad("field %s: skip with rename, idOnly, names or markers", path)
+			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0 || o.Doc != "" || o.Optional || o.Default != "") {
+				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional or default", path)
+			}
+			if strings.Contains(o.Default, "\n") {
+				return bad("field %s: default holds a line break", path)
 			}
 			if p := checkMarkers(o.Markers); p != "" {
 				return bad("field %s: %s", path, p)

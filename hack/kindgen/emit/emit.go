@@ -41,6 +41,14 @@ type Kind struct {
 	// answered are the body's fields Azure answers in its own way (Facts.Normalize,
 	// NotReturned, Forced, OpenValues, OpenSets).
 	answered []answeredRef
+	// exports are the status values spec.operatorSpec.configMaps sends to ConfigMaps.
+	exports []exportRef
+}
+
+// exportRef is a fixed ConfigMap export: its key, the Go names of its destination and of
+// the status field it is read from, and its doc.
+type exportRef struct {
+	name, goName, status, doc string
 }
 
 // Files is what Generate writes: repository-relative path -> content.
@@ -259,6 +267,26 @@ func (k *Kind) build(all []*model.Kind) error {
 			continue
 		}
 		k.stat = append(k.stat, f)
+	}
+	if x := k.ConfigMapExports; x != nil {
+		for _, c := range x.Keys {
+			var status string
+			for _, f := range k.stat {
+				if f.JSON == c.Status && f.Type == "string" {
+					status = f.Name
+				}
+			}
+			if status == "" {
+				return fmt.Errorf("%s/%s: exports: %s: the status has no string field %s", k.Group.Name, k.Kind.Kind, c.Name, c.Status)
+			}
+			goName := strings.ToUpper(c.Name[:1]) + c.Name[1:]
+			if c.Name == c.Status {
+				goName = status
+			} else if s, ok := strings.CutSuffix(goName, "Id"); ok {
+				goName = s + "ID"
+			}
+			k.exports = append(k.exports, exportRef{name: c.Name, goName: goName, status: status, doc: c.Doc})
+		}
 	}
 	return nil
 }

@@ -462,6 +462,48 @@ func TestGenerateKeepsHandWrittenAPI(t *testing.T) {
 	if strings.Count(db, "MaxLength=260") > 0 || strings.Count(db, "must be the ARM ID of") > 0 {
 		t.Error("the database keeps the generator's name bounds or owner message beside the config's")
 	}
+	// A field's doc, optional and default; rules on the kind as a whole, before the
+	// azureName rule; a paragraph added to the kind's description.
+	fic := string(files["api/managedidentity/v1alpha1/zz_generated_federatedidentitycredential.go"])
+	for _, want := range []string{
+		"\t// Audiences is the audience claim to trust. Azure accepts exactly one; the default is\n\t// api://AzureADTokenExchange.\n\t// +optional\n\t// +kubebuilder:default={\"api://AzureADTokenExchange\"}\n",
+		"\t// +kubebuilder:validation:items:MaxLength=600\n\tAudiences []string `json:\"audiences,omitempty\"`",
+		"set spec.azureName\"\n// +kubebuilder:validation:XValidation:rule=\"(has(self.spec.azureName)",
+		"FederatedIdentityCredentialsClient.\n//\n// Azure allows at most 20 federated identity credentials per identity",
+	} {
+		if !strings.Contains(fic, want) {
+			t.Errorf("the federated identity credential's types lack\n%s", want)
+		}
+	}
+	// Fixed ConfigMap exports: a key of spec.operatorSpec.configMaps each, written from the
+	// status by the adapter's hooks; the location rule's own message.
+	uai := string(files["api/managedidentity/v1alpha1/zz_generated_userassignedidentity.go"])
+	uaiAdapter := string(files["reconcilers/kinds/zz_generated_userassignedidentity.go"])
+	for _, want := range []string{
+		"\t// ConfigMaps receive the identity's IDs, which are not secret.\n\t// +optional\n\tConfigMaps *UserAssignedIdentityOperatorConfigMaps `json:\"configMaps,omitempty\"`",
+		"\t// +optional\n\tPrincipalID *azurev1alpha1.ConfigMapDestination `json:\"principalId,omitempty\"`",
+		`message="location is immutable: Azure cannot move an identity to another region"`,
+	} {
+		if !strings.Contains(uai, want) {
+			t.Errorf("the user-assigned identity's types lack\n%s", want)
+		}
+	}
+	for _, want := range []string{
+		`return map[string]*azurev1alpha1.ConfigMapDestination{"clientId": cm.ClientID, "principalId": cm.PrincipalID, "tenantId": cm.TenantID}`,
+		`return map[string]string{"clientId": x.Status.ClientID, "principalId": x.Status.PrincipalID, "tenantId": x.Status.TenantID}`,
+	} {
+		if !strings.Contains(uaiAdapter, want) {
+			t.Errorf("the user-assigned identity's adapter lacks\n%s", want)
+		}
+	}
+	if strings.Contains(uai, "isolationScope") {
+		t.Error("the user-assigned identity keeps isolationScope, which its config skips")
+	}
+	// An Enum marker of the config's replaces the generator's (the hand-written order).
+	container := string(files["api/storage/v1alpha1/zz_generated_storageaccountsblobservicescontainer.go"])
+	if !strings.Contains(container, "\t// +kubebuilder:validation:Enum=None;Blob;Container\n\tPublicAccess string") || strings.Contains(container, "Enum=Blob;Container;None") {
+		t.Error("the blob container's publicAccess does not have the config's enum alone")
+	}
 	// Without the config's rules, a kind has the generator's.
 	mysql := string(files["api/dbformysql/v1alpha1/zz_generated_flexibleserversdatabase.go"])
 	if !strings.Contains(mysql, "MaxLength=260") || strings.Contains(mysql, "metadata.name is longer") || strings.Contains(mysql, "charset is immutable") {

@@ -14,6 +14,13 @@ func TestWithMarkers(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("withMarkers:\n got %q\nwant %q", got, want)
 	}
+	// A list's element bounds replace the generator's element bounds, not the list's.
+	got = withMarkers([]string{"+kubebuilder:validation:MaxItems=5", "+kubebuilder:validation:items:MaxLength=260"},
+		[]string{"items:MaxLength=600"})
+	want = []string{"+kubebuilder:validation:MaxItems=5", "+kubebuilder:validation:items:MaxLength=600"}
+	if !slices.Equal(got, want) {
+		t.Errorf("withMarkers of items:\n got %q\nwant %q", got, want)
+	}
 }
 
 func TestNameNoun(t *testing.T) {

@@ -147,9 +147,12 @@ var sampleValues = map[string]map[string]any{
 		"name": "expire-logs", "type": "Lifecycle", "enabled": true, "definition": map[string]any{
 			"actions": map[string]any{"baseBlob": map[string]any{"delete": map[string]any{"daysAfterModificationGreaterThan": 30}}},
 			"filters": map[string]any{"blobTypes": []any{"blockBlob"}, "prefixMatch": []any{"logs/"}}}}}}},
-	"cache/Redis":                               {"name": "sample-redis"},
-	"containerservice/ManagedCluster":           {"name": "sample-aks"},
-	"dbforpostgresql/FlexibleServer":            {"name": "sample-postgres"},
+	"cache/Redis":                          {"name": "sample-redis"},
+	"containerservice/ManagedCluster":      {"name": "sample-aks"},
+	"dbforpostgresql/FlexibleServer":       {"name": "sample-postgres"},
+	"managedidentity/UserAssignedIdentity": {"name": SampleIdentity},
+	"managedidentity/FederatedIdentityCredential": {"issuer": "https://oidc.example.com/sample-cluster",
+		"subject": "system:serviceaccount:sample:sample-app", "audiences": []any{"api://AzureADTokenExchange"}},
 	"containerservice/ManagedClustersAgentPool": {"name": "user1", "count": 2, "vmSize": "Standard_D4s_v5", "mode": "User", "osType": "Linux"},
 	"cache/RedisFirewallRule":                   {"startIP": "10.0.0.1", "endIP": "10.0.0.10"},
 	// It runs as a UserAssignedIdentity of the namespace (the lifecycle test creates it).

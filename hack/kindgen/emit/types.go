@@ -281,6 +281,9 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 	if m == specMode && f.Markers != nil {
 		markers = withMarkers(markers, f.Markers.Markers)
 	}
+	if m == specMode && f.Default != "" {
+		markers = append([]string{"+kubebuilder:default=" + f.Default}, markers...)
+	}
 	gf := goField{Name: goName(f), Doc: f.Doc, Markers: markers}
 	if m == specMode && f.Required {
 		gf.Required = true
@@ -656,10 +659,14 @@ func withMarkers(generated, config []string) []string {
 	const prefix = "+kubebuilder:validation:"
 	name := func(m string) string {
 		m = strings.TrimPrefix(m, prefix)
-		if i := strings.IndexAny(m, "=:"); i >= 0 {
-			return m[:i]
+		items := ""
+		if rest, ok := strings.CutPrefix(m, "items:"); ok {
+			items, m = "items:", rest
 		}
-		return m
+		if i := strings.IndexAny(m, "=:"); i >= 0 {
+			return items + m[:i]
+		}
+		return items + m
 	}
 	replaced := map[string]bool{}
 	for _, c := range config {

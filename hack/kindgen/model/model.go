@@ -95,6 +95,29 @@ type Kind struct {
 	// OwnerMessage is the message of the rule on spec.owner.armId, from the config ("":
 	// the generator's).
 	OwnerMessage string `json:"ownerMessage,omitempty"`
+	// ObjectMarkers are validation markers on the kind as a whole, from the config.
+	ObjectMarkers *MarkersFlag `json:"objectMarkers,omitempty"`
+	// Doc is a paragraph the config adds to the kind's description.
+	Doc string `json:"doc,omitempty"`
+	// LocationMessage is the message of the rule keeping spec.location, from the config.
+	LocationMessage string `json:"locationMessage,omitempty"`
+	// ConfigMapExports are the status values spec.operatorSpec.configMaps may send to
+	// ConfigMaps, from the config (exports).
+	ConfigMapExports *ExportsFlag `json:"configMapExports,omitempty"`
+}
+
+// ExportsFlag are a kind's fixed outputs, and why (config: exports).
+type ExportsFlag struct {
+	Doc  string   `json:"doc"`
+	Keys []Export `json:"keys"`
+	Flag
+}
+
+// Export is one fixed output: its key and the status field it is read from.
+type Export struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Doc    string `json:"doc"`
 }
 
 // NameRule is what Azure accepts as a resource's name (config: name).
@@ -300,6 +323,11 @@ type Field struct {
 	// Markers are validation markers the config adds (bounds and rules of Azure's the
 	// SDK does not carry).
 	Markers *MarkersFlag `json:"markers,omitempty"`
+	// Default is the field's default from the config (a +kubebuilder:default= value).
+	Default string `json:"default,omitempty"`
+	// Optional is set when the config lets the spec leave out a field the SDK requires
+	// (Required is then false).
+	Optional *Flag `json:"optional,omitempty"`
 }
 
 // AnswerFlag is how Azure answers a field, and why (config: answered).

@@ -65,6 +65,18 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 		mk.SpecMarkers = &model.MarkersFlag{Markers: sp.Markers, Flag: model.Flag{Source: "config", Reason: sp.Because}}
 	}
 	mk.OwnerMessage = k.OwnerMessage
+	mk.Doc = strings.Join(strings.Fields(k.Doc), " ")
+	mk.LocationMessage = k.LocationMessage
+	if e := k.Exports; e != nil {
+		x := &model.ExportsFlag{Doc: e.ConfigMaps.Doc, Flag: model.Flag{Source: "config", Reason: e.Because}}
+		for _, c := range e.ConfigMaps.Keys {
+			x.Keys = append(x.Keys, model.Export{Name: c.Name, Status: c.Status, Doc: c.Doc})
+		}
+		mk.ConfigMapExports = x
+	}
+	if o := k.Object; o != nil {
+		mk.ObjectMarkers = &model.MarkersFlag{Markers: o.Markers, Flag: model.Flag{Source: "config", Reason: o.Because}}
+	}
 	if len(mk.Parents) == 0 {
 		mk.Parents = nil
 	}
@@ -316,7 +328,8 @@ func (g *graph) resolveOverrides(root *types.Named, fields map[string]config.Fie
 			}
 		}
 		g.overrides[owner+"."+goField] = fieldOverride{path: path, skip: o.Skip, idOnly: o.IDOnly, secret: o.Secret,
-			reference: o.Reference, rename: o.Rename, openEnum: o.OpenEnum, names: o.Names, subscription: o.Subscription, answered: o.Answered, markers: o.Markers, because: o.Because}
+			reference: o.Reference, rename: o.Rename, openEnum: o.OpenEnum, names: o.Names, subscription: o.Subscription, answered: o.Answered, markers: o.Markers,
+			doc: o.Doc, optional: o.Optional, def: o.Default, because: o.Because}
 	}
 	return nil
 }

@@ -42,6 +42,10 @@ type fieldOverride struct {
 	// answered as config.FieldOverride's Answered.
 	answered *config.Answered
 	markers  []string
+	// doc, optional and def as config.FieldOverride's Doc, Optional and Default.
+	doc      string
+	optional bool
+	def      string
 	because  string
 	used     bool
 }
@@ -259,6 +263,14 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 		if len(o.markers) > 0 {
 			mf.Markers = &model.MarkersFlag{Markers: o.markers, Flag: model.Flag{Source: "config", Reason: o.because}}
 		}
+		if o.doc != "" {
+			mf.Doc = strings.Join(strings.Fields(o.doc), " ")
+		}
+		if o.optional {
+			mf.Required = false
+			mf.Optional = &model.Flag{Source: "config", Reason: o.because}
+		}
+		mf.Default = o.def
 		if a := o.answered; a != nil {
 			mf.Answered = &model.AnswerFlag{Normalize: a.Normalize, NotReturned: a.NotReturned, Forced: a.Forced,
 				OpenValues: a.OpenValues, OpenSet: a.OpenSet, Flag: model.Flag{Source: "config", Reason: o.because}}
