@@ -76,7 +76,7 @@ func TestAttack_DeleteAdoptedResource(t *testing.T) {
 // is refused: a group belongs to the Tenant with the most specific pattern.
 func TestAttack_OverlappingTenantPatterns(t *testing.T) {
 	t.Parallel()
-	cfg := stacktest.DefaultConfig()
+	cfg := attackConfig()
 	cfg.PolicyConstraints = constraints(t, testenv.Get(t).IssuerURL)
 	a := &attack{attacker: "ovl", victim: "ovl-x"}
 	a.Stack = stacktest.NewWith(t, cfg, a.attacker, a.victim)

@@ -13,6 +13,7 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/emulator"
+	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/internal/testing/stacktest"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/policy"
@@ -41,9 +42,26 @@ type attack struct {
 	victimOwn map[string]bool
 }
 
+// attackKinds are the kinds the attacks use besides stacktest.TestKinds: an operator
+// serving all of them would start an informer and a controller for each in every stack.
+var attackKinds = stacktest.TestKindsAnd(
+	"network.aztenant.io/NetworkInterface", "network.aztenant.io/VirtualNetwork", "network.aztenant.io/VirtualNetworksSubnet",
+	"network.aztenant.io/PrivateEndpoint", "network.aztenant.io/NetworkSecurityGroup", "network.aztenant.io/NetworkSecurityGroupsSecurityRule",
+	"documentdb.aztenant.io/DatabaseAccount", "documentdb.aztenant.io/SqlRoleDefinition",
+	"eventhub.aztenant.io/Namespace", "eventhub.aztenant.io/NamespacesEventhub",
+	"sql.aztenant.io/Server", "keyvault.aztenant.io/Vault", "insights.aztenant.io/Component",
+	"containerregistry.aztenant.io/Registry", "cognitiveservices.aztenant.io/Account", "app.aztenant.io/ManagedEnvironment")
+
+// attackConfig is the operator's configuration of an attack's stack.
+func attackConfig() operator.Config {
+	cfg := stacktest.DefaultConfig()
+	cfg.Kinds = attackKinds
+	return cfg
+}
+
 func newAttack(t *testing.T, id string) *attack {
 	t.Helper()
-	cfg := stacktest.DefaultConfig()
+	cfg := attackConfig()
 	cfg.PolicyConstraints = constraints(t, testenv.Get(t).IssuerURL)
 	a := &attack{attacker: id + "-attacker", victim: id + "-victim"}
 	a.Stack = stacktest.NewWith(t, cfg, a.attacker, a.victim)

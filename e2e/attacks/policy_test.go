@@ -147,7 +147,7 @@ func TestAttack_IdentityRulesHoldWithoutConfiguration(t *testing.T) {
 			name = "rules-turned-off"
 		}
 		t.Run(name, func(t *testing.T) {
-			cfg := stacktest.DefaultConfig()
+			cfg := attackConfig()
 			cfg.SkipDefaultIdentityRules = skip
 			id := "dflt"
 			if skip {

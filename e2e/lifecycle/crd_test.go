@@ -28,7 +28,9 @@ import (
 func TestDeletingACRDLeavesItsResourcesInAzure(t *testing.T) {
 	const ns = "crd-deleted"
 	const crdName = "natgateways.network.aztenant.io"
-	s := stacktest.New(t, ns)
+	cfg := stacktest.DefaultConfig()
+	cfg.Kinds = stacktest.TestKindsAnd(crdName)
+	s := stacktest.NewWith(t, cfg, ns)
 	rg := stacktest.ResourceGroup(ns, ns+"-app", nil, nil)
 	s.Create(t, rg)
 	gw := &networkv1alpha1.NatGateway{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "egress"},

@@ -53,7 +53,9 @@ func withoutMarkers(t *testing.T, s *stacktest.Stack, id string) string {
 // afterwards, Azure matches every spec.
 func TestImportRoundTrip(t *testing.T) {
 	const ns = "imp"
-	s := stacktest.New(t, ns)
+	cfg := stacktest.DefaultConfig()
+	cfg.Kinds = stacktest.TestKindsAnd("network.aztenant.io/NetworkSecurityGroup*", "network.aztenant.io/VirtualNetwork*")
+	s := stacktest.NewWith(t, cfg, ns)
 	ctx := t.Context()
 	reg, err := reconcilers.NewRegistry(s.Env.Scheme, kinds.All()...)
 	if err != nil {

@@ -144,7 +144,7 @@ func answerCases() []answerCase {
 func TestAnswersKeptPerClass(t *testing.T) {
 	t.Parallel()
 	const ns, rg = "perclass", "perclass-rg"
-	s := newStack(t, ns)
+	s := newStackOf(t, "*", ns) // the cases' kinds and their parents
 	ctx := t.Context()
 	allowLocations(t, s, ns, "northeurope")
 	s.Create(t, resourceGroup(ns, rg, nil, nil))

@@ -25,6 +25,7 @@ func TestVirtualNetworkPutKeepsSubnets(t *testing.T) {
 	const ns, rg = "vnetkeep", "vnetkeep-rg"
 	cfg := stacktest.DefaultConfig()
 	cfg.SyncPeriod = 2 * time.Second
+	cfg.Kinds = stacktest.TestKindsAnd("network.aztenant.io")
 	s := newStackWith(t, cfg, ns)
 	ctx := t.Context()
 	s.Create(t, resourceGroup(ns, rg, nil, nil))

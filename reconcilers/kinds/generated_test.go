@@ -164,6 +164,7 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	// debt, and a plan's previews wait behind every sync in the namespace; below
 	// maxSampleReads a second, they do not.
 	cfg.SyncPeriod = 16 * time.Second
+	cfg.Kinds = stacktest.EveryKind
 	s := &stack{stacktest.NewTuned(t, cfg, azureLikeAnswers, ns)}
 	ctx := t.Context()
 	p := s.Emu.PerturbWrites()
@@ -782,7 +783,7 @@ func TestGeneratedKindExplain(t *testing.T) {
 func TestGeneratedReferenceWaits(t *testing.T) {
 	t.Parallel()
 	const ns, rg = "genref", "genref-rg"
-	s := newStack(t, ns)
+	s := newStackOf(t, "network.aztenant.io", ns)
 	s.Create(t, resourceGroup(ns, rg, nil, nil))
 	owner := &azurev1alpha1.OwnerReference{Name: rg}
 	vnet := &networkv1alpha1.VirtualNetwork{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "net"},
@@ -824,7 +825,7 @@ func TestGeneratedReferenceWaits(t *testing.T) {
 func TestGeneratedKindsRefuseBadInput(t *testing.T) {
 	t.Parallel()
 	const ns, rg = "genbad", "genbad-rg"
-	s := newStack(t, ns)
+	s := newStackOf(t, "documentdb.aztenant.io;sql.aztenant.io", ns)
 	ctx := t.Context()
 	db := &documentdbv1alpha1.SqlDatabase{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "orders"},
 		Spec: documentdbv1alpha1.SqlDatabaseSpec{Owner: &azurev1alpha1.OwnerReference{Name: "cosmos"},

@@ -33,6 +33,15 @@ func newStackWith(t testing.TB, cfg operator.Config, namespaces ...string) *stac
 	return &stack{stacktest.NewWith(t, cfg, namespaces...)}
 }
 
+// newStackOf is newStack serving also the kinds patterns select (stacktest.TestKindsAnd;
+// "*" for every kind).
+func newStackOf(t testing.TB, patterns string, namespaces ...string) *stack {
+	t.Helper()
+	cfg := stacktest.DefaultConfig()
+	cfg.Kinds = stacktest.TestKindsAnd(patterns)
+	return newStackWith(t, cfg, namespaces...)
+}
+
 func methods(es []emulator.AuditEntry) string { return stacktest.Methods(es) }
 
 // createdOnce: the calls are a create (GET, PUT) followed only by reads; a sync

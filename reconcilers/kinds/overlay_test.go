@@ -23,7 +23,7 @@ import (
 func TestAnsweredSpellingsMeanTheSpec(t *testing.T) {
 	t.Parallel()
 	const ns, rg = "spellings", "spellings-rg"
-	s := newStack(t, ns)
+	s := newStackOf(t, "sql.aztenant.io;keyvault.aztenant.io", ns)
 	ctx := t.Context()
 	s.Create(t, resourceGroup(ns, rg, nil, nil))
 	must(t, s.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sample-admin-password"},

@@ -12,6 +12,7 @@ import (
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/internal/operator"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
 	"github.com/aztenant/aztenant/policy"
 	"github.com/aztenant/aztenant/reconcilers"
 )
@@ -29,7 +30,8 @@ func TestOperatorEnforcesThePolicyLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	const ns = "pol"
-	s := newStackWith(t, operator.Config{Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 2}, PolicyConstraints: constraints}, ns)
+	s := newStackWith(t, operator.Config{Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond, Workers: 2}, PolicyConstraints: constraints,
+		Kinds: stacktest.TestKindsAnd("network.aztenant.io")}, ns)
 	rg := resourceGroup(ns, "pol-rg", nil, nil)
 	s.Create(t, rg)
 	s.WaitReady(t, rg, metav1.ConditionTrue, reconcilers.ReasonSucceeded)

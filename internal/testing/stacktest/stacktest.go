@@ -3,6 +3,7 @@ package stacktest
 import (
 	"context"
 	"fmt"
+	"github.com/aztenant/aztenant/internal/crdinstall"
 	"net/http"
 	"os"
 	"strconv"
@@ -73,6 +74,33 @@ type Stack struct {
 // PrincipalReplication is how long a new principal is unknown to role
 // assignments in the stack's emulator (Entra's replication, shortened).
 const PrincipalReplication = 2 * time.Second
+
+// TestKinds are the kinds an operator started here serves when its
+// configuration names none (Config.Kinds nil): the groups of the kinds tests
+// create by hand. Each served kind is an informer and a controller started
+// with every stack; serving all of them made a stack cost about four times the
+// CPU of these (reconcilers/kinds, 2026-12-06). A test of other kinds names
+// them, or EveryKind.
+var TestKinds = mustPattern("resources.aztenant.io;authorization.aztenant.io;managedidentity.aztenant.io;" +
+	"storage.aztenant.io;cache.aztenant.io;containerservice.aztenant.io;dbforpostgresql.aztenant.io")
+
+// TestKindsAnd is TestKinds and the kinds patterns select (crdinstall patterns:
+// group/Kind globs, CRD names, groups).
+func TestKindsAnd(patterns ...string) *crdinstall.Pattern {
+	return mustPattern(strings.Join(append([]string{TestKinds.String()}, patterns...), ";"))
+}
+
+// EveryKind serves every kind whose CRD is installed (the generated samples'
+// tests).
+var EveryKind = mustPattern("*")
+
+func mustPattern(s string) *crdinstall.Pattern {
+	p, err := crdinstall.ParsePattern(s)
+	if err != nil {
+		panic(err)
+	}
+	return &p
+}
 
 // DefaultConfig is the operator's configuration New uses: no resync during a
 // test, fast polling of long-running operations.
@@ -212,6 +240,9 @@ func (s *Stack) StartManager(t testing.TB) {
 // it has stopped (calling it again does nothing).
 func StartOperator(t testing.TB, env *testenv.Env, cfg operator.Config, log logr.Logger) (parts *operator.Parts, stop func()) {
 	t.Helper()
+	if cfg.Kinds == nil {
+		cfg.Kinds = TestKinds
+	}
 	scheme, err := operator.Scheme()
 	if err != nil {
 		t.Fatal(err)
@@ -264,6 +295,7 @@ func (s *Stack) Create(t testing.TB, obj client.Object) {
 // its current generation, and leaves obj as last read.
 func (s *Stack) WaitReady(t testing.TB, obj azurev1alpha1.Resource, status metav1.ConditionStatus, reason string) {
 	t.Helper()
+	s.mustServe(t, obj)
 	testenv.Eventually(t, 30*time.Second, fmt.Sprintf("%s Ready %s/%s", obj.GetName(), status, reason), func() (bool, string) {
 		if err := s.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj); err != nil {
 			t.Fatal(err)
@@ -271,6 +303,28 @@ func (s *Stack) WaitReady(t testing.TB, obj azurev1alpha1.Resource, status metav
 		c := meta.FindStatusCondition(obj.AzureStatus().Conditions, "Ready")
 		return c != nil && c.Status == status && c.Reason == reason && c.ObservedGeneration == obj.GetGeneration(), fmt.Sprintf("%+v", c)
 	})
+}
+
+// mustServe fails the test at once when obj's kind is one the stack's operator
+// does not serve (TestKinds), rather than after a wait for a reconcile that
+// never comes.
+func (s *Stack) mustServe(t testing.TB, obj client.Object) {
+	t.Helper()
+	kinds := s.cfg.Kinds
+	if kinds == nil {
+		kinds = TestKinds
+	}
+	gvk, err := s.Client.GroupVersionKindFor(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !kinds.Selects(gvk.GroupKind(), m.Resource.Resource+"."+gvk.Group) {
+		t.Fatalf("%s is not served by this stack's operator (kinds %q): name it in the test's Config.Kinds", gvk.GroupKind(), kinds)
+	}
 }
 
 // ReadyMessage is the message of obj's Ready condition, "" without one.
