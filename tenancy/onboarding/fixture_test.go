@@ -24,17 +24,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/operator"
+	"github.com/aztenant/aztenant/internal/testing/stacktest"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
 	"github.com/aztenant/aztenant/tenancy"
@@ -136,34 +134,12 @@ func (w *world) startOperator(tenants ...string) {
 			_ = w.c.Delete(ctx, &tn)
 		}
 	})
-	scheme, err := operator.Scheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := tenancy.ServeTenants()
-	mgr, err := ctrl.NewManager(w.env.OperatorConfig, ctrl.Options{
-		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Cache: operator.CacheOptions(served), Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
 	cloud := identity.Cloud{AuthorityHost: w.emu.URL() + "/", ARMEndpoint: w.emu.URL(), ARMAudience: "https://management.core.windows.net/", CABundle: w.emu.CAPEM()}
 	// No OIDCIssuerURL: the operator reads the issuer from the API server.
-	if _, err := operator.Setup(ctx, mgr, operator.Config{Cloud: cloud, Served: served,
-		Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond}, PlatformIdentity: types.NamespacedName{Namespace: w.ops, Name: "platform"}}); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	_, stop := stacktest.StartOperator(t, w.env, operator.Config{Cloud: cloud, Served: tenancy.ServeTenants(),
+		Settings: reconcilers.Settings{SyncPeriod: time.Hour, PollInterval: 100 * time.Millisecond}, PlatformIdentity: types.NamespacedName{Namespace: w.ops, Name: "platform"}},
+		logr.Logger{})
+	t.Cleanup(stop)
 }
 
 func (w *world) create(objs ...client.Object) {
