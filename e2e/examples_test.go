@@ -7,11 +7,13 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,10 +26,16 @@ import (
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
-// Every example applies as a user would, on the demo environment (binaries
-// as processes), and becomes Ready; the AKS example's node count, changed in
-// Azure, is put back.
-func TestExamples(t *testing.T) {
+// `aztenant-lab demo up` runs the whole story with the real binaries (control
+// plane, emulator, operator, kubectl as processes): onboarding, each team's
+// developer applying the examples, the refusals, who wrote what in Azure and
+// drift reverted; it leaves everything running with instructions. On that demo,
+// every example applies again as a user would and stays Ready, the AKS example's
+// node count changed in Azure is put back, and every command of the examples'
+// READMEs has the outcome its text promises. A second `demo up` is refused, and
+// `demo down` stops every process. One demo serves all of it: each start is a
+// control plane, an emulator and an operator.
+func TestDemoAndExamples(t *testing.T) {
 	bin, err := controlplane.FindBinDir("")
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +58,7 @@ func TestExamples(t *testing.T) {
 		t.Fatalf("no emulator URL in the demo's output:\n%s", demo)
 	}
 	emuURL := m[1]
+	checkDemoOutput(t, dir, demo)
 
 	// The demo applied them already (as each team's developer): applying
 	// again changes nothing and everything stays Ready.
@@ -147,6 +156,124 @@ func TestExamples(t *testing.T) {
 			}
 		}
 	})
+
+	if out, err := exec.Command(filepath.Join(bin, "aztenant-lab"), "demo", "up", "--dir", dir).CombinedOutput(); err == nil || !strings.Contains(string(out), "already running") {
+		t.Errorf("a second demo up: %v, want 'already running':\n%s", err, out)
+	}
+	pids := demoPIDs(t, dir)
+	run("aztenant-lab", "demo", "down", "--dir", dir)
+	for name, pid := range pids {
+		if running(pid) {
+			t.Errorf("%s (pid %d) still runs after demo down", name, pid)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("demo down left %s: %v", dir, err)
+	}
+}
+
+// checkDemoOutput holds demo up's output to the story it tells, its metrics
+// endpoint to answering, and the operator's log to saying what it decided, never
+// a token.
+func checkDemoOutput(t *testing.T, dir, out string) {
+	t.Helper()
+	for _, want := range []string{
+		"kube-apiserver v1.37.2",
+		"TokenExchanged", // both Identities federate
+		// the operator onboarded each team with the platform identity
+		"team-a   True    NamespacesSelected   [\"team-a\"]   True",
+		"RoleAssignments\tReady\t[\"/subscriptions/5b1e7c2a-6f4d-4e8b-9c0a-1d2e3f4a5b6c/resourceGroups/team-a-stack/providers/Microsoft.Authorization/roleAssignments/",
+		"platform /resourceGroups/platform-identities/providers/Microsoft.ManagedIdentity/userAssignedIdentities/aztenant-team-a\n",
+		// each team's developer may write in its own namespace only
+		`Forbidden: User "dev@team-a" cannot get resource "managedclusters" in API group "containerservice.aztenant.io" in the namespace "team-b"`,
+		"managedcluster.containerservice.aztenant.io/team-b-cluster   True    Succeeded",
+		"storageaccount.storage.aztenant.io/teamastack   True    Succeeded",
+		// by the operator's built-in rule and by the platform's constraint
+		"PolicyDenied: denied by policy: [AztenantRoleAssignment/aztenant-default-no-privileged-roles] RoleAssignment make-me-owner grants privileged role Owner",
+		"[AztenantRoleAssignment/no-privilege-escalation] RoleAssignment make-me-owner grants privileged role Owner",
+		"TenantPolicyDenied: resource group \"prod-db\" is not allowed",
+		`Forbidden: User "dev@team-a" cannot create resource "identities"`,
+		"FederationRejected: Entra ID refused the token of ServiceAccount team-a/aztenant-provisioner",
+		// nobody but the operator acts as the provisioner account
+		"ValidatingAdmissionPolicy 'aztenant-provisioner-token' with binding 'aztenant-provisioner-token' denied request: ServiceAccount team-a/aztenant-provisioner is reserved for the aztenant operator: aztenant-admin may not request a token for it",
+		"ValidatingAdmissionPolicy 'aztenant-provisioner-pods' with binding 'aztenant-provisioner-pods' denied request",
+		"team-a   /resourceGroups/team-a-stack/providers/Microsoft.Storage/storageAccounts/teamastack\n", // written by team-a's own principal
+		"team-b   /resourceGroups/team-b-aks/providers/Microsoft.ContainerService/managedClusters/team-b-cluster\n",
+		"node count in Azure is 1 again", // drift reverted
+		// plan: the developer sees each change before it is made
+		"Update        StorageAccount.storage.aztenant.io teamastack",
+		`~ tags.cost-center: (absent) -> "4711"`,
+		"Create        StorageAccountsBlobServicesContainer.storage.aztenant.io reports",
+		"Denied        NetworkInterface.network.aztenant.io team-a-nic (TenantPolicyDenied)",
+		"export KUBECONFIG=" + filepath.Join(dir, "kubeconfig"),
+		"tail -f " + filepath.Join(dir, "operator.log"),
+		"curl -s http://127.0.0.1:",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo up's output lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("demo output:\n%s", out)
+	}
+	if m := regexp.MustCompile(`curl -s (\S+)`).FindStringSubmatch(out); m != nil {
+		resp, err := http.Get(m[1])
+		if err != nil {
+			t.Errorf("metrics: %v", err)
+		} else {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(body), "controller_runtime_reconcile_total") {
+				t.Errorf("metrics at %s: %.200s", m[1], body)
+			}
+		}
+	}
+	oplog, err := os.ReadFile(filepath.Join(dir, "operator.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"msg":"token exchange"`, `"msg":"create"`, `"msg":"update"`, `"msg":"deny"`, `"reason":"TenantPolicyDenied"`, `"reason":"PolicyDenied"`, `"reason":"FederationRejected"`} {
+		if !bytes.Contains(oplog, []byte(want)) {
+			t.Errorf("operator log lacks %s", want)
+		}
+	}
+	if bytes.Contains(oplog, []byte("eyJ")) {
+		t.Error("the operator log holds a JWT")
+	}
+}
+
+// running reports whether process pid runs: it exists and is not a zombie (the demo's
+// processes outlive demo up, their parent; whoever adopts them may reap them late).
+func running(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses, the state follows the last ")".
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+}
+
+// demoPIDs are the processes the demo in dir runs, by pid file.
+func demoPIDs(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.pid"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no pid files in %s: %v", dir, err)
+	}
+	pids := map[string]int{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		pids[filepath.Base(f)] = pid
+	}
+	return pids
 }
 
 // readmeCommand is one command of a README's sh block.

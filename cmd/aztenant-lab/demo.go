@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -64,6 +65,9 @@ func newDemoCommand() *cobra.Command {
 		Short: "Start everything, onboard two teams, apply their resources and show who did what",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := demoUp(cmd.Context(), cmd.OutOrStdout(), dir)
+			if errors.Is(err, errDemoRunning) {
+				return err // the running demo is not this command's to stop
+			}
 			if down || err != nil {
 				if stopErr := stopDemo(cmd.OutOrStdout(), dir, err == nil); stopErr != nil && err == nil {
 					err = stopErr
@@ -111,9 +115,12 @@ type demo struct {
 
 func (d *demo) step(format string, args ...any) { fmt.Fprintf(d.out, "\n==> "+format+"\n", args...) }
 
+// errDemoRunning is demo up's refusal to start over a demo that runs.
+var errDemoRunning = errors.New("a demo is already running")
+
 func demoUp(ctx context.Context, out io.Writer, dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, "kube-apiserver.pid")); err == nil {
-		return fmt.Errorf("a demo is already running in %s: run `make demo-down` first", dir)
+		return fmt.Errorf("%w in %s: run `make demo-down` first", errDemoRunning, dir)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
