@@ -328,6 +328,9 @@ type Field struct {
 	// Optional is set when the config lets the spec leave out a field the SDK requires
 	// (Required is then false).
 	Optional *Flag `json:"optional,omitempty"`
+	// Status is set when the config reports the field, which the spec holds, in the
+	// status too, as Azure answers it (a resource group's location).
+	Status *Flag `json:"status,omitempty"`
 }
 
 // AnswerFlag is how Azure answers a field, and why (config: answered).
