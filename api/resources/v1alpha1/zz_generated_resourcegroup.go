@@ -15,8 +15,8 @@ var ResourceGroupGroupKind = schema.GroupKind{Group: GroupVersion.Group, Kind: "
 // ResourceGroupSpec is the desired state of a ResourceGroup: the writable fields of ResourceGroup's create body,
 // with ARM's properties flattened into it as ASO does.
 type ResourceGroupSpec struct {
-	// AzureName is the resource's name in Azure. It defaults to metadata.name and cannot
-	// change.
+	// AzureName is the resource group's name in Azure: 1 to 90 letters, digits, '-', '_', '.',
+	// '(' or ')', not ending in '.'. It defaults to metadata.name and cannot change.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=90

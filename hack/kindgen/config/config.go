@@ -102,6 +102,9 @@ type NameRule struct {
 	// MetadataName: an object without spec.azureName refuses a metadata.name longer than
 	// MaxLength (the name it would give the resource).
 	MetadataName bool `json:"metadataName,omitempty"`
+	// Doc is spec.azureName's description instead of the generator's, where a kind
+	// written by hand spelled the rule out in words.
+	Doc string `json:"doc,omitempty"`
 	// Because says where the rule comes from; required.
 	Because string `json:"because"`
 }
@@ -332,6 +335,9 @@ func (f *File) validate() error {
 				if _, err := regexp.Compile(n.Pattern); err != nil {
 					return bad("name: pattern: %v", err)
 				}
+			}
+			if n.Doc != "" && !strings.HasPrefix(n.Doc, "AzureName ") {
+				return bad("name: doc documents spec.azureName and starts with AzureName (Go's doc convention)")
 			}
 		}
 		if s := k.Spec; s != nil {

@@ -37,6 +37,7 @@ func TestParseErrors(t *testing.T) {
 		"markers and skip":   {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {skip: true, markers: [MaxLength=3], because: z}}}]", "skip"},
 		"name no because":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, name: {maxLength: 63}}]", "because"},
 		"name lengths":       {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, name: {minLength: 9, maxLength: 3, because: z}}]", "lengths"},
+		"name doc":           {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, name: {maxLength: 3, doc: The name., because: z}}]", "AzureName"},
 		"name pattern":       {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, name: {maxLength: 3, pattern: '[', because: z}}]", "pattern"},
 		"spec no markers":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, spec: {because: z}}]", "markers"},
 		"spec bad marker":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, spec: {markers: ['rule=x'], because: z}}]", "marker"},

@@ -34,7 +34,11 @@ func apiFile(k *Kind) string {
 	}
 	fmt.Fprintf(&b, "type %sSpec struct {\n", n)
 	if k.FixedName == "" { // a singleton's name is fixed by Azure (managementPolicies/default)
-		b.WriteString("\t// AzureName is the resource's name in Azure. It defaults to metadata.name and cannot\n\t// change.\n\t// +optional\n")
+		if r := k.Name; r != nil && r.Doc != "" {
+			b.WriteString(wrap("\t", r.Doc) + "\t// +optional\n")
+		} else {
+			b.WriteString("\t// AzureName is the resource's name in Azure. It defaults to metadata.name and cannot\n\t// change.\n\t// +optional\n")
+		}
 		minLen, maxLen := 1, 260
 		if r := k.Name; r != nil {
 			minLen, maxLen = r.MinLength, r.MaxLength

@@ -524,6 +524,7 @@ func TestGenerateSubscriptionKind(t *testing.T) {
 		{api, "types", "func (x *ResourceGroup) OwnerGroupKind() schema.GroupKind { return schema.GroupKind{} }"},
 		{api, "types", "type ResourceGroupStatus struct {\n\tazurev1alpha1.ResourceStatus `json:\",inline\"`\n\n\t// Location is the Azure region of the group's metadata, such as westeurope.\n\t// +optional\n\tLocation string `json:\"location,omitempty\"`\n}"},
 		{api, "types", `message="metadata.name is longer than a resource group name may be (90): set spec.azureName"`},
+		{api, "types", "\t// AzureName is the resource group's name in Azure: 1 to 90 letters, digits, '-', '_', '.',\n\t// '(' or ')', not ending in '.'. It defaults to metadata.name and cannot change.\n\t// +optional\n"},
 		{api, "types", `message="location is immutable: Azure cannot move a resource group to another region"`},
 		{adapter, "adapter", "ResourceType: \"Microsoft.Resources/resourceGroups\",\n\t\tAPIVersion:   \"2025-04-01\",\n\t}"},
 	} {

@@ -128,6 +128,8 @@ type NameRule struct {
 	// MetadataName: without spec.azureName, a metadata.name longer than MaxLength is
 	// refused.
 	MetadataName bool `json:"metadataName,omitempty"`
+	// Doc is spec.azureName's description from the config ("": the generator's).
+	Doc string `json:"doc,omitempty"`
 	Flag
 }
 

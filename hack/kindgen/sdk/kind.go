@@ -59,7 +59,7 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 	}
 	if n := k.Name; n != nil {
 		mk.Name = &model.NameRule{MinLength: max(n.MinLength, 1), MaxLength: n.MaxLength, Pattern: n.Pattern,
-			MetadataName: n.MetadataName, Flag: model.Flag{Source: "config", Reason: n.Because}}
+			MetadataName: n.MetadataName, Doc: strings.Join(strings.Fields(n.Doc), " "), Flag: model.Flag{Source: "config", Reason: n.Because}}
 	}
 	if sp := k.Spec; sp != nil {
 		mk.SpecMarkers = &model.MarkersFlag{Markers: sp.Markers, Flag: model.Flag{Source: "config", Reason: sp.Because}}
