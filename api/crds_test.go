@@ -639,6 +639,7 @@ var movedOntoGenerator = map[string]bool{
 	"flexibleserversfirewallrules.dbforpostgresql.aztenant.io":  true,
 	"federatedidentitycredentials.managedidentity.aztenant.io":  true,
 	"userassignedidentities.managedidentity.aztenant.io":        true,
+	"resourcegroups.resources.aztenant.io":                      true,
 	"storageaccountsblobservicescontainers.storage.aztenant.io": true,
 }
 

@@ -32,6 +32,7 @@ import (
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
+	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
@@ -102,6 +103,12 @@ func loadGeneratedSamples(t *testing.T, s *stack, ns, rg string) []generatedSamp
 		obj.SetNamespace(ns)
 		if o := obj.Owner(); o != nil && o.Name == "sample-rg" {
 			o.Name = rg
+		}
+		if g, ok := obj.(*resourcesv1alpha1.ResourceGroup); ok {
+			// The resource group sample (sample-rg, the other samples' owner) is a group
+			// of its own here, named as the Tenant allows (<namespace>-*); the others
+			// belong to rg.
+			g.Name = ns + "-" + g.Name
 		}
 		if fic, ok := obj.(*managedidentityv1alpha1.FederatedIdentityCredential); ok {
 			// The platform's default federation policy trusts only this cluster's issuer
@@ -258,7 +265,11 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	for _, sm := range samples {
 		id := sm.obj.AzureStatus().ID
 		typ := sm.kind.Facts().ResourceType
-		if !strings.Contains(strings.ToLower(id), strings.ToLower("/providers/"+typ[:strings.Index(typ, "/")])) ||
+		where := "/providers/" + typ[:strings.Index(typ, "/")]
+		if strings.EqualFold(typ, "Microsoft.Resources/resourceGroups") {
+			where = "/resourceGroups/" // a subscription's child, not a provider's resource
+		}
+		if !strings.Contains(strings.ToLower(id), strings.ToLower(where)) ||
 			!strings.HasSuffix(strings.ToLower(id), "/"+strings.ToLower(sm.obj.AzureName())) {
 			t.Errorf("%s: status.id %q is not a %s named %s", sm.file, id, typ, sm.obj.AzureName())
 		}

@@ -22,6 +22,7 @@ import (
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	operationalinsightsv1alpha1 "github.com/aztenant/aztenant/api/operationalinsights/v1alpha1"
+	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	searchv1alpha1 "github.com/aztenant/aztenant/api/search/v1alpha1"
 	servicebusv1alpha1 "github.com/aztenant/aztenant/api/servicebus/v1alpha1"
 	signalrservicev1alpha1 "github.com/aztenant/aztenant/api/signalrservice/v1alpha1"
@@ -34,6 +35,7 @@ import (
 // generated is every kind kindgen writes, by GroupKind, parents before children: Generated
 // adds each one's overlay (overlay.go).
 var generated = []generatedKind{
+	{resourcesv1alpha1.ResourceGroupGroupKind, ResourceGroup{}},
 	{managedidentityv1alpha1.UserAssignedIdentityGroupKind, UserAssignedIdentity{}},
 	{managedidentityv1alpha1.FederatedIdentityCredentialGroupKind, FederatedIdentityCredential{}},
 	{storagev1alpha1.StorageAccountsBlobServicesContainerGroupKind, StorageAccountsBlobServicesContainer{}},

@@ -15,9 +15,7 @@ import (
 var GroupVersion = schema.GroupVersion{Group: "resources.aztenant.io", Version: "v1alpha1"}
 
 var schemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion,
-		&ResourceGroup{}, &ResourceGroupList{},
-	)
+	addGeneratedKinds(s) // zz_generated_kinds.go: the kinds kindgen writes into this group
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 })

@@ -102,6 +102,9 @@ type NameRule struct {
 	// MetadataName: an object without spec.azureName refuses a metadata.name longer than
 	// MaxLength (the name it would give the resource).
 	MetadataName bool `json:"metadataName,omitempty"`
+	// Doc is spec.azureName's description instead of the generator's, where a kind
+	// written by hand spelled the rule out in words.
+	Doc string `json:"doc,omitempty"`
 	// Because says where the rule comes from; required.
 	Because string `json:"because"`
 }
@@ -157,6 +160,9 @@ type FieldOverride struct {
 	// Default is the field's default, the value of a +kubebuilder:default= marker
 	// ({"api://AzureADTokenExchange"}, "None").
 	Default string `json:"default,omitempty"`
+	// Status: the field, which the spec holds, is reported in the status too, as Azure
+	// answers it (a resource group's location).
+	Status bool `json:"status,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
 }
@@ -330,6 +336,9 @@ func (f *File) validate() error {
 					return bad("name: pattern: %v", err)
 				}
 			}
+			if n.Doc != "" && !strings.HasPrefix(n.Doc, "AzureName ") {
+				return bad("name: doc documents spec.azureName and starts with AzureName (Go's doc convention)")
+			}
 		}
 		if s := k.Spec; s != nil {
 			if strings.TrimSpace(s.Because) == "" || len(s.Markers) == 0 {
@@ -377,8 +386,11 @@ func (f *File) validate() error {
 			if strings.TrimSpace(o.Because) == "" {
 				return bad("field %s: override without because", path)
 			}
-			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0 || o.Doc != "" || o.Optional || o.Default != "") {
-				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional or default", path)
+			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0 || o.Doc != "" || o.Optional || o.Default != "" || o.Status) {
+				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional, default or status", path)
+			}
+			if o.Status && strings.Contains(strings.TrimPrefix(path, "properties."), ".") {
+				return bad("field %s: status is for a field of the resource or of its properties (location)", path)
 			}
 			if strings.Contains(o.Default, "\n") {
 				return bad("field %s: default holds a line break", path)

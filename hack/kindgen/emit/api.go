@@ -14,7 +14,7 @@ func apiFile(k *Kind) string {
 	b.WriteString("import (\n\tmetav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\t\"k8s.io/apimachinery/pkg/runtime/schema\"\n")
 	b.WriteString("\tapiextensionsv1 \"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1\"\n\n") // dropped below when unused
 	b.WriteString("\tazurev1alpha1 \"github.com/aztenant/aztenant/api/azure/v1alpha1\"\n")
-	if k.Owner == nil {
+	if k.Owner == nil && !k.Subscription {
 		b.WriteString("\tresourcesv1alpha1 \"github.com/aztenant/aztenant/api/resources/v1alpha1\"\n")
 	}
 	b.WriteString(")\n\n")
@@ -34,7 +34,11 @@ func apiFile(k *Kind) string {
 	}
 	fmt.Fprintf(&b, "type %sSpec struct {\n", n)
 	if k.FixedName == "" { // a singleton's name is fixed by Azure (managementPolicies/default)
-		b.WriteString("\t// AzureName is the resource's name in Azure. It defaults to metadata.name and cannot\n\t// change.\n\t// +optional\n")
+		if r := k.Name; r != nil && r.Doc != "" {
+			b.WriteString(wrap("\t", r.Doc) + "\t// +optional\n")
+		} else {
+			b.WriteString("\t// AzureName is the resource's name in Azure. It defaults to metadata.name and cannot\n\t// change.\n\t// +optional\n")
+		}
 		minLen, maxLen := 1, 260
 		if r := k.Name; r != nil {
 			minLen, maxLen = r.MinLength, r.MaxLength
@@ -45,19 +49,9 @@ func apiFile(k *Kind) string {
 		}
 		b.WriteString("\tAzureName string `json:\"azureName,omitempty\"`\n\n")
 	}
-	parent, pattern := "a ResourceGroup", `^(?i)/subscriptions/[^/]+/resourceGroups/[^/]+`
-	if k.Owner != nil {
-		parent = "a " + k.Owner.Kind.Kind
-		pattern = armIDPattern(k.Owner.ARMType)
+	if !k.Subscription { // a subscription's resource has no owner: the Identity names its subscription
+		ownerField(&b, k)
 	}
-	fmt.Fprintf(&b, "\t// Owner is the resource this one belongs to (%s): %s of this namespace (name)\n\t// or an existing one's ARM ID (armId). It cannot change.\n", k.Owner0(), parent)
-	b.WriteString("\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\",message=\"owner is immutable: create a new resource to move it\"\n")
-	ownerMessage := "owner.armId must be the ARM ID of " + k.Owner0()
-	if k.OwnerMessage != "" {
-		ownerMessage = k.OwnerMessage
-	}
-	fmt.Fprintf(&b, "\t// +kubebuilder:validation:XValidation:rule=\"!has(self.armId) || self.armId.matches('%s$')\",message=%q\n", pattern, ownerMessage)
-	b.WriteString("\tOwner *azurev1alpha1.OwnerReference `json:\"owner\"`\n\n")
 	if k.loc != nil {
 		b.WriteString(wrap("\t", k.loc.Doc+" It cannot change."))
 		if !k.loc.Required {
@@ -146,12 +140,17 @@ func apiFile(k *Kind) string {
 	} else {
 		fmt.Fprintf(&b, "// AzureName is spec.azureName, defaulting to metadata.name.\nfunc (x *%s) AzureName() string {\n\tif x.Spec.AzureName != \"\" {\n\t\treturn x.Spec.AzureName\n\t}\n\treturn x.Name\n}\n\n", n)
 	}
-	fmt.Fprintf(&b, "// Owner is spec.owner.\nfunc (x *%s) Owner() *azurev1alpha1.OwnerReference { return x.Spec.Owner }\n\n", n)
-	ownerGK := "resourcesv1alpha1.ResourceGroupGroupKind"
-	if k.Owner != nil {
-		ownerGK = k.Owner.Kind.Kind + "GroupKind"
+	if k.Subscription {
+		fmt.Fprintf(&b, "// Owner is nil: the parent is the subscription of the namespace's Identity.\nfunc (x *%s) Owner() *azurev1alpha1.OwnerReference { return nil }\n\n", n)
+		fmt.Fprintf(&b, "// OwnerGroupKind is the zero value: there is no owner kind.\nfunc (x *%s) OwnerGroupKind() schema.GroupKind { return schema.GroupKind{} }\n\n", n)
+	} else {
+		fmt.Fprintf(&b, "// Owner is spec.owner.\nfunc (x *%s) Owner() *azurev1alpha1.OwnerReference { return x.Spec.Owner }\n\n", n)
+		ownerGK := "resourcesv1alpha1.ResourceGroupGroupKind"
+		if k.Owner != nil {
+			ownerGK = k.Owner.Kind.Kind + "GroupKind"
+		}
+		fmt.Fprintf(&b, "// OwnerGroupKind is the kind spec.owner.name refers to.\nfunc (x *%s) OwnerGroupKind() schema.GroupKind { return %s }\n\n", n, ownerGK)
 	}
-	fmt.Fprintf(&b, "// OwnerGroupKind is the kind spec.owner.name refers to.\nfunc (x *%s) OwnerGroupKind() schema.GroupKind { return %s }\n\n", n, ownerGK)
 	fmt.Fprintf(&b, "// AzureStatus is the common part of the status.\nfunc (x *%s) AzureStatus() *azurev1alpha1.ResourceStatus { return &x.Status.ResourceStatus }\n\n", n)
 	fmt.Fprintf(&b, "// Expressions are the CEL exports of spec.operatorSpec, or nil.\nfunc (x *%s) Expressions() *azurev1alpha1.OperatorExpressions {\n\tif x.Spec.OperatorSpec == nil {\n\t\treturn nil\n\t}\n\treturn &x.Spec.OperatorSpec.OperatorExpressions\n}\n\n", n)
 
@@ -168,6 +167,24 @@ func apiFile(k *Kind) string {
 		return out
 	}
 	return strings.Replace(b.String(), "\tapiextensionsv1 \"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1\"\n", "", 1)
+}
+
+// ownerField is spec.owner: the parent, a ResourceGroup unless the kind's owner is
+// generated too, by name or by ARM ID.
+func ownerField(b *strings.Builder, k *Kind) {
+	parent, pattern := "a ResourceGroup", `^(?i)/subscriptions/[^/]+/resourceGroups/[^/]+`
+	if k.Owner != nil {
+		parent = "a " + k.Owner.Kind.Kind
+		pattern = armIDPattern(k.Owner.ARMType)
+	}
+	fmt.Fprintf(b, "\t// Owner is the resource this one belongs to (%s): %s of this namespace (name)\n\t// or an existing one's ARM ID (armId). It cannot change.\n", k.Owner0(), parent)
+	b.WriteString("\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\",message=\"owner is immutable: create a new resource to move it\"\n")
+	ownerMessage := "owner.armId must be the ARM ID of " + k.Owner0()
+	if k.OwnerMessage != "" {
+		ownerMessage = k.OwnerMessage
+	}
+	fmt.Fprintf(b, "\t// +kubebuilder:validation:XValidation:rule=\"!has(self.armId) || self.armId.matches('%s$')\",message=%q\n", pattern, ownerMessage)
+	b.WriteString("\tOwner *azurev1alpha1.OwnerReference `json:\"owner\"`\n\n")
 }
 
 // namedResource reports whether the spec has Cosmos DB's {resource: {id}} envelope, whose

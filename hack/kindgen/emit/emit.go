@@ -22,8 +22,11 @@ type Kind struct {
 	Adapter string
 	// Pkg is the API package's import alias (networkv1alpha1); Dir its directory.
 	Pkg, Dir string
-	// Owner is the kind spec.owner names (nil: a resource group).
+	// Owner is the kind spec.owner names (nil: a resource group, or none when Subscription).
 	Owner *Kind
+	// Subscription: the kind's parent is the subscription (a resource group). It has no
+	// spec.owner: the reconciler puts it in the subscription of the namespace's Identity.
+	Subscription bool
 	// HandGroup: the kind joins a group written by hand (storage, cache), whose
 	// groupversion_info.go registers the generated kinds through addGeneratedKinds.
 	HandGroup bool
@@ -194,8 +197,9 @@ func prepare(models, all []*model.Kind) ([]*Kind, error) {
 		if len(m.Unresolved) > 0 || len(m.Cycles) > 0 {
 			return nil, fmt.Errorf("%s/%s: unresolved types or cycles left: %v %v", m.Group.Name, m.Kind, m.Unresolved, m.Cycles)
 		}
-		if m.Scope != model.ScopeResourceGroup || m.Create == nil || (m.Delete == nil && m.FixedName == "") {
-			return nil, fmt.Errorf("%s/%s: only resource-group resources with a create and a delete (or made with their parent, under a fixed name) are emitted", m.Group.Name, m.Kind)
+		subscription := m.Scope == model.ScopeSubscription && m.Owner == subscriptionType
+		if (m.Scope != model.ScopeResourceGroup && !subscription) || m.Create == nil || (m.Delete == nil && m.FixedName == "") {
+			return nil, fmt.Errorf("%s/%s: only resource-group and subscription resources with a create and a delete (or made with their parent, under a fixed name) are emitted", m.Group.Name, m.Kind)
 		}
 		k := &Kind{Kind: m, Adapter: m.Kind, Pkg: m.Group.Name + "v1alpha1", Dir: filepath.Join("api", m.Group.Name, "v1alpha1")}
 		if hand, err := os.ReadFile(filepath.Join("../..", k.Dir, "groupversion_info.go")); err == nil {
@@ -207,7 +211,8 @@ func prepare(models, all []*model.Kind) ([]*Kind, error) {
 		if names[m.Kind] > 1 {
 			k.Adapter = strings.ToUpper(m.Group.Name[:1]) + m.Group.Name[1:] + m.Kind
 		}
-		if m.Owner != "Microsoft.Resources/resourceGroups" {
+		k.Subscription = subscription
+		if m.Owner != "Microsoft.Resources/resourceGroups" && !subscription {
 			k.Owner = byType[strings.ToLower(m.Owner)]
 			if k.Owner == nil {
 				return nil, fmt.Errorf("%s/%s: its owner %s is not generated before it", m.Group.Name, m.Kind, m.Owner)
@@ -291,6 +296,10 @@ func (k *Kind) build(all []*model.Kind) error {
 	return nil
 }
 
+// subscriptionType is the owner the model names for a resource whose parent is the
+// subscription itself (sdk.scopeOwner).
+const subscriptionType = "Microsoft.Resources/subscriptions"
+
 // commonStatus are the JSON names of azurev1alpha1.ResourceStatus, inlined in every status.
 var commonStatus = map[string]bool{"conditions": true, "observedGeneration": true, "id": true, "provisioningState": true,
 	"resumeToken": true, "adopted": true, "writeOnlyHash": true, "managedTags": true}
@@ -301,7 +310,8 @@ func readOnlyPart(k *model.Kind, res *model.Type) *model.Type {
 	out := &model.Type{Name: res.Name, Shape: res.Shape, Doc: res.Doc}
 	for _, f := range res.Fields {
 		switch {
-		case f.ReadOnly:
+		case f.ReadOnly, f.Status != nil:
+			// Status: the config reports a field the spec holds as Azure answers it.
 			out.Fields = append(out.Fields, f)
 		case f.JSON == "identity" && f.Type.Kind == model.KindNamed && k.Types[f.Type.Name] != nil:
 			// Azure fills in the identities' principal and client IDs, which role
@@ -311,7 +321,7 @@ func readOnlyPart(k *model.Kind, res *model.Type) *model.Type {
 			pt := k.Types[f.Type.Name]
 			ro := &model.Type{Name: pt.Name + "ReadOnly", Shape: pt.Shape, Doc: pt.Doc}
 			for _, pf := range pt.Fields {
-				if pf.ReadOnly {
+				if pf.ReadOnly || pf.Status != nil {
 					ro.Fields = append(ro.Fields, pf)
 				}
 			}

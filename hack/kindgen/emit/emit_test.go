@@ -510,3 +510,44 @@ func TestGenerateKeepsHandWrittenAPI(t *testing.T) {
 		t.Error("the MySQL database took the PostgreSQL one's rules")
 	}
 }
+
+// A kind whose parent is the subscription (a resource group) has no spec.owner and no
+// OwnerKind: the reconciler puts it in the subscription of the namespace's Identity. A
+// field the config reports in the status too (status: true) is there beside the common
+// status; the emulator serves resource groups itself, so they get no generated behaviour.
+func TestGenerateSubscriptionKind(t *testing.T) {
+	files := generate(t)
+	api := string(files["api/resources/v1alpha1/zz_generated_resourcegroup.go"])
+	adapter := string(files["reconcilers/kinds/zz_generated_resourcegroup.go"])
+	for _, c := range []struct{ file, what, want string }{
+		{api, "types", "func (x *ResourceGroup) Owner() *azurev1alpha1.OwnerReference { return nil }"},
+		{api, "types", "func (x *ResourceGroup) OwnerGroupKind() schema.GroupKind { return schema.GroupKind{} }"},
+		{api, "types", "type ResourceGroupStatus struct {\n\tazurev1alpha1.ResourceStatus `json:\",inline\"`\n\n\t// Location is the Azure region of the group's metadata, such as westeurope.\n\t// +optional\n\tLocation string `json:\"location,omitempty\"`\n}"},
+		{api, "types", `message="metadata.name is longer than a resource group name may be (90): set spec.azureName"`},
+		{api, "types", "\t// AzureName is the resource group's name in Azure: 1 to 90 letters, digits, '-', '_', '.',\n\t// '(' or ')', not ending in '.'. It defaults to metadata.name and cannot change.\n\t// +optional\n"},
+		{api, "types", `message="location is immutable: Azure cannot move a resource group to another region"`},
+		{adapter, "adapter", "ResourceType: \"Microsoft.Resources/resourceGroups\",\n\t\tAPIVersion:   \"2025-04-01\",\n\t}"},
+	} {
+		if !strings.Contains(c.file, c.want) {
+			t.Errorf("the resource group's %s lack\n%s", c.what, c.want)
+		}
+	}
+	for _, bad := range []string{"Owner *azurev1alpha1.OwnerReference", "resourcesv1alpha1", "managedBy"} {
+		if strings.Contains(api, bad) {
+			t.Errorf("the resource group's types hold %q", bad)
+		}
+	}
+	if strings.Contains(adapter, "OwnerKind:") {
+		t.Error("the resource group's adapter names an owner kind")
+	}
+	if emu := string(files["emulator/zz_generated_types.go"]); strings.Contains(emu, `"Microsoft.Resources/resourceGroups"`) {
+		t.Error("the emulator's generated types hold resource groups, which it serves itself")
+	}
+	sample := string(files["examples/generated/resources/resourcegroup.yaml"])
+	if !strings.Contains(sample, "name: sample-rg\n") || strings.Contains(sample, "owner:") {
+		t.Errorf("the resource group's sample is not sample-rg without an owner:\n%s", sample)
+	}
+	if table := string(files["examples/generated/README.md"]); !strings.Contains(table, "| resources.aztenant.io | ResourceGroup | (subscription) |") {
+		t.Error("the kinds table does not say the resource group's parent is the subscription")
+	}
+}

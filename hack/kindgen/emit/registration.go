@@ -31,7 +31,7 @@ func adapterFile(k *Kind) string {
 	}
 	b.WriteString("\tazurev1alpha1 \"" + apiImport + "azure/v1alpha1\"\n")
 	fmt.Fprintf(&b, "\t%s \"%s%s/v1alpha1\"\n", k.Pkg, apiImport, k.Group.Name)
-	if k.Owner == nil {
+	if k.Owner == nil && !k.Subscription {
 		b.WriteString("\tresourcesv1alpha1 \"" + apiImport + "resources/v1alpha1\"\n")
 	}
 	b.WriteString("\t\"github.com/aztenant/aztenant/reconcilers\"\n)\n\n")
@@ -45,6 +45,10 @@ func adapterFile(k *Kind) string {
 	}
 	facts := []string{fmt.Sprintf("ResourceType: %q", k.ARMType), fmt.Sprintf("APIVersion: %q", k.APIVersion), "OwnerKind: " + ownerGK}
 	var doc []string
+	if k.Subscription {
+		doc = append(doc, "the parent is the subscription of the namespace's Identity (no OwnerKind)")
+		facts = facts[:2]
+	}
 	if len(k.types.writeOnly) > 0 {
 		doc = append(doc, "the write-only values, which ARM never returns, are not compared")
 		facts = append(facts, fmt.Sprintf("WriteOnly: %#v", k.types.writeOnly))
@@ -234,6 +238,14 @@ func userRolesFile(order []string, groups map[string][]*Kind) []byte {
 func emulatorFile(kinds []*Kind) string {
 	var b strings.Builder
 	b.WriteString("package emulator\n\n// generatedBehaviours are the kinds kindgen writes, served generically with the\n// long-running shape their SDK clients expect.\nfunc generatedBehaviours() []*typeBehaviour {\n\treturn []*typeBehaviour{\n")
+	var served []*Kind
+	for _, k := range kinds {
+		// The emulator serves resource groups with a behaviour of its own (arm.go).
+		if !strings.EqualFold(k.ARMType, "Microsoft.Resources/resourceGroups") {
+			served = append(served, k)
+		}
+	}
+	kinds = served
 	for _, k := range kinds {
 		write := lroStyle(k.Create, false)
 		writeOnly := ""

@@ -174,7 +174,9 @@ func (g *types) drop(t *model.Type, f *model.Field, m mode, top bool) bool {
 		return true
 	case m == specMode && f.ReadOnly:
 		return true
-	case top && topLevelOwn[f.JSON]:
+	case top && topLevelOwn[f.JSON] && (m != statusMode || f.Status == nil):
+		// The spec carries them in its own way; one the config reports in the status
+		// too (status: true, a resource group's location) is kept there.
 		return true
 	case !top && t.ResourceShaped && !t.SubResource && (f.JSON == "type" || f.JSON == "etag" || (m == specMode && f.JSON == "id")):
 		// An inline part of this resource (a subnet's delegation) is named, not typed.

@@ -128,6 +128,8 @@ type NameRule struct {
 	// MetadataName: without spec.azureName, a metadata.name longer than MaxLength is
 	// refused.
 	MetadataName bool `json:"metadataName,omitempty"`
+	// Doc is spec.azureName's description from the config ("": the generator's).
+	Doc string `json:"doc,omitempty"`
 	Flag
 }
 
@@ -328,6 +330,9 @@ type Field struct {
 	// Optional is set when the config lets the spec leave out a field the SDK requires
 	// (Required is then false).
 	Optional *Flag `json:"optional,omitempty"`
+	// Status is set when the config reports the field, which the spec holds, in the
+	// status too, as Azure answers it (a resource group's location).
+	Status *Flag `json:"status,omitempty"`
 }
 
 // AnswerFlag is how Azure answers a field, and why (config: answered).

@@ -59,7 +59,7 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 	}
 	if n := k.Name; n != nil {
 		mk.Name = &model.NameRule{MinLength: max(n.MinLength, 1), MaxLength: n.MaxLength, Pattern: n.Pattern,
-			MetadataName: n.MetadataName, Flag: model.Flag{Source: "config", Reason: n.Because}}
+			MetadataName: n.MetadataName, Doc: strings.Join(strings.Fields(n.Doc), " "), Flag: model.Flag{Source: "config", Reason: n.Because}}
 	}
 	if sp := k.Spec; sp != nil {
 		mk.SpecMarkers = &model.MarkersFlag{Markers: sp.Markers, Flag: model.Flag{Source: "config", Reason: sp.Because}}
@@ -329,7 +329,7 @@ func (g *graph) resolveOverrides(root *types.Named, fields map[string]config.Fie
 		}
 		g.overrides[owner+"."+goField] = fieldOverride{path: path, skip: o.Skip, idOnly: o.IDOnly, secret: o.Secret,
 			reference: o.Reference, rename: o.Rename, openEnum: o.OpenEnum, names: o.Names, subscription: o.Subscription, answered: o.Answered, markers: o.Markers,
-			doc: o.Doc, optional: o.Optional, def: o.Default, because: o.Because}
+			doc: o.Doc, optional: o.Optional, def: o.Default, status: o.Status, because: o.Because}
 	}
 	return nil
 }

@@ -46,8 +46,10 @@ type fieldOverride struct {
 	doc      string
 	optional bool
 	def      string
-	because  string
-	used     bool
+	// status as config.FieldOverride's Status.
+	status  bool
+	because string
+	used    bool
 }
 
 func newGraph(p *Package, root string) *graph {
@@ -271,6 +273,9 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 			mf.Optional = &model.Flag{Source: "config", Reason: o.because}
 		}
 		mf.Default = o.def
+		if o.status {
+			mf.Status = &model.Flag{Source: "config", Reason: o.because}
+		}
 		if a := o.answered; a != nil {
 			mf.Answered = &model.AnswerFlag{Normalize: a.Normalize, NotReturned: a.NotReturned, Forced: a.Forced,
 				OpenValues: a.OpenValues, OpenSet: a.OpenSet, Flag: model.Flag{Source: "config", Reason: o.because}}
