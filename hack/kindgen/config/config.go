@@ -61,7 +61,7 @@ type Kind struct {
 	// written by hand gave its own.
 	LocationMessage string `json:"locationMessage,omitempty"`
 	// Exports are the resource's fixed outputs spec.operatorSpec may send to ConfigMaps
-	// (status fields), beside its CEL exports.
+	// (status fields) and Secrets (values an overlay reads), beside its CEL exports.
 	Exports *Exports `json:"exports,omitempty"`
 }
 
@@ -70,13 +70,18 @@ type Exports struct {
 	// ConfigMaps are values of the status, which are not secret, each under a key of
 	// spec.operatorSpec.configMaps naming the ConfigMap key it is written to.
 	ConfigMaps *ExportSet `json:"configMaps,omitempty"`
+	// Secrets are secret values (keys, connection strings), each under a key of
+	// spec.operatorSpec.secrets naming the Secret key it is written to. Their values come
+	// from the kind's overlay (reconcilers/kinds/<kind>_overlay.go), which sets
+	// Hooks.Secrets: they are read with an ARM action (listKeys), which is behaviour.
+	Secrets *ExportSet `json:"secrets,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
 }
 
 // ExportSet is one kind of destination's outputs.
 type ExportSet struct {
-	// Doc is the description of spec.operatorSpec.configMaps.
+	// Doc is the description of spec.operatorSpec.configMaps (or secrets).
 	Doc string `json:"doc"`
 	// Keys are the outputs, in order.
 	Keys []Export `json:"keys"`
@@ -84,10 +89,14 @@ type ExportSet struct {
 
 // Export is one output.
 type Export struct {
-	// Name is its key under spec.operatorSpec.configMaps (clientId).
+	// Name is its key under spec.operatorSpec.configMaps or secrets (clientId).
 	Name string `json:"name"`
-	// Status is the JSON name of the status field it is read from (a string).
-	Status string `json:"status"`
+	// GoName is the Go name of its destination field where the API kept from a kind
+	// written by hand spells it otherwise than Name with a capital (SSLPort for sslPort).
+	GoName string `json:"goName,omitempty"`
+	// Status is the JSON name of the status field a ConfigMap value is read from (a
+	// string); a Secret's value comes from the overlay, so secrets' keys have none.
+	Status string `json:"status,omitempty"`
 	// Doc is its description.
 	Doc string `json:"doc"`
 }
@@ -196,6 +205,35 @@ var Normalizers = map[string]string{
 	"cidr":             "NormalizeCIDR",
 }
 
+// check says what is wrong with one set of exports (configMaps or secrets), or "": a
+// ConfigMap value names the status field it is read from, a Secret's comes from the
+// overlay and names none.
+func (x *ExportSet) check(what string, fromStatus bool) string {
+	if x == nil {
+		return ""
+	}
+	if strings.TrimSpace(x.Doc) == "" || len(x.Keys) == 0 {
+		return fmt.Sprintf("exports.%s: doc and keys are required", what)
+	}
+	names := map[string]bool{}
+	for _, k := range x.Keys {
+		switch {
+		case !exportName.MatchString(k.Name) || (fromStatus && !exportName.MatchString(k.Status)):
+			return fmt.Sprintf("exports.%s: %q from %q: name and status are JSON names (clientId)", what, k.Name, k.Status)
+		case !fromStatus && k.Status != "":
+			return fmt.Sprintf("exports.%s: %s: a Secret's value comes from the kind's overlay, not the status (%s)", what, k.Name, k.Status)
+		case k.GoName != "" && !goExportName.MatchString(k.GoName):
+			return fmt.Sprintf("exports.%s: %s: goName %q is not an exported Go name", what, k.Name, k.GoName)
+		case strings.TrimSpace(k.Doc) == "":
+			return fmt.Sprintf("exports.%s: %s without doc", what, k.Name)
+		case names[k.Name]:
+			return fmt.Sprintf("exports.%s: %s twice", what, k.Name)
+		}
+		names[k.Name] = true
+	}
+	return ""
+}
+
 // check says what is wrong with the facts, or "".
 func (a *Answered) check() string {
 	switch {
@@ -278,7 +316,9 @@ var (
 	// marker: a kubebuilder validation marker without its prefix (MaxLength=32,
 	// XValidation:rule=..., items:MaxLength=600 for a list's elements).
 	exportName = regexp.MustCompile(`^[a-z][A-Za-z0-9]*$`)
-	marker     = regexp.MustCompile(`^(items:)?[A-Z][A-Za-z]*(=|:)[^\n]+$`)
+	// goExportName is an exported Go identifier (SSLPort).
+	goExportName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+	marker       = regexp.MustCompile(`^(items:)?[A-Z][A-Za-z]*(=|:)[^\n]+$`)
 )
 
 // checkMarkers says what is wrong with a list of markers, or "".
@@ -354,23 +394,14 @@ func (f *File) validate() error {
 			return bad("locationMessage holds a quote or a line break")
 		}
 		if e := k.Exports; e != nil {
-			if strings.TrimSpace(e.Because) == "" || e.ConfigMaps == nil {
-				return bad("exports: configMaps and because are required")
+			if strings.TrimSpace(e.Because) == "" || (e.ConfigMaps == nil && e.Secrets == nil) {
+				return bad("exports: configMaps or secrets, and because, are required")
 			}
-			if strings.TrimSpace(e.ConfigMaps.Doc) == "" || len(e.ConfigMaps.Keys) == 0 {
-				return bad("exports.configMaps: doc and keys are required")
+			if p := e.ConfigMaps.check("configMaps", true); p != "" {
+				return bad("%s", p)
 			}
-			names := map[string]bool{}
-			for _, x := range e.ConfigMaps.Keys {
-				switch {
-				case !exportName.MatchString(x.Name) || !exportName.MatchString(x.Status):
-					return bad("exports.configMaps: %q from %q: name and status are JSON names (clientId)", x.Name, x.Status)
-				case strings.TrimSpace(x.Doc) == "":
-					return bad("exports.configMaps: %s without doc", x.Name)
-				case names[x.Name]:
-					return bad("exports.configMaps: %s twice", x.Name)
-				}
-				names[x.Name] = true
+			if p := e.Secrets.check("secrets", false); p != "" {
+				return bad("%s", p)
 			}
 		}
 		for path, o := range k.Fields {

@@ -49,6 +49,13 @@ func TestParseErrors(t *testing.T) {
 		"exports no keys":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, exports: {configMaps: {doc: d}, because: z}}]", "keys"},
 		"export name":        {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, exports: {configMaps: {doc: d, keys: [{name: A-b, status: a, doc: d}]}, because: z}}]", "JSON names"},
 		"export twice":       {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, exports: {configMaps: {doc: d, keys: [{name: a, status: a, doc: d}, {name: a, status: b, doc: d}]}, because: z}}]", "twice"},
+		"exports empty":      {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, exports: {because: z}}]", "configMaps or secrets"},
+		"secret no doc":      {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, exports: {secrets: {keys: [{name: a, doc: d}]}, because: z}}]", "exports.secrets: doc and keys"},
+		"secret from status": {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, exports: {secrets: {doc: d, keys: [{name: a, status: a, doc: d}]}, because: z}}]", "overlay"},
+		"secret name":        {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, exports: {secrets: {doc: d, keys: [{name: key-1, doc: d}]}, because: z}}]", "JSON names"},
+		"secret twice":       {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, exports: {secrets: {doc: d, keys: [{name: a, doc: d}, {name: a, doc: e}]}, because: z}}]", "exports.secrets: a twice"},
+		"secret key no doc":  {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, exports: {secrets: {doc: d, keys: [{name: a}]}, because: z}}]", "without doc"},
+		"export goName":      {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, exports: {secrets: {doc: d, keys: [{name: sslPort, goName: sslPort, doc: d}]}, because: z}}]", "goName"},
 		"owner message":      {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, ownerMessage: 'say \"x\"'}]", "quote"},
 		"answered unknown":   {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {answered: {ignore: true}, because: z}}}]", "ignore"},
 	}

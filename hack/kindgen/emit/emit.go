@@ -43,6 +43,9 @@ type Kind struct {
 	answered []answeredRef
 	// exports are the status values spec.operatorSpec.configMaps sends to ConfigMaps.
 	exports []exportRef
+	// secretExports are the values spec.operatorSpec.secrets sends to Secrets, which the
+	// kind's overlay reads (their status is "").
+	secretExports []exportRef
 }
 
 // exportRef is a fixed ConfigMap export: its key, the Go names of its destination and of
@@ -279,16 +282,32 @@ func (k *Kind) build(all []*model.Kind) error {
 			if status == "" {
 				return fmt.Errorf("%s/%s: exports: %s: the status has no string field %s", k.Group.Name, k.Kind.Kind, c.Name, c.Status)
 			}
-			goName := strings.ToUpper(c.Name[:1]) + c.Name[1:]
-			if c.Name == c.Status {
+			goName := exportGoName(c)
+			if c.Name == c.Status && c.GoName == "" {
 				goName = status
-			} else if s, ok := strings.CutSuffix(goName, "Id"); ok {
-				goName = s + "ID"
 			}
 			k.exports = append(k.exports, exportRef{name: c.Name, goName: goName, status: status, doc: c.Doc})
 		}
 	}
+	if x := k.SecretExports; x != nil {
+		for _, c := range x.Keys {
+			k.secretExports = append(k.secretExports, exportRef{name: c.Name, goName: exportGoName(c), doc: c.Doc})
+		}
+	}
 	return nil
+}
+
+// exportGoName is the Go name of an export's destination field: the config's goName, else
+// its key with a capital (an Id suffix as ID).
+func exportGoName(c model.Export) string {
+	if c.GoName != "" {
+		return c.GoName
+	}
+	n := strings.ToUpper(c.Name[:1]) + c.Name[1:]
+	if s, ok := strings.CutSuffix(n, "Id"); ok {
+		n = s + "ID"
+	}
+	return n
 }
 
 // commonStatus are the JSON names of azurev1alpha1.ResourceStatus, inlined in every status.

@@ -510,3 +510,56 @@ func TestGenerateKeepsHandWrittenAPI(t *testing.T) {
 		t.Error("the MySQL database took the PostgreSQL one's rules")
 	}
 }
+
+// Fixed Secret exports (api/kinds.yaml, exports.secrets): the API type gets
+// spec.operatorSpec.secrets, a SecretDestination per key with its Go name, beside the
+// ConfigMaps; the adapter maps the destinations and leaves the values to the overlay (no
+// Secrets hook, not even the one the kind's secret actions would give).
+func TestGenerateSecretExports(t *testing.T) {
+	file, err := config.Load("../../../api/kinds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := sdk.ReadAll(context.Background(), "..", file, file.Find("documentdb", "DatabaseAccount"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flag := model.Flag{Source: "config", Reason: "test"}
+	all[0].SecretExports = &model.ExportsFlag{Doc: "Secrets receive the keys.", Flag: flag, Keys: []model.Export{
+		{Name: "primaryKey", Doc: "PrimaryKey is the first key."},
+		{Name: "sslPort", GoName: "SSLPort", Doc: "SSLPort is the TLS port."},
+	}}
+	all[0].ConfigMapExports = &model.ExportsFlag{Doc: "ConfigMaps receive the endpoint.", Flag: flag, Keys: []model.Export{
+		{Name: "documentEndpoint", Status: "documentEndpoint", Doc: "DocumentEndpoint is the endpoint."},
+	}}
+	files, err := emit.Generate(all, all, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := string(files["api/documentdb/v1alpha1/zz_generated_databaseaccount.go"])
+	adapter := string(files["reconcilers/kinds/zz_generated_databaseaccount.go"])
+	for _, want := range []string{
+		"\t// Secrets receive the keys.\n\t// +optional\n\tSecrets *DatabaseAccountOperatorSecrets `json:\"secrets,omitempty\"`\n",
+		"\t// ConfigMaps receive the endpoint.\n\t// +optional\n\tConfigMaps *DatabaseAccountOperatorConfigMaps `json:\"configMaps,omitempty\"`\n",
+		"type DatabaseAccountOperatorSecrets struct {\n\t// PrimaryKey is the first key.\n\t// +optional\n\tPrimaryKey *azurev1alpha1.SecretDestination `json:\"primaryKey,omitempty\"`\n",
+		"\tSSLPort *azurev1alpha1.SecretDestination `json:\"sslPort,omitempty\"`\n",
+		"\tDocumentEndpoint *azurev1alpha1.ConfigMapDestination `json:\"documentEndpoint,omitempty\"`\n",
+	} {
+		if !strings.Contains(types, want) {
+			t.Errorf("the types lack\n%s", want)
+		}
+	}
+	for _, want := range []string{
+		"s := x.Spec.OperatorSpec.Secrets\n",
+		`return map[string]*azurev1alpha1.SecretDestination{"primaryKey": s.PrimaryKey, "sslPort": s.SSLPort}`,
+		`return map[string]string{"documentEndpoint": x.Status.DocumentEndpoint}`,
+		"databaseaccount_overlay.go",
+	} {
+		if !strings.Contains(adapter, want) {
+			t.Errorf("the adapter lacks\n%s", want)
+		}
+	}
+	if strings.Contains(adapter, "Secrets: func(") || strings.Contains(adapter, "actionSecrets(") {
+		t.Errorf("the adapter reads the secrets itself; its overlay should:\n%s", adapter)
+	}
+}

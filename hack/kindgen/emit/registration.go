@@ -26,7 +26,7 @@ func adapterFile(k *Kind) string {
 	switch {
 	case k.types.resolves():
 		b.WriteString("\t\"context\"\n\n\t\"sigs.k8s.io/controller-runtime/pkg/client\"\n\n")
-	case len(k.secretActions()) > 0:
+	case len(k.secretActions()) > 0 && len(k.secretExports) == 0:
 		b.WriteString("\t\"context\"\n\n")
 	}
 	b.WriteString("\tazurev1alpha1 \"" + apiImport + "azure/v1alpha1\"\n")
@@ -80,7 +80,16 @@ func adapterFile(k *Kind) string {
 	if len(k.types.writeOnly) > 0 {
 		hooks = append(hooks, fmt.Sprintf("// The Secrets of the write-only values: a changed one is written again.\n\t\tReferences: func(obj azurev1alpha1.Resource) []reconcilers.Reference {\n\t\t\treturn secretReferences(&obj.(*%s).Spec, %s)\n\t\t}", obj, shape))
 	}
-	if acts := k.secretActions(); len(acts) > 0 {
+	if len(k.secretExports) > 0 {
+		var dests []string
+		for _, x := range k.secretExports {
+			dests = append(dests, fmt.Sprintf("%q: s.%s", x.name, x.goName))
+		}
+		// No Secrets hook: the values are the overlay's (api/kinds.yaml, exports.secrets), and
+		// checkKind refuses SecretDestinations without it when the kind is registered.
+		hooks = append(hooks,
+			fmt.Sprintf("// Where spec.operatorSpec.secrets sends the fixed secret outputs (api/kinds.yaml, exports);\n\t\t// their values are the overlay's Secrets hook (%s_overlay.go).\n\t\tSecretDestinations: func(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination {\n\t\t\tx := obj.(*%s)\n\t\t\tif x.Spec.OperatorSpec == nil || x.Spec.OperatorSpec.Secrets == nil {\n\t\t\t\treturn nil\n\t\t\t}\n\t\t\ts := x.Spec.OperatorSpec.Secrets\n\t\t\treturn map[string]*azurev1alpha1.SecretDestination{%s}\n\t\t}", strings.ToLower(k.Kind.Kind), obj, strings.Join(dests, ", ")))
+	} else if acts := k.secretActions(); len(acts) > 0 {
 		var names []string
 		for _, op := range acts {
 			names = append(names, op.Name)

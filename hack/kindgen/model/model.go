@@ -104,6 +104,9 @@ type Kind struct {
 	// ConfigMapExports are the status values spec.operatorSpec.configMaps may send to
 	// ConfigMaps, from the config (exports).
 	ConfigMapExports *ExportsFlag `json:"configMapExports,omitempty"`
+	// SecretExports are the secret values spec.operatorSpec.secrets may send to Secrets,
+	// from the config (exports); the kind's overlay reads them (Hooks.Secrets).
+	SecretExports *ExportsFlag `json:"secretExports,omitempty"`
 }
 
 // ExportsFlag are a kind's fixed outputs, and why (config: exports).
@@ -113,10 +116,12 @@ type ExportsFlag struct {
 	Flag
 }
 
-// Export is one fixed output: its key and the status field it is read from.
+// Export is one fixed output: its key, the Go name of its destination where the config
+// gives one, and the status field it is read from (none for a Secret's).
 type Export struct {
 	Name   string `json:"name"`
-	Status string `json:"status"`
+	GoName string `json:"goName,omitempty"`
+	Status string `json:"status,omitempty"`
 	Doc    string `json:"doc"`
 }
 
