@@ -640,6 +640,7 @@ var movedOntoGenerator = map[string]bool{
 	"federatedidentitycredentials.managedidentity.aztenant.io":  true,
 	"userassignedidentities.managedidentity.aztenant.io":        true,
 	"storageaccountsblobservicescontainers.storage.aztenant.io": true,
+	"redis.cache.aztenant.io":                                   true,
 }
 
 // generated reports whether kindgen wrote the CRD's kind (its doc says so).

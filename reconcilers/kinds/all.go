@@ -7,7 +7,6 @@ func All() []reconcilers.Kind {
 	return append([]reconcilers.Kind{
 		ResourceGroup{},
 		StorageAccount{},
-		Redis{},
 		FlexibleServer{},
 		ManagedCluster{},
 		// Last: a role assignment's scope may be any other kind.

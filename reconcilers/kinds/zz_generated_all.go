@@ -37,6 +37,7 @@ var generated = []generatedKind{
 	{managedidentityv1alpha1.UserAssignedIdentityGroupKind, UserAssignedIdentity{}},
 	{managedidentityv1alpha1.FederatedIdentityCredentialGroupKind, FederatedIdentityCredential{}},
 	{storagev1alpha1.StorageAccountsBlobServicesContainerGroupKind, StorageAccountsBlobServicesContainer{}},
+	{cachev1alpha1.RedisGroupKind, Redis{}},
 	{dbforpostgresqlv1alpha1.FlexibleServersDatabaseGroupKind, DbforpostgresqlFlexibleServersDatabase{}},
 	{dbforpostgresqlv1alpha1.FlexibleServersFirewallRuleGroupKind, DbforpostgresqlFlexibleServersFirewallRule{}},
 	{networkv1alpha1.VirtualNetworkGroupKind, VirtualNetwork{}},

@@ -166,6 +166,17 @@ type FieldOverride struct {
 	// Default is the field's default, the value of a +kubebuilder:default= marker
 	// ({"api://AzureADTokenExchange"}, "None").
 	Default string `json:"default,omitempty"`
+	// GoName is the field's Go name, and GoType the Go name of the struct it holds (in the
+	// spec; the status's gets its Status suffix), where a kind written by hand named them
+	// otherwise than the SDK (Sku, not SKU): its Go API stays as it was.
+	GoName string `json:"goName,omitempty"`
+	GoType string `json:"goType,omitempty"`
+	// StringMap: the field is a map of strings, where the SDK's model lists some of the keys
+	// Azure takes as fields beside its additional properties (a cache's redisConfiguration).
+	StringMap bool `json:"stringMap,omitempty"`
+	// Observed: the status reports the writable field too, where Azure answers more than
+	// was written (the exact Redis version running for the major version asked).
+	Observed bool `json:"observed,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
 }
@@ -408,8 +419,14 @@ func (f *File) validate() error {
 			if strings.TrimSpace(o.Because) == "" {
 				return bad("field %s: override without because", path)
 			}
-			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0 || o.Doc != "" || o.Optional || o.Default != "") {
-				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional or default", path)
+			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0 || o.Doc != "" || o.Optional || o.Default != "" ||
+				o.GoName != "" || o.GoType != "" || o.StringMap || o.Observed) {
+				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional, default, goName, goType, stringMap or observed", path)
+			}
+			for _, n := range []string{o.GoName, o.GoType} {
+				if n != "" && !goExportName.MatchString(n) {
+					return bad("field %s: %q is not an exported Go name", path, n)
+				}
 			}
 			if strings.Contains(o.Default, "\n") {
 				return bad("field %s: default holds a line break", path)

@@ -320,7 +320,8 @@ func readOnlyPart(k *model.Kind, res *model.Type) *model.Type {
 	out := &model.Type{Name: res.Name, Shape: res.Shape, Doc: res.Doc}
 	for _, f := range res.Fields {
 		switch {
-		case f.ReadOnly:
+		case f.ReadOnly || f.Observed != nil:
+			// Observed: a writable field Azure answers more of than was written (config).
 			out.Fields = append(out.Fields, f)
 		case f.JSON == "identity" && f.Type.Kind == model.KindNamed && k.Types[f.Type.Name] != nil:
 			// Azure fills in the identities' principal and client IDs, which role
@@ -330,7 +331,7 @@ func readOnlyPart(k *model.Kind, res *model.Type) *model.Type {
 			pt := k.Types[f.Type.Name]
 			ro := &model.Type{Name: pt.Name + "ReadOnly", Shape: pt.Shape, Doc: pt.Doc}
 			for _, pf := range pt.Fields {
-				if pf.ReadOnly {
+				if pf.ReadOnly || pf.Observed != nil {
 					ro.Fields = append(ro.Fields, pf)
 				}
 			}

@@ -504,6 +504,21 @@ func TestGenerateKeepsHandWrittenAPI(t *testing.T) {
 	if !strings.Contains(container, "\t// +kubebuilder:validation:Enum=None;Blob;Container\n\tPublicAccess string") || strings.Contains(container, "Enum=Blob;Container;None") {
 		t.Error("the blob container's publicAccess does not have the config's enum alone")
 	}
+	// The cache keeps its Go names (goName, goType), its settings as a map of strings
+	// (stringMap) and the running version in its status (observed); its Secrets are
+	// mapped, their values left to its overlay.
+	redis := string(files["api/cache/v1alpha1/zz_generated_redis.go"])
+	redisAdapter := string(files["reconcilers/kinds/zz_generated_redis.go"])
+	holds(t, "the cache's types", redis,
+		"\tSku RedisSku `json:\"sku\"`",
+		"\tEnableNonSslPort *bool `json:\"enableNonSslPort,omitempty\"`",
+		"\t// +kubebuilder:validation:MaxProperties=32\n\tRedisConfiguration map[string]string `json:\"redisConfiguration,omitempty\"`",
+		"\t// RedisVersion is the exact Redis version running.\n\t// +optional\n\tRedisVersion string `json:\"redisVersion,omitempty\"`",
+		"\tSSLPort *azurev1alpha1.SecretDestination `json:\"sslPort,omitempty\"`",
+	)
+	if !strings.Contains(redisAdapter, `"sslPort": s.SSLPort}`) || strings.Contains(redisAdapter, "actionSecrets(") {
+		t.Error("the cache's adapter does not map its Secrets for its overlay to fill")
+	}
 	// Without the config's rules, a kind has the generator's.
 	mysql := string(files["api/dbformysql/v1alpha1/zz_generated_flexibleserversdatabase.go"])
 	if !strings.Contains(mysql, "MaxLength=260") || strings.Contains(mysql, "metadata.name is longer") || strings.Contains(mysql, "charset is immutable") {
@@ -538,28 +553,30 @@ func TestGenerateSecretExports(t *testing.T) {
 	}
 	types := string(files["api/documentdb/v1alpha1/zz_generated_databaseaccount.go"])
 	adapter := string(files["reconcilers/kinds/zz_generated_databaseaccount.go"])
-	for _, want := range []string{
+	holds(t, "the types", types,
 		"\t// Secrets receive the keys.\n\t// +optional\n\tSecrets *DatabaseAccountOperatorSecrets `json:\"secrets,omitempty\"`\n",
 		"\t// ConfigMaps receive the endpoint.\n\t// +optional\n\tConfigMaps *DatabaseAccountOperatorConfigMaps `json:\"configMaps,omitempty\"`\n",
 		"type DatabaseAccountOperatorSecrets struct {\n\t// PrimaryKey is the first key.\n\t// +optional\n\tPrimaryKey *azurev1alpha1.SecretDestination `json:\"primaryKey,omitempty\"`\n",
 		"\tSSLPort *azurev1alpha1.SecretDestination `json:\"sslPort,omitempty\"`\n",
 		"\tDocumentEndpoint *azurev1alpha1.ConfigMapDestination `json:\"documentEndpoint,omitempty\"`\n",
-	} {
-		if !strings.Contains(types, want) {
-			t.Errorf("the types lack\n%s", want)
-		}
-	}
-	for _, want := range []string{
+	)
+	holds(t, "the adapter", adapter,
 		"s := x.Spec.OperatorSpec.Secrets\n",
 		`return map[string]*azurev1alpha1.SecretDestination{"primaryKey": s.PrimaryKey, "sslPort": s.SSLPort}`,
 		`return map[string]string{"documentEndpoint": x.Status.DocumentEndpoint}`,
 		"databaseaccount_overlay.go",
-	} {
-		if !strings.Contains(adapter, want) {
-			t.Errorf("the adapter lacks\n%s", want)
-		}
-	}
+	)
 	if strings.Contains(adapter, "Secrets: func(") || strings.Contains(adapter, "actionSecrets(") {
 		t.Errorf("the adapter reads the secrets itself; its overlay should:\n%s", adapter)
+	}
+}
+
+// holds fails the test for each of wants that text (what) lacks.
+func holds(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lack\n%s", what, w)
+		}
 	}
 }

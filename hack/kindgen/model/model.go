@@ -330,6 +330,14 @@ type Field struct {
 	Markers *MarkersFlag `json:"markers,omitempty"`
 	// Default is the field's default from the config (a +kubebuilder:default= value).
 	Default string `json:"default,omitempty"`
+	// GoType is the Go name the config gives the struct the field holds ("" for the
+	// generator's).
+	GoType string `json:"goType,omitempty"`
+	// StringMap: the config holds the field as a map of strings (the SDK's struct lists some
+	// of the keys beside its additional properties).
+	StringMap *Flag `json:"stringMap,omitempty"`
+	// Observed: the status reports the writable field too (config).
+	Observed *Flag `json:"observed,omitempty"`
 	// Optional is set when the config lets the spec leave out a field the SDK requires
 	// (Required is then false).
 	Optional *Flag `json:"optional,omitempty"`

@@ -46,8 +46,11 @@ type fieldOverride struct {
 	doc      string
 	optional bool
 	def      string
-	because  string
-	used     bool
+	// goName, goType, stringMap and observed as config.FieldOverride's.
+	goName, goType      string
+	stringMap, observed bool
+	because             string
+	used                bool
 }
 
 func newGraph(p *Package, root string) *graph {
@@ -271,6 +274,16 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 			mf.Optional = &model.Flag{Source: "config", Reason: o.because}
 		}
 		mf.Default = o.def
+		if o.goName != "" {
+			mf.GoName = o.goName
+		}
+		mf.GoType = o.goType
+		if o.stringMap {
+			mf.StringMap = &model.Flag{Source: "config", Reason: o.because}
+		}
+		if o.observed {
+			mf.Observed = &model.Flag{Source: "config", Reason: o.because}
+		}
 		if a := o.answered; a != nil {
 			mf.Answered = &model.AnswerFlag{Normalize: a.Normalize, NotReturned: a.NotReturned, Forced: a.Forced,
 				OpenValues: a.OpenValues, OpenSet: a.OpenSet, Flag: model.Flag{Source: "config", Reason: o.because}}
