@@ -12,6 +12,9 @@ func generatedBehaviours() []*typeBehaviour {
 		// managedidentity/FederatedIdentityCredential, parent Microsoft.ManagedIdentity/userAssignedIdentities; create synchronous, delete synchronous.
 		{fullType: "Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/msi/armmsi@v1.3.0 FederatedIdentityCredentialsClient.CreateOrUpdate, Delete"}},
+		// storage/StorageAccount, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"keys\":[{\"keyName\":\"key1\",\"permissions\":\"Full\",\"value\":\"\\u0000secret\"},{\"keyName\":\"key2\",\"permissions\":\"Full\",\"value\":\"\\u0000secret\"}]}"}),
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 AccountsClient.BeginCreate, Update, Delete"}},
 		// storage/StorageAccountsBlobServicesContainer, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
 		{fullType: "Microsoft.Storage/storageAccounts/blobServices/containers", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 BlobContainersClient.Create, Update, Delete"}},
@@ -923,6 +926,7 @@ func generatedBehaviours() []*typeBehaviour {
 var generatedTypes = []registeredType{
 	{"Microsoft.ManagedIdentity/userAssignedIdentities", []string{"2021-09-30-preview", "2022-01-31-preview", "2023-01-31", "2024-11-30"}},
 	{"Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials", []string{"2022-01-31-preview", "2023-01-31", "2024-11-30"}},
+	{"Microsoft.Storage/storageAccounts", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
 	{"Microsoft.Storage/storageAccounts/blobServices/containers", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
 	{"Microsoft.Cache/redis", []string{"2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
 	{"Microsoft.DBforPostgreSQL/flexibleServers/databases", []string{"2021-06-01", "2022-12-01", "2024-08-01", "2025-08-01"}},

@@ -6,7 +6,6 @@ import "github.com/aztenant/aztenant/reconcilers"
 func All() []reconcilers.Kind {
 	return append([]reconcilers.Kind{
 		ResourceGroup{},
-		StorageAccount{},
 		FlexibleServer{},
 		ManagedCluster{},
 		// Last: a role assignment's scope may be any other kind.

@@ -33,7 +33,6 @@ import (
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
-	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
 	"github.com/aztenant/aztenant/internal/testing/stacktest"
@@ -194,9 +193,6 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	// Generated kinds that join hand-written groups are owned by hand-written kinds.
 	aksOwner := managedCluster(ns, "sample-aks", rg, nil)
 	handOwners := []azurev1alpha1.Resource{
-		&storagev1alpha1.StorageAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "samplestorage01"},
-			Spec: storagev1alpha1.StorageAccountSpec{Owner: &azurev1alpha1.OwnerReference{Name: rg}, Location: "westeurope",
-				Kind: "StorageV2", Sku: storagev1alpha1.StorageSku{Name: "Standard_LRS"}}},
 		aksOwner,
 		// The PostgreSQL server its generated databases and firewall rules belong to.
 		&dbforpostgresqlv1alpha1.FlexibleServer{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sample-postgres"},

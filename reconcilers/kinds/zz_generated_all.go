@@ -36,6 +36,7 @@ import (
 var generated = []generatedKind{
 	{managedidentityv1alpha1.UserAssignedIdentityGroupKind, UserAssignedIdentity{}},
 	{managedidentityv1alpha1.FederatedIdentityCredentialGroupKind, FederatedIdentityCredential{}},
+	{storagev1alpha1.StorageAccountGroupKind, StorageAccount{}},
 	{storagev1alpha1.StorageAccountsBlobServicesContainerGroupKind, StorageAccountsBlobServicesContainer{}},
 	{cachev1alpha1.RedisGroupKind, Redis{}},
 	{dbforpostgresqlv1alpha1.FlexibleServersDatabaseGroupKind, DbforpostgresqlFlexibleServersDatabase{}},

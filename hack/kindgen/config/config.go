@@ -95,7 +95,8 @@ type Export struct {
 	// written by hand spells it otherwise than Name with a capital (SSLPort for sslPort).
 	GoName string `json:"goName,omitempty"`
 	// Status is the JSON name of the status field a ConfigMap value is read from (a
-	// string); a Secret's value comes from the overlay, so secrets' keys have none.
+	// string), dotted for one inside an object (primaryEndpoints.blob); a Secret's value
+	// comes from the overlay, so secrets' keys have none.
 	Status string `json:"status,omitempty"`
 	// Doc is its description.
 	Doc string `json:"doc"`
@@ -177,6 +178,9 @@ type FieldOverride struct {
 	// Observed: the status reports the writable field too, where Azure answers more than
 	// was written (the exact Redis version running for the major version asked).
 	Observed bool `json:"observed,omitempty"`
+	// ListMapKey: the list is a map keyed by this field of its elements (+listType=map,
+	// +listMapKey): the API server refuses two elements with the same key.
+	ListMapKey string `json:"listMapKey,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
 }
@@ -229,8 +233,8 @@ func (x *ExportSet) check(what string, fromStatus bool) string {
 	names := map[string]bool{}
 	for _, k := range x.Keys {
 		switch {
-		case !exportName.MatchString(k.Name) || (fromStatus && !exportName.MatchString(k.Status)):
-			return fmt.Sprintf("exports.%s: %q from %q: name and status are JSON names (clientId)", what, k.Name, k.Status)
+		case !exportName.MatchString(k.Name) || (fromStatus && !statusPath.MatchString(k.Status)):
+			return fmt.Sprintf("exports.%s: %q from %q: name and status are JSON names (clientId, primaryEndpoints.blob)", what, k.Name, k.Status)
 		case !fromStatus && k.Status != "":
 			return fmt.Sprintf("exports.%s: %s: a Secret's value comes from the kind's overlay, not the status (%s)", what, k.Name, k.Status)
 		case k.GoName != "" && !goExportName.MatchString(k.GoName):
@@ -327,6 +331,8 @@ var (
 	// marker: a kubebuilder validation marker without its prefix (MaxLength=32,
 	// XValidation:rule=..., items:MaxLength=600 for a list's elements).
 	exportName = regexp.MustCompile(`^[a-z][A-Za-z0-9]*$`)
+	// statusPath is a dotted path of JSON names (primaryEndpoints.blob).
+	statusPath = regexp.MustCompile(`^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*$`)
 	// goExportName is an exported Go identifier (SSLPort).
 	goExportName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 	marker       = regexp.MustCompile(`^(items:)?[A-Z][A-Za-z]*(=|:)[^\n]+$`)
@@ -420,8 +426,11 @@ func (f *File) validate() error {
 				return bad("field %s: override without because", path)
 			}
 			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0 || o.Doc != "" || o.Optional || o.Default != "" ||
-				o.GoName != "" || o.GoType != "" || o.StringMap || o.Observed) {
-				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional, default, goName, goType, stringMap or observed", path)
+				o.GoName != "" || o.GoType != "" || o.StringMap || o.Observed || o.ListMapKey != "") {
+				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional, default, goName, goType, stringMap, observed or listMapKey", path)
+			}
+			if o.ListMapKey != "" && !exportName.MatchString(o.ListMapKey) {
+				return bad("field %s: listMapKey %q is not a JSON name", path, o.ListMapKey)
 			}
 			for _, n := range []string{o.GoName, o.GoType} {
 				if n != "" && !goExportName.MatchString(n) {

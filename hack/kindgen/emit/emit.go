@@ -52,6 +52,40 @@ type Kind struct {
 // the status field it is read from, and its doc.
 type exportRef struct {
 	name, goName, status, doc string
+	// path is the status field's dotted JSON path (primaryEndpoints.blob).
+	path string
+}
+
+// statusString is the Go path (PrimaryEndpoints.Blob) of the status's string at a dotted
+// JSON path (primaryEndpoints.blob), through nested structs, or "" if there is none.
+func (k *Kind) statusString(path string) string {
+	fields, goPath := k.stat, ""
+	steps := strings.Split(path, ".")
+	for i, step := range steps {
+		var f *goField
+		for j := range fields {
+			if fields[j].JSON == step {
+				f = &fields[j]
+			}
+		}
+		if f == nil {
+			return ""
+		}
+		goPath = strings.TrimPrefix(goPath+"."+f.Name, ".")
+		if i == len(steps)-1 {
+			if f.Type != "string" {
+				return ""
+			}
+			return goPath
+		}
+		fields = nil
+		for _, s := range k.types.structs {
+			if s.Name == strings.TrimPrefix(f.Type, "*") {
+				fields = s.Fields
+			}
+		}
+	}
+	return ""
 }
 
 // Files is what Generate writes: repository-relative path -> content.
@@ -273,12 +307,7 @@ func (k *Kind) build(all []*model.Kind) error {
 	}
 	if x := k.ConfigMapExports; x != nil {
 		for _, c := range x.Keys {
-			var status string
-			for _, f := range k.stat {
-				if f.JSON == c.Status && f.Type == "string" {
-					status = f.Name
-				}
-			}
+			status := k.statusString(c.Status)
 			if status == "" {
 				return fmt.Errorf("%s/%s: exports: %s: the status has no string field %s", k.Group.Name, k.Kind.Kind, c.Name, c.Status)
 			}
@@ -286,7 +315,7 @@ func (k *Kind) build(all []*model.Kind) error {
 			if c.Name == c.Status && c.GoName == "" {
 				goName = status
 			}
-			k.exports = append(k.exports, exportRef{name: c.Name, goName: goName, status: status, doc: c.Doc})
+			k.exports = append(k.exports, exportRef{name: c.Name, goName: goName, status: status, path: c.Status, doc: c.Doc})
 		}
 	}
 	if x := k.SecretExports; x != nil {

@@ -519,6 +519,17 @@ func TestGenerateKeepsHandWrittenAPI(t *testing.T) {
 	if !strings.Contains(redisAdapter, `"sslPort": s.SSLPort}`) || strings.Contains(redisAdapter, "actionSecrets(") {
 		t.Error("the cache's adapter does not map its Secrets for its overlay to fill")
 	}
+	// The storage account's IP rules are a list keyed by value (listMapKey); its ConfigMaps
+	// take the endpoints inside status.primaryEndpoints, read by JSON path (unset until
+	// Azure reports them).
+	holds(t, "the storage account's types", string(files["api/storage/v1alpha1/zz_generated_storageaccount.go"]),
+		"\t// +listType=map\n\t// +listMapKey=value\n\t// +kubebuilder:validation:MaxItems=400\n\tIPRules []IPRule `json:\"ipRules,omitempty\"`",
+		"\tNetworkAcls *NetworkRuleSet `json:\"networkAcls,omitempty\"`",
+		"\tKey1 *azurev1alpha1.SecretDestination `json:\"key1,omitempty\"`",
+	)
+	holds(t, "the storage account's adapter", string(files["reconcilers/kinds/zz_generated_storageaccount.go"]),
+		`return statusStrings(obj.(*storagev1alpha1.StorageAccount).Status, map[string]string{"blobEndpoint": "primaryEndpoints.blob", "dfsEndpoint": "primaryEndpoints.dfs",`,
+	)
 	// Without the config's rules, a kind has the generator's.
 	mysql := string(files["api/dbformysql/v1alpha1/zz_generated_flexibleserversdatabase.go"])
 	if !strings.Contains(mysql, "MaxLength=260") || strings.Contains(mysql, "metadata.name is longer") || strings.Contains(mysql, "charset is immutable") {

@@ -98,14 +98,22 @@ func adapterFile(k *Kind) string {
 			fmt.Sprintf("// The string values Azure answers to %s, by dotted path (listed keys by their name).\n\t\tSecrets: func(ctx context.Context, call reconcilers.ActionCaller, _ azurev1alpha1.Resource) (map[string]string, error) {\n\t\t\treturn actionSecrets(ctx, call, %#v)\n\t\t}", strings.Join(names, ", "), names))
 	}
 	if len(k.exports) > 0 {
-		var dests, values []string
+		var dests, values, paths []string
+		nested := false
 		for _, x := range k.exports {
 			dests = append(dests, fmt.Sprintf("%q: cm.%s", x.name, x.goName))
 			values = append(values, fmt.Sprintf("%q: x.Status.%s", x.name, x.status))
+			paths = append(paths, fmt.Sprintf("%q: %q", x.name, x.path))
+			nested = nested || strings.Contains(x.path, ".")
+		}
+		valuesOf := fmt.Sprintf("x := obj.(*%s)\n\t\t\treturn map[string]string{%s}", obj, strings.Join(values, ", "))
+		if nested {
+			// Inside objects of the status, which may be unset: read by JSON path.
+			valuesOf = fmt.Sprintf("return statusStrings(obj.(*%s).Status, map[string]string{%s})", obj, strings.Join(paths, ", "))
 		}
 		hooks = append(hooks,
 			fmt.Sprintf("// Where spec.operatorSpec.configMaps sends the fixed outputs (api/kinds.yaml, exports).\n\t\tConfigMapDestinations: func(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.ConfigMapDestination {\n\t\t\tx := obj.(*%s)\n\t\t\tif x.Spec.OperatorSpec == nil || x.Spec.OperatorSpec.ConfigMaps == nil {\n\t\t\t\treturn nil\n\t\t\t}\n\t\t\tcm := x.Spec.OperatorSpec.ConfigMaps\n\t\t\treturn map[string]*azurev1alpha1.ConfigMapDestination{%s}\n\t\t}", obj, strings.Join(dests, ", ")),
-			fmt.Sprintf("// The fixed outputs, from the status.\n\t\tConfigMapValues: func(obj azurev1alpha1.Resource) map[string]string {\n\t\t\tx := obj.(*%s)\n\t\t\treturn map[string]string{%s}\n\t\t}", obj, strings.Join(values, ", ")))
+			fmt.Sprintf("// The fixed outputs, from the status.\n\t\tConfigMapValues: func(obj azurev1alpha1.Resource) map[string]string {\n\t\t\t%s\n\t\t}", valuesOf))
 	}
 	if len(hooks) == 0 {
 		fmt.Fprintf(&b, "func (%s) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }\n\n", a)

@@ -297,6 +297,10 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 	if m == specMode && f.Default != "" {
 		markers = append([]string{"+kubebuilder:default=" + f.Default}, markers...)
 	}
+	if m == specMode && f.ListMapKey != "" {
+		// The config's: a list of elements keyed by one field (api/kinds.yaml, listMapKey).
+		markers = append([]string{"+listType=map", "+listMapKey=" + f.ListMapKey}, markers...)
+	}
 	gf := goField{Name: goName(f), Doc: f.Doc, Markers: markers}
 	if m == specMode && f.Required {
 		gf.Required = true

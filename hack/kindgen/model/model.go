@@ -338,6 +338,8 @@ type Field struct {
 	StringMap *Flag `json:"stringMap,omitempty"`
 	// Observed: the status reports the writable field too (config).
 	Observed *Flag `json:"observed,omitempty"`
+	// ListMapKey: the list is a map keyed by this field of its elements (config).
+	ListMapKey string `json:"listMapKey,omitempty"`
 	// Optional is set when the config lets the spec leave out a field the SDK requires
 	// (Required is then false).
 	Optional *Flag `json:"optional,omitempty"`

@@ -49,6 +49,7 @@ type fieldOverride struct {
 	// goName, goType, stringMap and observed as config.FieldOverride's.
 	goName, goType      string
 	stringMap, observed bool
+	listMapKey          string
 	because             string
 	used                bool
 }
@@ -281,6 +282,7 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 		if o.stringMap {
 			mf.StringMap = &model.Flag{Source: "config", Reason: o.because}
 		}
+		mf.ListMapKey = o.listMapKey
 		if o.observed {
 			mf.Observed = &model.Flag{Source: "config", Reason: o.because}
 		}
