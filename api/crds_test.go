@@ -641,6 +641,8 @@ var movedOntoGenerator = map[string]bool{
 	"userassignedidentities.managedidentity.aztenant.io":        true,
 	"resourcegroups.resources.aztenant.io":                      true,
 	"storageaccountsblobservicescontainers.storage.aztenant.io": true,
+	"redis.cache.aztenant.io":                                   true,
+	"storageaccounts.storage.aztenant.io":                       true,
 }
 
 // generated reports whether kindgen wrote the CRD's kind (its doc says so).

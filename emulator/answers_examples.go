@@ -140,7 +140,8 @@ func ExampleAnswers() ([]ExampleAnswer, error) {
 func loadExamples(fsys fs.FS) (map[string]*exampleAnswer, error) {
 	generated := map[string]bool{}
 	for _, b := range generatedBehaviours() {
-		generated[strings.ToLower(b.fullType)] = true
+		key := strings.ToLower(b.fullType)
+		generated[key] = !ownAnswers[key] // else its behaviour answers
 	}
 	cited := map[string][]*compiledAnswer{}
 	for _, t := range citedRewrites {

@@ -111,7 +111,7 @@ func New(cfg Config) (*Emulator, error) {
 		// shape (read from the SDK) unless it says its own.
 		key := strings.ToLower(b.fullType)
 		if g := e.behaviours[key]; g != nil {
-			b.generated = g.generated
+			b.generated = g.generated && !ownAnswers[key]
 			if b.lro == (LROConfig{}) {
 				b.lro, b.shapes = g.lro, g.shapes
 			}

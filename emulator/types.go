@@ -16,6 +16,12 @@ const (
 	typeRoleDefinition = armpath.TypeRoleDefinition
 )
 
+// ownAnswers are the types (lower-cased) whose hand-written behaviour answers them whole
+// though kindgen writes their kinds: Azure's examples are neither applied nor perturbed,
+// as before the kinds moved (a storage account's global name, endpoints and keys; a
+// cache's host, ports and keys).
+var ownAnswers = map[string]bool{typeStorageAccount: true, "microsoft.cache/redis": true}
+
 // typeBehaviour customises one resource type; types without one behave generically (the
 // body is stored as sent, with id, name, type and provisioningState added).
 type typeBehaviour struct {

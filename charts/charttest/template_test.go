@@ -282,7 +282,7 @@ func TestTemplateCRDSelection(t *testing.T) {
 		{"ASO-style string", map[string]any{"pattern": "resources.aztenant.io/*;storage.aztenant.io/StorageAccount"},
 			[]string{identities, plans, "resourcegroups.resources.aztenant.io", "storageaccounts.storage.aztenant.io", tenants}},
 		{"list of groups and CRD names", map[string]any{"pattern": []string{"storage.aztenant.io", "redis.cache.aztenant.io"}},
-			append([]string{"redis.cache.aztenant.io", identities, plans, "storageaccounts.storage.aztenant.io", tenants},
+			append([]string{"redis.cache.aztenant.io", identities, plans, tenants},
 				generatedIn("storage")...)},
 		{"kind glob", map[string]any{"pattern": "dbforpostgresql.aztenant.io/Flexible*"},
 			[]string{"flexibleservers.dbforpostgresql.aztenant.io", "flexibleserversdatabases.dbforpostgresql.aztenant.io", "flexibleserversfirewallrules.dbforpostgresql.aztenant.io", identities, plans, tenants}},

@@ -15,8 +15,6 @@ func All() []reconcilers.Kind {
 		}
 	}
 	hand := []reconcilers.Kind{
-		StorageAccount{},
-		Redis{},
 		FlexibleServer{},
 		ManagedCluster{},
 		// Last: a role assignment's scope may be any other kind.

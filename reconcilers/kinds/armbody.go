@@ -59,15 +59,6 @@ func strOf(m map[string]any, k string) string {
 	return s
 }
 
-// int32Of reads a JSON number property.
-func int32Of(m map[string]any, k string) *int32 {
-	if f, ok := m[k].(float64); ok {
-		v := int32(f)
-		return &v
-	}
-	return nil
-}
-
 // itoa formats an optional number for a Secret, "" when unset.
 func itoa(v *int32) string {
 	if v == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -460,4 +461,24 @@ func flattenStrings(path string, v any, out map[string]string) {
 			flattenStrings(at(label), e, out)
 		}
 	}
+}
+
+// statusStrings reads a status's strings at dotted JSON paths (primaryEndpoints.blob),
+// for fixed ConfigMap exports of fields inside its objects (api/kinds.yaml, exports); a
+// path the status does not hold (an object not reported yet) reads "".
+func statusStrings(status any, paths map[string]string) map[string]string {
+	var root any
+	if data, err := json.Marshal(status); err == nil {
+		_ = json.Unmarshal(data, &root)
+	}
+	out := make(map[string]string, len(paths))
+	for key, path := range paths {
+		v := root
+		for _, step := range strings.Split(path, ".") {
+			m, _ := v.(map[string]any)
+			v = m[step]
+		}
+		out[key], _ = v.(string)
+	}
+	return out
 }

@@ -34,7 +34,6 @@ import (
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
-	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
 	"github.com/aztenant/aztenant/internal/testing/stacktest"
@@ -200,12 +199,9 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 		t.Fatalf("%d samples synced every %s read %.0f times a second, over %d: lengthen the sync period", len(samples), cfg.SyncPeriod, perSecond, maxSampleReads)
 	}
 	// Generated kinds that join hand-written groups are owned by hand-written kinds.
+	aksOwner := managedCluster(ns, "sample-aks", rg, nil)
 	handOwners := []azurev1alpha1.Resource{
-		&storagev1alpha1.StorageAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "samplestorage01"},
-			Spec: storagev1alpha1.StorageAccountSpec{Owner: &azurev1alpha1.OwnerReference{Name: rg}, Location: "westeurope",
-				Kind: "StorageV2", Sku: storagev1alpha1.StorageSku{Name: "Standard_LRS"}}},
-		redisCache(ns, "sample-redis", rg, ""),
-		managedCluster(ns, "sample-aks", rg, nil),
+		aksOwner,
 		// The PostgreSQL server its generated databases and firewall rules belong to.
 		&dbforpostgresqlv1alpha1.FlexibleServer{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sample-postgres"},
 			Spec: dbforpostgresqlv1alpha1.FlexibleServerSpec{Owner: &azurev1alpha1.OwnerReference{Name: rg}, Location: "westeurope", Version: "16",
@@ -341,7 +337,7 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 
 	// An agent pool of its own kind is one of the cluster's pools; the cluster, which
 	// names only its own, does not count it as drift (it stays Ready).
-	pool, aks := byFile["containerservice/managedclustersagentpool.yaml"], handOwners[2]
+	pool, aks := byFile["containerservice/managedclustersagentpool.yaml"], aksOwner
 	must(t, s.Client.Get(ctx, client.ObjectKeyFromObject(aks), aks))
 	var listed []string
 	for _, p := range lookup(s.AzureBody(t, aks.AzureStatus().ID), []string{"properties", "agentPoolProfiles"}).([]any) {

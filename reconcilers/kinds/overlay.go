@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
@@ -22,13 +23,17 @@ import (
 // normalisations of answers ...) belong in api/kinds.yaml, not here: an overlay is for
 // behaviour, with the public source of what Azure does in its comment.
 
-// Overlay amends one generated kind. Either field may be nil.
+// Overlay amends one generated kind. Any field may be nil.
 type Overlay struct {
 	// Facts changes the facts kindgen wrote (it is given a copy).
 	Facts func(*reconcilers.Facts)
 	// Hooks sets hooks the generator has no model for (Equivalent, Verify, ARMID ...)
 	// or wraps a generated one (it is given a copy).
 	Hooks func(*reconcilers.Hooks)
+	// Body amends the PUT body the generated Desired built from the spec, for what Azure
+	// must be sent though the spec leaves it out (an empty list that makes additions in
+	// the portal drift).
+	Body func(obj azurev1alpha1.Resource, body map[string]any)
 }
 
 // generatedKind is a kind kindgen writes, with its GroupKind (zz_generated_all.go).
@@ -97,6 +102,14 @@ func (k *overlaid) Facts() reconcilers.Facts {
 		k.overlay.Facts(&f)
 	}
 	return f
+}
+
+func (k *overlaid) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+	body, err := k.Kind.Desired(obj, resolved)
+	if err == nil && k.overlay.Body != nil {
+		k.overlay.Body(obj, body)
+	}
+	return body, err
 }
 
 func (k *overlaid) Hooks() reconcilers.Hooks {

@@ -5,7 +5,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
+	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
@@ -55,5 +57,40 @@ func TestSQLSkuNameEquivalent(t *testing.T) {
 		if got := sqlSkuNameEquivalent(c.path, c.desired, c.observed); got != c.want {
 			t.Errorf("%s %q answered %q: equivalent %v, want %v", c.path, c.desired, c.observed, got, c.want)
 		}
+	}
+}
+
+// A storage account's firewall is sent with its IP rules, an empty list when the spec has
+// none (so a rule added in the portal is drift); without a firewall, none is sent.
+func TestStorageAccountSendsItsIPRules(t *testing.T) {
+	var sa reconcilers.Kind
+	for i, k := range Generated() {
+		if generated[i].gk == storagev1alpha1.StorageAccountGroupKind {
+			sa = k
+		}
+	}
+	if sa == nil {
+		t.Fatal("no StorageAccount in Generated")
+	}
+	obj := &storagev1alpha1.StorageAccount{Spec: storagev1alpha1.StorageAccountSpec{Owner: &azurev1alpha1.OwnerReference{Name: "rg"},
+		Location: "westeurope", Kind: "StorageV2", Sku: storagev1alpha1.StorageSku{Name: "Standard_LRS"},
+		NetworkAcls: &storagev1alpha1.NetworkRuleSet{DefaultAction: "Deny"}}}
+	body, err := sa.Desired(obj, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acls := body["properties"].(map[string]any)["networkAcls"].(map[string]any)
+	if rules, ok := acls["ipRules"].([]any); !ok || len(rules) != 0 {
+		t.Errorf("networkAcls sent %v, want an empty ipRules", acls)
+	}
+	obj.Spec.NetworkAcls.IPRules = []storagev1alpha1.IPRule{{Value: "203.0.113.7", Action: "Allow"}}
+	body, _ = sa.Desired(obj, nil)
+	if rules := body["properties"].(map[string]any)["networkAcls"].(map[string]any)["ipRules"].([]any); len(rules) != 1 {
+		t.Errorf("ipRules sent %v, want the spec's one", rules)
+	}
+	obj.Spec.NetworkAcls = nil
+	body, _ = sa.Desired(obj, nil)
+	if props, _ := body["properties"].(map[string]any); props["networkAcls"] != nil {
+		t.Errorf("networkAcls sent %v without a firewall in the spec", props["networkAcls"])
 	}
 }

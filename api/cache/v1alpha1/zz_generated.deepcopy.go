@@ -411,7 +411,6 @@ func (in *RedisSpec) DeepCopyInto(out *RedisSpec) {
 			(*out)[key] = val
 		}
 	}
-	out.Sku = in.Sku
 	if in.EnableNonSslPort != nil {
 		in, out := &in.EnableNonSslPort, &out.EnableNonSslPort
 		*out = new(bool)
@@ -429,6 +428,7 @@ func (in *RedisSpec) DeepCopyInto(out *RedisSpec) {
 		*out = new(int32)
 		**out = **in
 	}
+	out.Sku = in.Sku
 	if in.OperatorSpec != nil {
 		in, out := &in.OperatorSpec, &out.OperatorSpec
 		*out = new(RedisOperatorSpec)

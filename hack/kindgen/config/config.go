@@ -61,7 +61,7 @@ type Kind struct {
 	// written by hand gave its own.
 	LocationMessage string `json:"locationMessage,omitempty"`
 	// Exports are the resource's fixed outputs spec.operatorSpec may send to ConfigMaps
-	// (status fields), beside its CEL exports.
+	// (status fields) and Secrets (values an overlay reads), beside its CEL exports.
 	Exports *Exports `json:"exports,omitempty"`
 }
 
@@ -70,13 +70,18 @@ type Exports struct {
 	// ConfigMaps are values of the status, which are not secret, each under a key of
 	// spec.operatorSpec.configMaps naming the ConfigMap key it is written to.
 	ConfigMaps *ExportSet `json:"configMaps,omitempty"`
+	// Secrets are secret values (keys, connection strings), each under a key of
+	// spec.operatorSpec.secrets naming the Secret key it is written to. Their values come
+	// from the kind's overlay (reconcilers/kinds/<kind>_overlay.go), which sets
+	// Hooks.Secrets: they are read with an ARM action (listKeys), which is behaviour.
+	Secrets *ExportSet `json:"secrets,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
 }
 
 // ExportSet is one kind of destination's outputs.
 type ExportSet struct {
-	// Doc is the description of spec.operatorSpec.configMaps.
+	// Doc is the description of spec.operatorSpec.configMaps (or secrets).
 	Doc string `json:"doc"`
 	// Keys are the outputs, in order.
 	Keys []Export `json:"keys"`
@@ -84,10 +89,15 @@ type ExportSet struct {
 
 // Export is one output.
 type Export struct {
-	// Name is its key under spec.operatorSpec.configMaps (clientId).
+	// Name is its key under spec.operatorSpec.configMaps or secrets (clientId).
 	Name string `json:"name"`
-	// Status is the JSON name of the status field it is read from (a string).
-	Status string `json:"status"`
+	// GoName is the Go name of its destination field where the API kept from a kind
+	// written by hand spells it otherwise than Name with a capital (SSLPort for sslPort).
+	GoName string `json:"goName,omitempty"`
+	// Status is the JSON name of the status field a ConfigMap value is read from (a
+	// string), dotted for one inside an object (primaryEndpoints.blob); a Secret's value
+	// comes from the overlay, so secrets' keys have none.
+	Status string `json:"status,omitempty"`
 	// Doc is its description.
 	Doc string `json:"doc"`
 }
@@ -161,8 +171,20 @@ type FieldOverride struct {
 	// ({"api://AzureADTokenExchange"}, "None").
 	Default string `json:"default,omitempty"`
 	// Status: the field, which the spec holds, is reported in the status too, as Azure
-	// answers it (a resource group's location).
+	// answers it (a resource group's location; the exact Redis version running for the
+	// major version asked).
 	Status bool `json:"status,omitempty"`
+	// GoName is the field's Go name, and GoType the Go name of the struct it holds (in the
+	// spec; the status's gets its Status suffix), where a kind written by hand named them
+	// otherwise than the SDK (Sku, not SKU): its Go API stays as it was.
+	GoName string `json:"goName,omitempty"`
+	GoType string `json:"goType,omitempty"`
+	// StringMap: the field is a map of strings, where the SDK's model lists some of the keys
+	// Azure takes as fields beside its additional properties (a cache's redisConfiguration).
+	StringMap bool `json:"stringMap,omitempty"`
+	// ListMapKey: the list is a map keyed by this field of its elements (+listType=map,
+	// +listMapKey): the API server refuses two elements with the same key.
+	ListMapKey string `json:"listMapKey,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
 }
@@ -200,6 +222,35 @@ var Normalizers = map[string]string{
 	"roleDefinitionID": "NormalizeRoleDefinitionID",
 	"intEnum":          "NormalizeIntEnum",
 	"cidr":             "NormalizeCIDR",
+}
+
+// check says what is wrong with one set of exports (configMaps or secrets), or "": a
+// ConfigMap value names the status field it is read from, a Secret's comes from the
+// overlay and names none.
+func (x *ExportSet) check(what string, fromStatus bool) string {
+	if x == nil {
+		return ""
+	}
+	if strings.TrimSpace(x.Doc) == "" || len(x.Keys) == 0 {
+		return fmt.Sprintf("exports.%s: doc and keys are required", what)
+	}
+	names := map[string]bool{}
+	for _, k := range x.Keys {
+		switch {
+		case !exportName.MatchString(k.Name) || (fromStatus && !statusPath.MatchString(k.Status)):
+			return fmt.Sprintf("exports.%s: %q from %q: name and status are JSON names (clientId, primaryEndpoints.blob)", what, k.Name, k.Status)
+		case !fromStatus && k.Status != "":
+			return fmt.Sprintf("exports.%s: %s: a Secret's value comes from the kind's overlay, not the status (%s)", what, k.Name, k.Status)
+		case k.GoName != "" && !goExportName.MatchString(k.GoName):
+			return fmt.Sprintf("exports.%s: %s: goName %q is not an exported Go name", what, k.Name, k.GoName)
+		case strings.TrimSpace(k.Doc) == "":
+			return fmt.Sprintf("exports.%s: %s without doc", what, k.Name)
+		case names[k.Name]:
+			return fmt.Sprintf("exports.%s: %s twice", what, k.Name)
+		}
+		names[k.Name] = true
+	}
+	return ""
 }
 
 // check says what is wrong with the facts, or "".
@@ -284,7 +335,11 @@ var (
 	// marker: a kubebuilder validation marker without its prefix (MaxLength=32,
 	// XValidation:rule=..., items:MaxLength=600 for a list's elements).
 	exportName = regexp.MustCompile(`^[a-z][A-Za-z0-9]*$`)
-	marker     = regexp.MustCompile(`^(items:)?[A-Z][A-Za-z]*(=|:)[^\n]+$`)
+	// statusPath is a dotted path of JSON names (primaryEndpoints.blob).
+	statusPath = regexp.MustCompile(`^[a-z][A-Za-z0-9]*(\.[a-z][A-Za-z0-9]*)*$`)
+	// goExportName is an exported Go identifier (SSLPort).
+	goExportName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+	marker       = regexp.MustCompile(`^(items:)?[A-Z][A-Za-z]*(=|:)[^\n]+$`)
 )
 
 // checkMarkers says what is wrong with a list of markers, or "".
@@ -363,34 +418,34 @@ func (f *File) validate() error {
 			return bad("locationMessage holds a quote or a line break")
 		}
 		if e := k.Exports; e != nil {
-			if strings.TrimSpace(e.Because) == "" || e.ConfigMaps == nil {
-				return bad("exports: configMaps and because are required")
+			if strings.TrimSpace(e.Because) == "" || (e.ConfigMaps == nil && e.Secrets == nil) {
+				return bad("exports: configMaps or secrets, and because, are required")
 			}
-			if strings.TrimSpace(e.ConfigMaps.Doc) == "" || len(e.ConfigMaps.Keys) == 0 {
-				return bad("exports.configMaps: doc and keys are required")
+			if p := e.ConfigMaps.check("configMaps", true); p != "" {
+				return bad("%s", p)
 			}
-			names := map[string]bool{}
-			for _, x := range e.ConfigMaps.Keys {
-				switch {
-				case !exportName.MatchString(x.Name) || !exportName.MatchString(x.Status):
-					return bad("exports.configMaps: %q from %q: name and status are JSON names (clientId)", x.Name, x.Status)
-				case strings.TrimSpace(x.Doc) == "":
-					return bad("exports.configMaps: %s without doc", x.Name)
-				case names[x.Name]:
-					return bad("exports.configMaps: %s twice", x.Name)
-				}
-				names[x.Name] = true
+			if p := e.Secrets.check("secrets", false); p != "" {
+				return bad("%s", p)
 			}
 		}
 		for path, o := range k.Fields {
 			if strings.TrimSpace(o.Because) == "" {
 				return bad("field %s: override without because", path)
 			}
-			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0 || o.Doc != "" || o.Optional || o.Default != "" || o.Status) {
-				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional, default or status", path)
+			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0 || o.Doc != "" || o.Optional || o.Default != "" ||
+				o.Status || o.GoName != "" || o.GoType != "" || o.StringMap || o.ListMapKey != "") {
+				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional, default, status, goName, goType, stringMap or listMapKey", path)
 			}
 			if o.Status && strings.Contains(strings.TrimPrefix(path, "properties."), ".") {
 				return bad("field %s: status is for a field of the resource or of its properties (location)", path)
+			}
+			if o.ListMapKey != "" && !exportName.MatchString(o.ListMapKey) {
+				return bad("field %s: listMapKey %q is not a JSON name", path, o.ListMapKey)
+			}
+			for _, n := range []string{o.GoName, o.GoType} {
+				if n != "" && !goExportName.MatchString(n) {
+					return bad("field %s: %q is not an exported Go name", path, n)
+				}
 			}
 			if strings.Contains(o.Default, "\n") {
 				return bad("field %s: default holds a line break", path)

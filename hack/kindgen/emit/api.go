@@ -79,19 +79,22 @@ func apiFile(k *Kind) string {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\t// OperatorSpec holds CEL exports, if any.\n\t// +optional\n\tOperatorSpec *%sOperatorSpec `json:\"operatorSpec,omitempty\"`\n}\n\n", n)
-	if len(k.exports) == 0 {
+	if len(k.exports) == 0 && len(k.secretExports) == 0 {
 		fmt.Fprintf(&b, "// %sOperatorSpec holds the CEL exports of a %s.\ntype %sOperatorSpec struct {\n\tazurev1alpha1.OperatorExpressions `json:\",inline\"`\n}\n\n", n, n, n)
 	} else {
-		// Fixed exports (api/kinds.yaml, exports): each a ConfigMap key of its own.
-		fmt.Fprintf(&b, "// %sOperatorSpec holds the CEL exports of a %s and where its fixed outputs go.\ntype %sOperatorSpec struct {\n\tazurev1alpha1.OperatorExpressions `json:\",inline\"`\n\n", n, n, n)
-		b.WriteString(wrap("\t", k.ConfigMapExports.Doc))
-		fmt.Fprintf(&b, "\t// +optional\n\tConfigMaps *%sOperatorConfigMaps `json:\"configMaps,omitempty\"`\n}\n\n", n)
-		fmt.Fprintf(&b, "// %sOperatorConfigMaps are the ConfigMap keys the %s's outputs are written to.\ntype %sOperatorConfigMaps struct {\n", n, n, n)
-		for _, x := range k.exports {
-			b.WriteString(wrap("\t", x.doc))
-			fmt.Fprintf(&b, "\t// +optional\n\t%s *azurev1alpha1.ConfigMapDestination `json:\"%s,omitempty\"`\n", x.goName, x.name)
+		// Fixed exports (api/kinds.yaml, exports): each a Secret or ConfigMap key of its own.
+		fmt.Fprintf(&b, "// %sOperatorSpec holds the CEL exports of a %s and where its fixed outputs go.\ntype %sOperatorSpec struct {\n\tazurev1alpha1.OperatorExpressions `json:\",inline\"`\n", n, n, n)
+		if len(k.secretExports) > 0 {
+			b.WriteString("\n" + wrap("\t", k.SecretExports.Doc))
+			fmt.Fprintf(&b, "\t// +optional\n\tSecrets *%sOperatorSecrets `json:\"secrets,omitempty\"`\n", n)
+		}
+		if len(k.exports) > 0 {
+			b.WriteString("\n" + wrap("\t", k.ConfigMapExports.Doc))
+			fmt.Fprintf(&b, "\t// +optional\n\tConfigMaps *%sOperatorConfigMaps `json:\"configMaps,omitempty\"`\n", n)
 		}
 		b.WriteString("}\n\n")
+		exportsType(&b, n, "Secret", k.secretExports)
+		exportsType(&b, n, "ConfigMap", k.exports)
 	}
 
 	// Status.
@@ -281,4 +284,18 @@ func article(noun string) string {
 		return "an " + noun
 	}
 	return "a " + noun
+}
+
+// exportsType writes <Kind>Operator<Secret|ConfigMap>s, the struct of a kind's fixed
+// outputs of one sort: a <Secret|ConfigMap>Destination per key. Nothing for none.
+func exportsType(b *strings.Builder, n, dest string, keys []exportRef) {
+	if len(keys) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "// %sOperator%ss are the %s keys the %s's outputs are written to.\ntype %sOperator%ss struct {\n", n, dest, dest, n, n, dest)
+	for _, x := range keys {
+		b.WriteString(wrap("\t", x.doc))
+		fmt.Fprintf(b, "\t// +optional\n\t%s *azurev1alpha1.%sDestination `json:\"%s,omitempty\"`\n", x.goName, dest, x.name)
+	}
+	b.WriteString("}\n\n")
 }

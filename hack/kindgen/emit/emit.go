@@ -46,12 +46,49 @@ type Kind struct {
 	answered []answeredRef
 	// exports are the status values spec.operatorSpec.configMaps sends to ConfigMaps.
 	exports []exportRef
+	// secretExports are the values spec.operatorSpec.secrets sends to Secrets, which the
+	// kind's overlay reads (their status is "").
+	secretExports []exportRef
 }
 
 // exportRef is a fixed ConfigMap export: its key, the Go names of its destination and of
 // the status field it is read from, and its doc.
 type exportRef struct {
 	name, goName, status, doc string
+	// path is the status field's dotted JSON path (primaryEndpoints.blob).
+	path string
+}
+
+// statusString is the Go path (PrimaryEndpoints.Blob) of the status's string at a dotted
+// JSON path (primaryEndpoints.blob), through nested structs, or "" if there is none.
+func (k *Kind) statusString(path string) string {
+	fields, goPath := k.stat, ""
+	steps := strings.Split(path, ".")
+	for i, step := range steps {
+		var f *goField
+		for j := range fields {
+			if fields[j].JSON == step {
+				f = &fields[j]
+			}
+		}
+		if f == nil {
+			return ""
+		}
+		goPath = strings.TrimPrefix(goPath+"."+f.Name, ".")
+		if i == len(steps)-1 {
+			if f.Type != "string" {
+				return ""
+			}
+			return goPath
+		}
+		fields = nil
+		for _, s := range k.types.structs {
+			if s.Name == strings.TrimPrefix(f.Type, "*") {
+				fields = s.Fields
+			}
+		}
+	}
+	return ""
 }
 
 // Files is what Generate writes: repository-relative path -> content.
@@ -275,22 +312,20 @@ func (k *Kind) build(all []*model.Kind) error {
 	}
 	if x := k.ConfigMapExports; x != nil {
 		for _, c := range x.Keys {
-			var status string
-			for _, f := range k.stat {
-				if f.JSON == c.Status && f.Type == "string" {
-					status = f.Name
-				}
-			}
+			status := k.statusString(c.Status)
 			if status == "" {
 				return fmt.Errorf("%s/%s: exports: %s: the status has no string field %s", k.Group.Name, k.Kind.Kind, c.Name, c.Status)
 			}
-			goName := strings.ToUpper(c.Name[:1]) + c.Name[1:]
-			if c.Name == c.Status {
+			goName := exportGoName(c)
+			if c.Name == c.Status && c.GoName == "" {
 				goName = status
-			} else if s, ok := strings.CutSuffix(goName, "Id"); ok {
-				goName = s + "ID"
 			}
-			k.exports = append(k.exports, exportRef{name: c.Name, goName: goName, status: status, doc: c.Doc})
+			k.exports = append(k.exports, exportRef{name: c.Name, goName: goName, status: status, path: c.Status, doc: c.Doc})
+		}
+	}
+	if x := k.SecretExports; x != nil {
+		for _, c := range x.Keys {
+			k.secretExports = append(k.secretExports, exportRef{name: c.Name, goName: exportGoName(c), doc: c.Doc})
 		}
 	}
 	return nil
@@ -299,6 +334,19 @@ func (k *Kind) build(all []*model.Kind) error {
 // subscriptionType is the owner the model names for a resource whose parent is the
 // subscription itself (sdk.scopeOwner).
 const subscriptionType = "Microsoft.Resources/subscriptions"
+
+// exportGoName is the Go name of an export's destination field: the config's goName, else
+// its key with a capital (an Id suffix as ID).
+func exportGoName(c model.Export) string {
+	if c.GoName != "" {
+		return c.GoName
+	}
+	n := strings.ToUpper(c.Name[:1]) + c.Name[1:]
+	if s, ok := strings.CutSuffix(n, "Id"); ok {
+		n = s + "ID"
+	}
+	return n
+}
 
 // commonStatus are the JSON names of azurev1alpha1.ResourceStatus, inlined in every status.
 var commonStatus = map[string]bool{"conditions": true, "observedGeneration": true, "id": true, "provisioningState": true,

@@ -504,6 +504,32 @@ func TestGenerateKeepsHandWrittenAPI(t *testing.T) {
 	if !strings.Contains(container, "\t// +kubebuilder:validation:Enum=None;Blob;Container\n\tPublicAccess string") || strings.Contains(container, "Enum=Blob;Container;None") {
 		t.Error("the blob container's publicAccess does not have the config's enum alone")
 	}
+	// The cache keeps its Go names (goName, goType), its settings as a map of strings
+	// (stringMap) and the running version in its status (status: true); its Secrets are
+	// mapped, their values left to its overlay.
+	redis := string(files["api/cache/v1alpha1/zz_generated_redis.go"])
+	redisAdapter := string(files["reconcilers/kinds/zz_generated_redis.go"])
+	holds(t, "the cache's types", redis,
+		"\tSku RedisSku `json:\"sku\"`",
+		"\tEnableNonSslPort *bool `json:\"enableNonSslPort,omitempty\"`",
+		"\t// +kubebuilder:validation:MaxProperties=32\n\tRedisConfiguration map[string]string `json:\"redisConfiguration,omitempty\"`",
+		"\t// RedisVersion is the exact Redis version running.\n\t// +optional\n\tRedisVersion string `json:\"redisVersion,omitempty\"`",
+		"\tSSLPort *azurev1alpha1.SecretDestination `json:\"sslPort,omitempty\"`",
+	)
+	if !strings.Contains(redisAdapter, `"sslPort": s.SSLPort}`) || strings.Contains(redisAdapter, "actionSecrets(") {
+		t.Error("the cache's adapter does not map its Secrets for its overlay to fill")
+	}
+	// The storage account's IP rules are a list keyed by value (listMapKey); its ConfigMaps
+	// take the endpoints inside status.primaryEndpoints, read by JSON path (unset until
+	// Azure reports them).
+	holds(t, "the storage account's types", string(files["api/storage/v1alpha1/zz_generated_storageaccount.go"]),
+		"\t// +listType=map\n\t// +listMapKey=value\n\t// +kubebuilder:validation:MaxItems=400\n\tIPRules []IPRule `json:\"ipRules,omitempty\"`",
+		"\tNetworkAcls *NetworkRuleSet `json:\"networkAcls,omitempty\"`",
+		"\tKey1 *azurev1alpha1.SecretDestination `json:\"key1,omitempty\"`",
+	)
+	holds(t, "the storage account's adapter", string(files["reconcilers/kinds/zz_generated_storageaccount.go"]),
+		`return statusStrings(obj.(*storagev1alpha1.StorageAccount).Status, map[string]string{"blobEndpoint": "primaryEndpoints.blob", "dfsEndpoint": "primaryEndpoints.dfs",`,
+	)
 	// Without the config's rules, a kind has the generator's.
 	mysql := string(files["api/dbformysql/v1alpha1/zz_generated_flexibleserversdatabase.go"])
 	if !strings.Contains(mysql, "MaxLength=260") || strings.Contains(mysql, "metadata.name is longer") || strings.Contains(mysql, "charset is immutable") {
@@ -549,5 +575,60 @@ func TestGenerateSubscriptionKind(t *testing.T) {
 	}
 	if table := string(files["examples/generated/README.md"]); !strings.Contains(table, "| resources.aztenant.io | ResourceGroup | (subscription) |") {
 		t.Error("the kinds table does not say the resource group's parent is the subscription")
+	}
+}
+
+// Fixed Secret exports (api/kinds.yaml, exports.secrets): the API type gets
+// spec.operatorSpec.secrets, a SecretDestination per key with its Go name, beside the
+// ConfigMaps; the adapter maps the destinations and leaves the values to the overlay (no
+// Secrets hook, not even the one the kind's secret actions would give).
+func TestGenerateSecretExports(t *testing.T) {
+	file, err := config.Load("../../../api/kinds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := sdk.ReadAll(context.Background(), "..", file, file.Find("documentdb", "DatabaseAccount"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flag := model.Flag{Source: "config", Reason: "test"}
+	all[0].SecretExports = &model.ExportsFlag{Doc: "Secrets receive the keys.", Flag: flag, Keys: []model.Export{
+		{Name: "primaryKey", Doc: "PrimaryKey is the first key."},
+		{Name: "sslPort", GoName: "SSLPort", Doc: "SSLPort is the TLS port."},
+	}}
+	all[0].ConfigMapExports = &model.ExportsFlag{Doc: "ConfigMaps receive the endpoint.", Flag: flag, Keys: []model.Export{
+		{Name: "documentEndpoint", Status: "documentEndpoint", Doc: "DocumentEndpoint is the endpoint."},
+	}}
+	files, err := emit.Generate(all, all, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := string(files["api/documentdb/v1alpha1/zz_generated_databaseaccount.go"])
+	adapter := string(files["reconcilers/kinds/zz_generated_databaseaccount.go"])
+	holds(t, "the types", types,
+		"\t// Secrets receive the keys.\n\t// +optional\n\tSecrets *DatabaseAccountOperatorSecrets `json:\"secrets,omitempty\"`\n",
+		"\t// ConfigMaps receive the endpoint.\n\t// +optional\n\tConfigMaps *DatabaseAccountOperatorConfigMaps `json:\"configMaps,omitempty\"`\n",
+		"type DatabaseAccountOperatorSecrets struct {\n\t// PrimaryKey is the first key.\n\t// +optional\n\tPrimaryKey *azurev1alpha1.SecretDestination `json:\"primaryKey,omitempty\"`\n",
+		"\tSSLPort *azurev1alpha1.SecretDestination `json:\"sslPort,omitempty\"`\n",
+		"\tDocumentEndpoint *azurev1alpha1.ConfigMapDestination `json:\"documentEndpoint,omitempty\"`\n",
+	)
+	holds(t, "the adapter", adapter,
+		"s := x.Spec.OperatorSpec.Secrets\n",
+		`return map[string]*azurev1alpha1.SecretDestination{"primaryKey": s.PrimaryKey, "sslPort": s.SSLPort}`,
+		`return map[string]string{"documentEndpoint": x.Status.DocumentEndpoint}`,
+		"databaseaccount_overlay.go",
+	)
+	if strings.Contains(adapter, "Secrets: func(") || strings.Contains(adapter, "actionSecrets(") {
+		t.Errorf("the adapter reads the secrets itself; its overlay should:\n%s", adapter)
+	}
+}
+
+// holds fails the test for each of wants that text (what) lacks.
+func holds(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lack\n%s", what, w)
+		}
 	}
 }

@@ -26,7 +26,7 @@ func adapterFile(k *Kind) string {
 	switch {
 	case k.types.resolves():
 		b.WriteString("\t\"context\"\n\n\t\"sigs.k8s.io/controller-runtime/pkg/client\"\n\n")
-	case len(k.secretActions()) > 0:
+	case len(k.secretActions()) > 0 && len(k.secretExports) == 0:
 		b.WriteString("\t\"context\"\n\n")
 	}
 	b.WriteString("\tazurev1alpha1 \"" + apiImport + "azure/v1alpha1\"\n")
@@ -84,7 +84,16 @@ func adapterFile(k *Kind) string {
 	if len(k.types.writeOnly) > 0 {
 		hooks = append(hooks, fmt.Sprintf("// The Secrets of the write-only values: a changed one is written again.\n\t\tReferences: func(obj azurev1alpha1.Resource) []reconcilers.Reference {\n\t\t\treturn secretReferences(&obj.(*%s).Spec, %s)\n\t\t}", obj, shape))
 	}
-	if acts := k.secretActions(); len(acts) > 0 {
+	if len(k.secretExports) > 0 {
+		var dests []string
+		for _, x := range k.secretExports {
+			dests = append(dests, fmt.Sprintf("%q: s.%s", x.name, x.goName))
+		}
+		// No Secrets hook: the values are the overlay's (api/kinds.yaml, exports.secrets), and
+		// checkKind refuses SecretDestinations without it when the kind is registered.
+		hooks = append(hooks,
+			fmt.Sprintf("// Where spec.operatorSpec.secrets sends the fixed secret outputs (api/kinds.yaml, exports);\n\t\t// their values are the overlay's Secrets hook (%s_overlay.go).\n\t\tSecretDestinations: func(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.SecretDestination {\n\t\t\tx := obj.(*%s)\n\t\t\tif x.Spec.OperatorSpec == nil || x.Spec.OperatorSpec.Secrets == nil {\n\t\t\t\treturn nil\n\t\t\t}\n\t\t\ts := x.Spec.OperatorSpec.Secrets\n\t\t\treturn map[string]*azurev1alpha1.SecretDestination{%s}\n\t\t}", strings.ToLower(k.Kind.Kind), obj, strings.Join(dests, ", ")))
+	} else if acts := k.secretActions(); len(acts) > 0 {
 		var names []string
 		for _, op := range acts {
 			names = append(names, op.Name)
@@ -93,14 +102,22 @@ func adapterFile(k *Kind) string {
 			fmt.Sprintf("// The string values Azure answers to %s, by dotted path (listed keys by their name).\n\t\tSecrets: func(ctx context.Context, call reconcilers.ActionCaller, _ azurev1alpha1.Resource) (map[string]string, error) {\n\t\t\treturn actionSecrets(ctx, call, %#v)\n\t\t}", strings.Join(names, ", "), names))
 	}
 	if len(k.exports) > 0 {
-		var dests, values []string
+		var dests, values, paths []string
+		nested := false
 		for _, x := range k.exports {
 			dests = append(dests, fmt.Sprintf("%q: cm.%s", x.name, x.goName))
 			values = append(values, fmt.Sprintf("%q: x.Status.%s", x.name, x.status))
+			paths = append(paths, fmt.Sprintf("%q: %q", x.name, x.path))
+			nested = nested || strings.Contains(x.path, ".")
+		}
+		valuesOf := fmt.Sprintf("x := obj.(*%s)\n\t\t\treturn map[string]string{%s}", obj, strings.Join(values, ", "))
+		if nested {
+			// Inside objects of the status, which may be unset: read by JSON path.
+			valuesOf = fmt.Sprintf("return statusStrings(obj.(*%s).Status, map[string]string{%s})", obj, strings.Join(paths, ", "))
 		}
 		hooks = append(hooks,
 			fmt.Sprintf("// Where spec.operatorSpec.configMaps sends the fixed outputs (api/kinds.yaml, exports).\n\t\tConfigMapDestinations: func(obj azurev1alpha1.Resource) map[string]*azurev1alpha1.ConfigMapDestination {\n\t\t\tx := obj.(*%s)\n\t\t\tif x.Spec.OperatorSpec == nil || x.Spec.OperatorSpec.ConfigMaps == nil {\n\t\t\t\treturn nil\n\t\t\t}\n\t\t\tcm := x.Spec.OperatorSpec.ConfigMaps\n\t\t\treturn map[string]*azurev1alpha1.ConfigMapDestination{%s}\n\t\t}", obj, strings.Join(dests, ", ")),
-			fmt.Sprintf("// The fixed outputs, from the status.\n\t\tConfigMapValues: func(obj azurev1alpha1.Resource) map[string]string {\n\t\t\tx := obj.(*%s)\n\t\t\treturn map[string]string{%s}\n\t\t}", obj, strings.Join(values, ", ")))
+			fmt.Sprintf("// The fixed outputs, from the status.\n\t\tConfigMapValues: func(obj azurev1alpha1.Resource) map[string]string {\n\t\t\t%s\n\t\t}", valuesOf))
 	}
 	if len(hooks) == 0 {
 		fmt.Fprintf(&b, "func (%s) Hooks() reconcilers.Hooks { return reconcilers.Hooks{} }\n\n", a)

@@ -135,7 +135,7 @@ var sampleValues = map[string]map[string]any{
 	"documentdb/GremlinDatabaseGraph": {"name": "sample-graph", "resource": map[string]any{"id": "sample-graph",
 		"partitionKey": map[string]any{"paths": []any{"/tenantId"}, "kind": "Hash"}}},
 	"documentdb/DatabaseAccountsTable": {"name": "samplecosmostable", "resource": map[string]any{"id": "samplecosmostable"}, "options": map[string]any{"throughput": 400}},
-	"storage/StorageAccount":           {"name": "samplestorage01"},
+	"storage/StorageAccount":           {"name": "samplestorage01", "kind": "StorageV2"},
 	"storage/StorageAccountsBlobService": {"isVersioningEnabled": true,
 		"deleteRetentionPolicy": map[string]any{"enabled": true, "days": 7}},
 	"storage/StorageAccountsQueueService":       {"cors": sampleCORS},

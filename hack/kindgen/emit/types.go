@@ -80,10 +80,20 @@ type types struct {
 	// deletes what a PUT leaves out of them, so the adapter declares them
 	// (reconcilers.Facts.CarriedOnPut) and the reconciler carries them from the GET.
 	carried []string
+	// goTypes are the Go names the config gives SDK structs (goType), by SDK type.
+	goTypes map[string]string
 }
 
 func newTypes(k *model.Kind) *types {
-	return &types{k: k, prefix: k.Kind, done: map[string]string{}, shapes: map[string]*shape{}}
+	g := &types{k: k, prefix: k.Kind, done: map[string]string{}, shapes: map[string]*shape{}, goTypes: map[string]string{}}
+	for _, t := range k.Types {
+		for _, f := range t.Fields {
+			if f.GoType != "" {
+				g.goTypes[elemName(f.Type)] = f.GoType
+			}
+		}
+	}
+	return g
 }
 
 // topLevelOwn are the resource fields the spec or status carries in its own way (owner,
@@ -265,6 +275,9 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 			gf.Type = typ
 		}
 		return gf, nil, true
+	} else if f.StringMap != nil && f.Type.Kind == model.KindNamed {
+		// The config's: a map of strings, as Azure takes it (api/kinds.yaml, stringMap).
+		typ, ok = "map[string]string", true
 	} else if typ, sub, markers, ok = g.typeOf(f.Type, m); !ok {
 		return goField{}, nil, false
 	}
@@ -285,6 +298,10 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 	}
 	if m == specMode && f.Default != "" {
 		markers = append([]string{"+kubebuilder:default=" + f.Default}, markers...)
+	}
+	if m == specMode && f.ListMapKey != "" {
+		// The config's: a list of elements keyed by one field (api/kinds.yaml, listMapKey).
+		markers = append([]string{"+listType=map", "+listMapKey=" + f.ListMapKey}, markers...)
 	}
 	gf := goField{Name: goName(f), Doc: f.Doc, Markers: markers}
 	if m == specMode && f.Required {
@@ -461,6 +478,9 @@ func (g *types) structOf(t *model.Type, m mode) (string, *shape, bool) {
 	}
 	g.done[key] = ""
 	name := g.prefix + t.Name
+	if n := g.goTypes[t.Name]; n != "" {
+		name = n // the config's (api/kinds.yaml, goType)
+	}
 	if m == statusMode {
 		name += "Status"
 	}

@@ -104,6 +104,9 @@ type Kind struct {
 	// ConfigMapExports are the status values spec.operatorSpec.configMaps may send to
 	// ConfigMaps, from the config (exports).
 	ConfigMapExports *ExportsFlag `json:"configMapExports,omitempty"`
+	// SecretExports are the secret values spec.operatorSpec.secrets may send to Secrets,
+	// from the config (exports); the kind's overlay reads them (Hooks.Secrets).
+	SecretExports *ExportsFlag `json:"secretExports,omitempty"`
 }
 
 // ExportsFlag are a kind's fixed outputs, and why (config: exports).
@@ -113,10 +116,12 @@ type ExportsFlag struct {
 	Flag
 }
 
-// Export is one fixed output: its key and the status field it is read from.
+// Export is one fixed output: its key, the Go name of its destination where the config
+// gives one, and the status field it is read from (none for a Secret's).
 type Export struct {
 	Name   string `json:"name"`
-	Status string `json:"status"`
+	GoName string `json:"goName,omitempty"`
+	Status string `json:"status,omitempty"`
 	Doc    string `json:"doc"`
 }
 
@@ -327,11 +332,20 @@ type Field struct {
 	Markers *MarkersFlag `json:"markers,omitempty"`
 	// Default is the field's default from the config (a +kubebuilder:default= value).
 	Default string `json:"default,omitempty"`
+	// GoType is the Go name the config gives the struct the field holds ("" for the
+	// generator's).
+	GoType string `json:"goType,omitempty"`
+	// StringMap: the config holds the field as a map of strings (the SDK's struct lists some
+	// of the keys beside its additional properties).
+	StringMap *Flag `json:"stringMap,omitempty"`
+	// ListMapKey: the list is a map keyed by this field of its elements (config).
+	ListMapKey string `json:"listMapKey,omitempty"`
 	// Optional is set when the config lets the spec leave out a field the SDK requires
 	// (Required is then false).
 	Optional *Flag `json:"optional,omitempty"`
 	// Status is set when the config reports the field, which the spec holds, in the
-	// status too, as Azure answers it (a resource group's location).
+	// status too, as Azure answers it (a resource group's location, the exact Redis
+	// version running).
 	Status *Flag `json:"status,omitempty"`
 }
 

@@ -68,11 +68,8 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 	mk.Doc = strings.Join(strings.Fields(k.Doc), " ")
 	mk.LocationMessage = k.LocationMessage
 	if e := k.Exports; e != nil {
-		x := &model.ExportsFlag{Doc: e.ConfigMaps.Doc, Flag: model.Flag{Source: "config", Reason: e.Because}}
-		for _, c := range e.ConfigMaps.Keys {
-			x.Keys = append(x.Keys, model.Export{Name: c.Name, Status: c.Status, Doc: c.Doc})
-		}
-		mk.ConfigMapExports = x
+		mk.ConfigMapExports = exportsFlag(e.ConfigMaps, e.Because)
+		mk.SecretExports = exportsFlag(e.Secrets, e.Because)
 	}
 	if o := k.Object; o != nil {
 		mk.ObjectMarkers = &model.MarkersFlag{Markers: o.Markers, Flag: model.Flag{Source: "config", Reason: o.Because}}
@@ -329,7 +326,8 @@ func (g *graph) resolveOverrides(root *types.Named, fields map[string]config.Fie
 		}
 		g.overrides[owner+"."+goField] = fieldOverride{path: path, skip: o.Skip, idOnly: o.IDOnly, secret: o.Secret,
 			reference: o.Reference, rename: o.Rename, openEnum: o.OpenEnum, names: o.Names, subscription: o.Subscription, answered: o.Answered, markers: o.Markers,
-			doc: o.Doc, optional: o.Optional, def: o.Default, status: o.Status, because: o.Because}
+			doc: o.Doc, optional: o.Optional, def: o.Default, status: o.Status, goName: o.GoName, goType: o.GoType, stringMap: o.StringMap,
+			listMapKey: o.ListMapKey, because: o.Because}
 	}
 	return nil
 }
@@ -441,4 +439,16 @@ func (p *Package) nameValues(g *graph, client, method, param string) []string {
 		return out
 	}
 	return nil
+}
+
+// exportsFlag is one set of the config's exports in the model, nil for none.
+func exportsFlag(set *config.ExportSet, because string) *model.ExportsFlag {
+	if set == nil {
+		return nil
+	}
+	x := &model.ExportsFlag{Doc: set.Doc, Flag: model.Flag{Source: "config", Reason: because}}
+	for _, c := range set.Keys {
+		x.Keys = append(x.Keys, model.Export{Name: c.Name, GoName: c.GoName, Status: c.Status, Doc: c.Doc})
+	}
+	return x
 }

@@ -46,10 +46,13 @@ type fieldOverride struct {
 	doc      string
 	optional bool
 	def      string
-	// status as config.FieldOverride's Status.
-	status  bool
-	because string
-	used    bool
+	// status, goName, goType and stringMap as config.FieldOverride's.
+	status              bool
+	goName, goType      string
+	stringMap           bool
+	listMapKey          string
+	because             string
+	used                bool
 }
 
 func newGraph(p *Package, root string) *graph {
@@ -276,6 +279,14 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 		if o.status {
 			mf.Status = &model.Flag{Source: "config", Reason: o.because}
 		}
+		if o.goName != "" {
+			mf.GoName = o.goName
+		}
+		mf.GoType = o.goType
+		if o.stringMap {
+			mf.StringMap = &model.Flag{Source: "config", Reason: o.because}
+		}
+		mf.ListMapKey = o.listMapKey
 		if a := o.answered; a != nil {
 			mf.Answered = &model.AnswerFlag{Normalize: a.Normalize, NotReturned: a.NotReturned, Forced: a.Forced,
 				OpenValues: a.OpenValues, OpenSet: a.OpenSet, Flag: model.Flag{Source: "config", Reason: o.because}}
