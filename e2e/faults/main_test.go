@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 	stackDir = dir
 	ctx, cancel := context.WithCancel(context.Background())
 	stack, startErr = bench.Start(ctx, bench.Options{Dir: dir,
-		Emulator:     emulator.Config{AuditSize: 100000, TokenLifetime: emulator.Duration(tokenLifetime)},
+		Emulator: emulator.Config{AuditSize: 100000, TokenLifetime: emulator.Duration(tokenLifetime)},
 		// Only the kinds the faults use are served: every kind served is an informer and a
 		// controller more in each replica.
 		OperatorArgs: []string{"--identity-resync=5s", "--serviceaccount-token-expiry=10m", "--workers=4",

@@ -47,12 +47,12 @@ type fieldOverride struct {
 	optional bool
 	def      string
 	// status, goName, goType and stringMap as config.FieldOverride's.
-	status              bool
-	goName, goType      string
-	stringMap           bool
-	listMapKey          string
-	because             string
-	used                bool
+	status         bool
+	goName, goType string
+	stringMap      bool
+	listMapKey     string
+	because        string
+	used           bool
 }
 
 func newGraph(p *Package, root string) *graph {
