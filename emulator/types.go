@@ -18,8 +18,12 @@ const (
 
 // ownAnswers are the types (lower-cased) whose hand-written behaviour answers them whole
 // though kindgen writes their kinds: Azure's examples are neither applied nor perturbed,
-// as before the kinds moved (a storage account's global name, endpoints and keys; a
-// cache's host, ports and keys).
+// as before the kinds moved. Those behaviours hold what Azure answers and an example
+// cannot: a storage account's globally unique name (StorageAccountAlreadyTaken), the
+// endpoints derived from its name and its keys (azure-rest-api-specs, storage
+// StorageAccountCreate.json and StorageAccountListKeys.json); a cache's host name, ports
+// and keys (redis RedisCacheCreate.json, RedisCacheListKeys.json): type_storage.go and
+// type_redis.go.
 var ownAnswers = map[string]bool{typeStorageAccount: true, "microsoft.cache/redis": true}
 
 // typeBehaviour customises one resource type; types without one behave generically (the
