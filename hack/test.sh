@@ -31,7 +31,8 @@ race=$(bash hack/testpkgs.sh race ${NORACE_PKGS:-} | in_pkgs)
 racelog=$(mktemp "${TMPDIR:-/tmp}/aztenant-race-XXXXXX.log")
 trap 'rm -f "$racelog"' EXIT
 modules=
-[[ -z ${PKGS:-} ]] && modules="hack/kindgen hack/image"
+# The whole module (make test: PKGS=./...) brings the tools' modules; a narrower PKGS does not.
+[[ ${PKGS:-./...} == ./... ]] && modules="hack/kindgen hack/image"
 echo "go test -race -p 1 $flags <the $(wc -w <<<"$race") other packages>, then the modules ${modules:-(none)} (printed when they end)"
 (
   rc=0
