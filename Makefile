@@ -70,12 +70,10 @@ lint: ## gofmt, go vet and staticcheck.
 	$(BIN)/staticcheck ./...
 
 .PHONY: test
-test: tools build test-go ## Unit and integration tests on a real kube-apiserver + etcd (race detector on, but for NORACE_PKGS).
-	go -C hack/kindgen test ./...
-	go -C hack/image test ./...
+test: tools build test-go ## Unit and integration tests on a real kube-apiserver + etcd (race detector on, but for NORACE_PKGS), and the tools' modules'.
 
 # make test's go test runs, without its prerequisites (hack/test-under-load.sh runs it):
-# the no-race and the raced packages side by side (hack/test.sh says why).
+# the no-race and the raced packages side by side, then the tools' modules (hack/test.sh says why).
 .PHONY: test-go
 test-go:
 	@GO_TEST_FLAGS='$(GO_TEST_FLAGS)' TEST_TIMEOUT='$(TEST_TIMEOUT)' PKGS='$(PKGS)' NORACE_PKGS='$(NORACE_PKGS)' bash hack/test.sh

@@ -136,7 +136,7 @@ func flexibleServer() *dbforpostgresqlv1alpha1.FlexibleServer {
 		Sku:                        dbforpostgresqlv1alpha1.FlexibleServerSku{Name: "Standard_B1ms", Tier: "Burstable"},
 		Storage:                    &dbforpostgresqlv1alpha1.FlexibleServerStorage{StorageSizeGB: ptr.To[int32](64)},
 		AdministratorLogin:         "pgadmin",
-		AdministratorLoginPassword: &dbforpostgresqlv1alpha1.SecretReference{Name: "pg", Key: "password"},
+		AdministratorLoginPassword: &azurev1alpha1.SecretKeyReference{Name: "pg", Key: "password"},
 		Network:                    &dbforpostgresqlv1alpha1.FlexibleServerNetwork{PublicNetworkAccess: "Enabled"},
 		OperatorSpec: &dbforpostgresqlv1alpha1.FlexibleServerOperatorSpec{
 			ConfigMaps: &dbforpostgresqlv1alpha1.FlexibleServerOperatorConfigMaps{
@@ -643,6 +643,7 @@ var movedOntoGenerator = map[string]bool{
 	"storageaccountsblobservicescontainers.storage.aztenant.io": true,
 	"redis.cache.aztenant.io":                                   true,
 	"storageaccounts.storage.aztenant.io":                       true,
+	"flexibleservers.dbforpostgresql.aztenant.io":               true,
 }
 
 // generated reports whether kindgen wrote the CRD's kind (its doc says so).

@@ -22,9 +22,12 @@ const (
 // cannot: a storage account's globally unique name (StorageAccountAlreadyTaken), the
 // endpoints derived from its name and its keys (azure-rest-api-specs, storage
 // StorageAccountCreate.json and StorageAccountListKeys.json); a cache's host name, ports
-// and keys (redis RedisCacheCreate.json, RedisCacheListKeys.json): type_storage.go and
-// type_redis.go.
-var ownAnswers = map[string]bool{typeStorageAccount: true, "microsoft.cache/redis": true}
+// and keys (redis RedisCacheCreate.json, RedisCacheListKeys.json); a PostgreSQL flexible
+// server's host name (<name>.postgres.database.azure.com), its state and its write-only
+// administrator password (postgresql ServersCreate.json documents no answer, so the
+// examples would only echo): type_storage.go, type_redis.go and type_postgres.go.
+var ownAnswers = map[string]bool{typeStorageAccount: true, "microsoft.cache/redis": true,
+	"microsoft.dbforpostgresql/flexibleservers": true}
 
 // typeBehaviour customises one resource type; types without one behave generically (the
 // body is stored as sent, with id, name, type and provisioningState added).

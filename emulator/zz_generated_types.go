@@ -21,6 +21,9 @@ func generatedBehaviours() []*typeBehaviour {
 		// cache/Redis, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.Cache/redis", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryKey\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/redis/armredis/v3@v3.3.0 Client.BeginCreate, BeginUpdate, BeginDelete"}},
+		// dbforpostgresql/FlexibleServer, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.DBforPostgreSQL/flexibleServers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.administratorLoginPassword"},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/postgresql/armpostgresqlflexibleservers/v5@v5.0.0 ServersClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
 		// dbforpostgresql/FlexibleServersDatabase, parent Microsoft.DBforPostgreSQL/flexibleServers; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.DBforPostgreSQL/flexibleServers/databases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/postgresql/armpostgresqlflexibleservers/v5@v5.0.0 DatabasesClient.BeginCreate, BeginDelete"}},
@@ -929,6 +932,7 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Storage/storageAccounts", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
 	{"Microsoft.Storage/storageAccounts/blobServices/containers", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
 	{"Microsoft.Cache/redis", []string{"2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
+	{"Microsoft.DBforPostgreSQL/flexibleServers", []string{"2021-06-01", "2022-12-01", "2024-08-01", "2025-08-01"}},
 	{"Microsoft.DBforPostgreSQL/flexibleServers/databases", []string{"2021-06-01", "2022-12-01", "2024-08-01", "2025-08-01"}},
 	{"Microsoft.DBforPostgreSQL/flexibleServers/firewallRules", []string{"2021-06-01", "2022-12-01", "2024-08-01", "2025-08-01"}},
 	{"Microsoft.Network/virtualNetworks", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},

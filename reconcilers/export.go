@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	"github.com/aztenant/aztenant/reconcilers/armclient"
@@ -41,6 +43,9 @@ const (
 // them, and only the ConfigMaps are written. keep is then how long until the
 // read is due by the secret refresh period (0 when nothing is read).
 func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, calls armclient.Calls, id string) (keep time.Duration, _ *Outcome) {
+	if r.namespaceLeaving(ctx, obj.GetNamespace(), false) {
+		return 0, nil
+	}
 	hooks := r.Kind.Hooks()
 	configMaps := map[string]map[string]string{}
 	if hooks.ConfigMapValues != nil {
@@ -78,6 +83,8 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 					exprs = &azurev1alpha1.OperatorExpressions{ConfigMapExpressions: exprs.ConfigMapExpressions}
 				}
 				dests, keep = nil, left
+			} else if r.namespaceLeaving(ctx, obj.GetNamespace(), true) {
+				return 0, nil
 			} else {
 				r.decide(ctx, obj, DecisionReadSecrets, "why", why)
 				secretValues, err = hooks.Secrets(ctx, func(ctx context.Context, action string) (map[string]any, error) {
@@ -114,6 +121,22 @@ func (r *Reconciler) export(ctx context.Context, obj azurev1alpha1.Resource, cal
 		obj.AzureStatus().SecretsRead = read
 	}
 	return keep, nil
+}
+
+// namespaceLeaving reports whether the namespace is being deleted: then
+// nothing is exported, since its Secrets and ConfigMaps go with it (the
+// namespace controller deleting an exported Secret must not make the operator
+// read the keys from Azure again to write it back). live asks the API server
+// rather than the cache, for a read of secrets from Azure: the cache may see
+// the Secret's deletion before the namespace's.
+func (r *Reconciler) namespaceLeaving(ctx context.Context, name string, live bool) bool {
+	var reader client.Reader = r.Client
+	if live && r.APIReader != nil {
+		reader = r.APIReader
+	}
+	var ns corev1.Namespace
+	err := reader.Get(ctx, client.ObjectKey{Name: name}, &ns)
+	return err == nil && (ns.Status.Phase == corev1.NamespaceTerminating || !ns.DeletionTimestamp.IsZero())
 }
 
 // evaluate runs the CEL exports and merges their results into the fixed

@@ -48,7 +48,7 @@ func TestFlexibleServerLifecycle(t *testing.T) {
 			Owner: &azurev1alpha1.OwnerReference{Name: "pg-rg"}, Location: "westeurope", Version: "16",
 			Sku:                        dbforpostgresqlv1alpha1.FlexibleServerSku{Name: "Standard_B1ms", Tier: "Burstable"},
 			AdministratorLogin:         "pgadmin",
-			AdministratorLoginPassword: &dbforpostgresqlv1alpha1.SecretReference{Name: "pg-admin", Key: "password"},
+			AdministratorLoginPassword: &azurev1alpha1.SecretKeyReference{Name: "pg-admin", Key: "password"},
 			OperatorSpec: &dbforpostgresqlv1alpha1.FlexibleServerOperatorSpec{ConfigMaps: &dbforpostgresqlv1alpha1.FlexibleServerOperatorConfigMaps{
 				FullyQualifiedDomainName: &azurev1alpha1.ConfigMapDestination{Name: "pg-app-conn", Key: "host"},
 			}},
@@ -237,7 +237,7 @@ func TestFlexibleServerPasswordRotation(t *testing.T) {
 			Owner: &azurev1alpha1.OwnerReference{Name: "pg-rotate-rg"}, Location: "westeurope", Version: "16",
 			Sku:                        dbforpostgresqlv1alpha1.FlexibleServerSku{Name: "Standard_B1ms", Tier: "Burstable"},
 			AdministratorLogin:         "pgadmin",
-			AdministratorLoginPassword: &dbforpostgresqlv1alpha1.SecretReference{Name: "pg-admin", Key: "password"},
+			AdministratorLoginPassword: &azurev1alpha1.SecretKeyReference{Name: "pg-admin", Key: "password"},
 		},
 	}
 	s.Create(t, srv)

@@ -20,9 +20,9 @@ const sentinel = "zzoutsidespeczz"
 // fuzzResolved stands for what Resolve reads from the namespace (a password
 // Secret, a principal ID from a ConfigMap, an identity's ARM ID).
 var fuzzResolved = map[string]string{
-	resolvedPrincipalID:    "11111111-2222-3333-4444-555555555555",
-	resolvedSubscription:   "00000000-0000-0000-0000-0000000000bb",
-	flexibleServerPassword: "resolved-Password-1!",
+	resolvedPrincipalID:                     "11111111-2222-3333-4444-555555555555",
+	resolvedSubscription:                    "00000000-0000-0000-0000-0000000000bb",
+	secretKey("administratorLoginPassword"): "resolved-Password-1!",
 }
 
 // armEnvelope is every top-level key an ARM PUT body may have.
@@ -40,7 +40,7 @@ func FuzzDesired(f *testing.F) {
 		"StorageAccount":                             `{"owner":{"name":"rg"},"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"},"minimumTlsVersion":"TLS1_2","allowBlobPublicAccess":false,"networkAcls":{"defaultAction":"Deny","ipRules":[{"value":"203.0.113.0/24"}]}}`,
 		"StorageAccountsBlobServicesContainer":       `{"owner":{"name":"sa"},"publicAccess":"None","metadata":{"k":"v"}}`,
 		"Redis":                                      `{"owner":{"name":"rg"},"location":"westeurope","sku":{"name":"Premium","family":"P","capacity":1},"shardCount":2,"redisConfiguration":{"maxmemory-policy":"allkeys-lru"}}`,
-		"FlexibleServer":                             `{"owner":{"name":"rg"},"location":"westeurope","version":"16","sku":{"name":"Standard_B1ms","tier":"Burstable"},"administratorLogin":"admin","administratorLoginPassword":{"name":"s","key":"p"},"storage":{"storageSizeGB":32}}`,
+		"DbforpostgresqlFlexibleServer":              `{"owner":{"name":"rg"},"location":"westeurope","version":"16","sku":{"name":"Standard_B1ms","tier":"Burstable"},"administratorLogin":"admin","administratorLoginPassword":{"name":"s","key":"p"},"storage":{"storageSizeGB":32}}`,
 		"DbforpostgresqlFlexibleServersDatabase":     `{"owner":{"name":"pg"},"charset":"UTF8","collation":"en_US.utf8"}`,
 		"DbforpostgresqlFlexibleServersFirewallRule": `{"owner":{"name":"pg"},"startIpAddress":"10.0.0.1","endIpAddress":"10.0.0.9"}`,
 		"ManagedCluster":                             `{"owner":{"name":"rg"},"location":"westeurope","dnsPrefix":"x","identity":{"type":"UserAssigned","userAssignedIdentities":[{"reference":{"name":"id"}}]},"agentPoolProfiles":[{"name":"system","count":1,"vmSize":"Standard_D2s_v5","mode":"System"}]}`,

@@ -28,7 +28,6 @@ import (
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
-	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
@@ -198,16 +197,11 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	if perSecond := float64(len(samples)) / cfg.SyncPeriod.Seconds(); perSecond > maxSampleReads {
 		t.Fatalf("%d samples synced every %s read %.0f times a second, over %d: lengthen the sync period", len(samples), cfg.SyncPeriod, perSecond, maxSampleReads)
 	}
-	// Generated kinds that join hand-written groups are owned by hand-written kinds.
+	// Generated kinds that join hand-written groups are owned by hand-written kinds (the
+	// cluster; the PostgreSQL server is a generated sample).
 	aksOwner := managedCluster(ns, "sample-aks", rg, nil)
 	handOwners := []azurev1alpha1.Resource{
 		aksOwner,
-		// The PostgreSQL server its generated databases and firewall rules belong to.
-		&dbforpostgresqlv1alpha1.FlexibleServer{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sample-postgres"},
-			Spec: dbforpostgresqlv1alpha1.FlexibleServerSpec{Owner: &azurev1alpha1.OwnerReference{Name: rg}, Location: "westeurope", Version: "16",
-				Sku:                        dbforpostgresqlv1alpha1.FlexibleServerSku{Name: "Standard_B1ms", Tier: "Burstable"},
-				AdministratorLogin:         "pgadmin",
-				AdministratorLoginPassword: &dbforpostgresqlv1alpha1.SecretReference{Name: "sample-admin-password", Key: "password"}}},
 	}
 	for _, o := range handOwners {
 		must(t, s.Client.Create(ctx, o))

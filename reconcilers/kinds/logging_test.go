@@ -97,7 +97,7 @@ func TestDecisionLog(t *testing.T) {
 			Owner: &azurev1alpha1.OwnerReference{Name: "oplog-rg"}, Location: "westeurope", Version: "16",
 			Sku:                        dbforpostgresqlv1alpha1.FlexibleServerSku{Name: "Standard_B1ms", Tier: "Burstable"},
 			AdministratorLogin:         "pgadmin",
-			AdministratorLoginPassword: &dbforpostgresqlv1alpha1.SecretReference{Name: "pg-admin", Key: "password"},
+			AdministratorLoginPassword: &azurev1alpha1.SecretKeyReference{Name: "pg-admin", Key: "password"},
 		},
 	}
 	sa := &storagev1alpha1.StorageAccount{

@@ -186,7 +186,7 @@ func TestObservedWriteOnlyValueIsNotShown(t *testing.T) {
 			Owner: &azurev1alpha1.OwnerReference{Name: "obspg-rg"}, Location: "westeurope", Version: "16",
 			Sku:                        dbforpostgresqlv1alpha1.FlexibleServerSku{Name: "Standard_B1ms", Tier: "Burstable"},
 			AdministratorLogin:         "pgadmin",
-			AdministratorLoginPassword: &dbforpostgresqlv1alpha1.SecretReference{Name: "obspg-admin", Key: "password"},
+			AdministratorLoginPassword: &azurev1alpha1.SecretKeyReference{Name: "obspg-admin", Key: "password"},
 		},
 	}
 	s.Create(t, srv)

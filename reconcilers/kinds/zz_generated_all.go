@@ -41,6 +41,7 @@ var generated = []generatedKind{
 	{storagev1alpha1.StorageAccountGroupKind, StorageAccount{}},
 	{storagev1alpha1.StorageAccountsBlobServicesContainerGroupKind, StorageAccountsBlobServicesContainer{}},
 	{cachev1alpha1.RedisGroupKind, Redis{}},
+	{dbforpostgresqlv1alpha1.FlexibleServerGroupKind, DbforpostgresqlFlexibleServer{}},
 	{dbforpostgresqlv1alpha1.FlexibleServersDatabaseGroupKind, DbforpostgresqlFlexibleServersDatabase{}},
 	{dbforpostgresqlv1alpha1.FlexibleServersFirewallRuleGroupKind, DbforpostgresqlFlexibleServersFirewallRule{}},
 	{networkv1alpha1.VirtualNetworkGroupKind, VirtualNetwork{}},

@@ -167,6 +167,10 @@ type FieldOverride struct {
 	// Optional: the spec may leave the field out though the SDK says Azure requires it
 	// (its Default fills it in).
 	Optional bool `json:"optional,omitempty"`
+	// Required: the spec must hold the field though the SDK leaves it optional, where
+	// Azure needs it to create the resource (a PostgreSQL server's sku and version): the
+	// CRD lists it as required and its Go field is a value, not a pointer.
+	Required bool `json:"required,omitempty"`
 	// Default is the field's default, the value of a +kubebuilder:default= marker
 	// ({"api://AzureADTokenExchange"}, "None").
 	Default string `json:"default,omitempty"`
@@ -432,9 +436,12 @@ func (f *File) validate() error {
 			if strings.TrimSpace(o.Because) == "" {
 				return bad("field %s: override without because", path)
 			}
-			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0 || o.Doc != "" || o.Optional || o.Default != "" ||
+			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0 || o.Doc != "" || o.Optional || o.Required || o.Default != "" ||
 				o.Status || o.GoName != "" || o.GoType != "" || o.StringMap || o.ListMapKey != "") {
-				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional, default, status, goName, goType, stringMap or listMapKey", path)
+				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional, required, default, status, goName, goType, stringMap or listMapKey", path)
+			}
+			if o.Required && o.Optional {
+				return bad("field %s: required and optional", path)
 			}
 			if o.Status && strings.Contains(strings.TrimPrefix(path, "properties."), ".") {
 				return bad("field %s: status is for a field of the resource or of its properties (location)", path)

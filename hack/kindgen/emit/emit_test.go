@@ -530,6 +530,15 @@ func TestGenerateKeepsHandWrittenAPI(t *testing.T) {
 	holds(t, "the storage account's adapter", string(files["reconcilers/kinds/zz_generated_storageaccount.go"]),
 		`return statusStrings(obj.(*storagev1alpha1.StorageAccount).Status, map[string]string{"blobEndpoint": "primaryEndpoints.blob", "dfsEndpoint": "primaryEndpoints.dfs",`,
 	)
+	// The PostgreSQL server's spec holds the sku and version the SDK leaves optional
+	// (required: true): values, not pointers, without omitempty; its password is a Secret
+	// reference and its host name a ConfigMap export.
+	holds(t, "the PostgreSQL server's types", string(files["api/dbforpostgresql/v1alpha1/zz_generated_flexibleserver.go"]),
+		"\tSku FlexibleServerSku `json:\"sku\"`",
+		"\tVersion string `json:\"version\"`",
+		"\tAdministratorLoginPassword *azurev1alpha1.SecretKeyReference `json:\"administratorLoginPassword,omitempty\"`",
+		"\tFullyQualifiedDomainName *azurev1alpha1.ConfigMapDestination `json:\"fullyQualifiedDomainName,omitempty\"`",
+	)
 	// Without the config's rules, a kind has the generator's.
 	mysql := string(files["api/dbformysql/v1alpha1/zz_generated_flexibleserversdatabase.go"])
 	if !strings.Contains(mysql, "MaxLength=260") || strings.Contains(mysql, "metadata.name is longer") || strings.Contains(mysql, "charset is immutable") {

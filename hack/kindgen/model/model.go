@@ -343,6 +343,9 @@ type Field struct {
 	// Optional is set when the config lets the spec leave out a field the SDK requires
 	// (Required is then false).
 	Optional *Flag `json:"optional,omitempty"`
+	// RequiredByConfig is set when the config makes the spec hold a field the SDK leaves
+	// optional (Required is then true).
+	RequiredByConfig *Flag `json:"requiredByConfig,omitempty"`
 	// Status is set when the config reports the field, which the spec holds, in the
 	// status too, as Azure answers it (a resource group's location, the exact Redis
 	// version running).

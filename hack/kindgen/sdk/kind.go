@@ -326,7 +326,7 @@ func (g *graph) resolveOverrides(root *types.Named, fields map[string]config.Fie
 		}
 		g.overrides[owner+"."+goField] = fieldOverride{path: path, skip: o.Skip, idOnly: o.IDOnly, secret: o.Secret,
 			reference: o.Reference, rename: o.Rename, openEnum: o.OpenEnum, names: o.Names, subscription: o.Subscription, answered: o.Answered, markers: o.Markers,
-			doc: o.Doc, optional: o.Optional, def: o.Default, status: o.Status, goName: o.GoName, goType: o.GoType, stringMap: o.StringMap,
+			doc: o.Doc, optional: o.Optional, required: o.Required, def: o.Default, status: o.Status, goName: o.GoName, goType: o.GoType, stringMap: o.StringMap,
 			listMapKey: o.ListMapKey, because: o.Because}
 	}
 	return nil

@@ -46,6 +46,8 @@ type fieldOverride struct {
 	doc      string
 	optional bool
 	def      string
+	// required as config.FieldOverride's Required.
+	required bool
 	// status, goName, goType and stringMap as config.FieldOverride's.
 	status         bool
 	goName, goType string
@@ -274,6 +276,10 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 		if o.optional {
 			mf.Required = false
 			mf.Optional = &model.Flag{Source: "config", Reason: o.because}
+		}
+		if o.required {
+			mf.Required = true
+			mf.RequiredByConfig = &model.Flag{Source: "config", Reason: o.because}
 		}
 		mf.Default = o.def
 		if o.status {
