@@ -175,7 +175,7 @@ func managedCluster() *containerservicev1alpha1.ManagedCluster {
 		Identity:       &containerservicev1alpha1.ManagedClusterIdentity{Type: "SystemAssigned"},
 		NetworkProfile: &containerservicev1alpha1.ContainerServiceNetworkProfile{NetworkPlugin: "azure", NetworkPluginMode: "overlay", PodCIDR: "10.244.0.0/16"},
 		APIServerAccessProfile: &containerservicev1alpha1.ManagedClusterAPIServerAccessProfile{
-			AuthorizedIPRanges: []containerservicev1alpha1.CIDR{"203.0.113.0/24", "198.51.100.7/32"},
+			AuthorizedIPRanges: []string{"203.0.113.0/24", "198.51.100.7/32"},
 		},
 		OIDCIssuerProfile: &containerservicev1alpha1.ManagedClusterOIDCIssuerProfile{Enabled: ptr.To(true)},
 		SecurityProfile: &containerservicev1alpha1.ManagedClusterSecurityProfile{
@@ -368,7 +368,7 @@ func TestCreate(t *testing.T) {
 		})), "should be less than or equal to 1000"},
 		{"ManagedCluster duplicate pool names", named("aks-dup", with(managedCluster(), func(o *containerservicev1alpha1.ManagedCluster) { o.Spec.AgentPoolProfiles[1].Name = "system" })), "Duplicate value"},
 		{"ManagedCluster authorized range without prefix", named("aks-cidr", with(managedCluster(), func(o *containerservicev1alpha1.ManagedCluster) {
-			o.Spec.APIServerAccessProfile.AuthorizedIPRanges = []containerservicev1alpha1.CIDR{"203.0.113.7"}
+			o.Spec.APIServerAccessProfile.AuthorizedIPRanges = []string{"203.0.113.7"}
 		})), "must be a CIDR range"},
 		{"ManagedCluster UserAssigned without identity", named("aks-uai", with(managedCluster(), func(o *containerservicev1alpha1.ManagedCluster) { o.Spec.Identity.Type = "UserAssigned" })), "userAssignedIdentities is required with type UserAssigned"},
 		{"ManagedCluster workload identity without OIDC issuer", named("aks-wi", with(managedCluster(), func(o *containerservicev1alpha1.ManagedCluster) { o.Spec.OIDCIssuerProfile = nil })), "workload identity needs oidcIssuerProfile.enabled"},
@@ -642,6 +642,7 @@ var movedOntoGenerator = map[string]bool{
 	"resourcegroups.resources.aztenant.io":                      true,
 	"storageaccountsblobservicescontainers.storage.aztenant.io": true,
 	"redis.cache.aztenant.io":                                   true,
+	"managedclusters.containerservice.aztenant.io":              true,
 	"storageaccounts.storage.aztenant.io":                       true,
 	"flexibleservers.dbforpostgresql.aztenant.io":               true,
 }

@@ -15,7 +15,6 @@ func All() []reconcilers.Kind {
 		}
 	}
 	hand := []reconcilers.Kind{
-		ManagedCluster{},
 		// Last: a role assignment's scope may be any other kind.
 		RoleAssignment{},
 	}

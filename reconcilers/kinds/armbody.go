@@ -26,27 +26,6 @@ func putStr(m map[string]any, k, v string) {
 	}
 }
 
-// putBool sets m[k] when v is set.
-func putBool(m map[string]any, k string, v *bool) {
-	if v != nil {
-		m[k] = *v
-	}
-}
-
-// putInt sets m[k] when v is set.
-func putInt(m map[string]any, k string, v *int32) {
-	if v != nil {
-		m[k] = *v
-	}
-}
-
-// putObj sets m[k] when v has anything in it.
-func putObj(m map[string]any, k string, v map[string]any) {
-	if len(v) > 0 {
-		m[k] = v
-	}
-}
-
 // propsOf is an ARM body's properties object, or nil.
 func propsOf(body map[string]any) map[string]any {
 	p, _ := body["properties"].(map[string]any)

@@ -482,3 +482,16 @@ func statusStrings(status any, paths map[string]string) map[string]string {
 	}
 	return out
 }
+
+// stringAt is the string at a dotted path of a GET body (properties.powerState.code), ""
+// when the path is missing or holds no string: a generated kind's flat status fields
+// (api/kinds.yaml, status.fields).
+func stringAt(body map[string]any, path string) string {
+	var v any = body
+	for _, step := range strings.Split(path, ".") {
+		m, _ := v.(map[string]any)
+		v = m[step]
+	}
+	s, _ := v.(string)
+	return s
+}

@@ -1,6 +1,8 @@
 package kinds_test
 
 import (
+	"context"
+	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	containerservicev1alpha1 "github.com/aztenant/aztenant/api/containerservice/v1alpha1"
 	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/reconcilers"
+	"github.com/aztenant/aztenant/reconcilers/kinds"
 )
 
 func managedClusterID(rg, name string) string {
@@ -278,4 +281,82 @@ func TestManagedClusterPoolOrder(t *testing.T) {
 		t.Errorf("pools after the correction: %v", c)
 	}
 	s.WaitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+}
+
+// managedClusterKind is the registered ManagedCluster kind: the generated adapter with its
+// overlay (managedcluster_overlay.go).
+func managedClusterKind(t *testing.T) reconcilers.Kind {
+	t.Helper()
+	for _, k := range kinds.All() {
+		if _, ok := k.New().(*containerservicev1alpha1.ManagedCluster); ok {
+			return k
+		}
+	}
+	t.Fatal("no ManagedCluster kind")
+	return nil
+}
+
+// What the kind written by hand did survives its move onto the generator: a pool under the
+// autoscaler sends no count, the others do; the status's flat strings are read from
+// Azure's nested answer; the ConfigMap exports send the issuer URL and the principal; only
+// the kubeconfigs asked for are fetched and decoded.
+func TestManagedClusterBehaviourKept(t *testing.T) {
+	t.Parallel()
+	k := managedClusterKind(t)
+	mc := managedCluster("ns", "aks", "rg", nil)
+	mc.Spec.AgentPoolProfiles = append(mc.Spec.AgentPoolProfiles, containerservicev1alpha1.ManagedClusterAgentPoolProfile{
+		Name: "user", Mode: "User", Count: ptr.To[int32](3), EnableAutoScaling: ptr.To(true), MinCount: ptr.To[int32](1), MaxCount: ptr.To[int32](5)})
+	mc.Spec.Identity = &containerservicev1alpha1.ManagedClusterIdentity{Type: "UserAssigned",
+		UserAssignedIdentities: []azurev1alpha1.UserAssignedIdentityNameDetails{{Reference: azurev1alpha1.UserAssignedIdentityNameReference{
+			ARMID: "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id"}}}}
+	body, err := k.Desired(mc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pools := body["properties"].(map[string]any)["agentPoolProfiles"].([]any)
+	if c := pools[0].(map[string]any)["count"]; c != float64(1) && c != 1 && c != json.Number("1") {
+		t.Errorf("system pool count %v (%T), want 1", c, c)
+	}
+	if c, sent := pools[1].(map[string]any)["count"]; sent {
+		t.Errorf("autoscaled pool sends count %v", c)
+	}
+	if ids := body["identity"].(map[string]any)["userAssignedIdentities"].(map[string]any); len(ids) != 1 {
+		t.Errorf("identity sent as %v", body["identity"])
+	}
+
+	k.Observe(mc, map[string]any{
+		"identity": map[string]any{"type": "SystemAssigned", "principalId": "p-1"},
+		"properties": map[string]any{"fqdn": "aks.hcp.westeurope.azmk8s.io", "powerState": map[string]any{"code": "Stopped"},
+			"oidcIssuerProfile": map[string]any{"enabled": true, "issuerURL": "https://oidc.example/issuer/"}},
+	})
+	st := mc.Status
+	if st.FQDN != "aks.hcp.westeurope.azmk8s.io" || st.PowerState != "Stopped" || st.OIDCIssuerURL != "https://oidc.example/issuer/" || st.PrincipalID != "p-1" {
+		t.Errorf("status %+v", st)
+	}
+
+	h := k.Hooks()
+	mc.Spec.OperatorSpec = &containerservicev1alpha1.ManagedClusterOperatorSpec{
+		ConfigMaps: &containerservicev1alpha1.ManagedClusterOperatorConfigMaps{
+			OIDCIssuerProfile: &azurev1alpha1.ConfigMapDestination{Name: "aks", Key: "issuer"},
+			PrincipalID:       &azurev1alpha1.ConfigMapDestination{Name: "aks", Key: "principal"}},
+		Secrets: &containerservicev1alpha1.ManagedClusterOperatorSecrets{
+			UserCredentials: &azurev1alpha1.SecretDestination{Name: "aks", Key: "kubeconfig"}},
+	}
+	if d := h.ConfigMapDestinations(mc); d["oidcIssuerProfile"] == nil || d["principalId"] == nil {
+		t.Errorf("ConfigMap destinations %v", d)
+	}
+	if v := h.ConfigMapValues(mc); v["oidcIssuerProfile"] != "https://oidc.example/issuer/" || v["principalId"] != "p-1" {
+		t.Errorf("ConfigMap values %v", v)
+	}
+	if d := h.SecretDestinations(mc); d["userCredentials"] == nil || d["adminCredentials"] != nil {
+		t.Errorf("Secret destinations %v", d)
+	}
+	var called []string
+	got, err := h.Secrets(t.Context(), func(_ context.Context, action string) (map[string]any, error) {
+		called = append(called, action)
+		return map[string]any{"kubeconfigs": []any{map[string]any{"name": "clusterUser", "value": base64.StdEncoding.EncodeToString([]byte("apiVersion: v1"))}}}, nil
+	}, mc)
+	if err != nil || got["userCredentials"] != "apiVersion: v1" || len(got) != 1 || strings.Join(called, ",") != "listClusterUserCredential" {
+		t.Errorf("Secrets %v, %v after %v; want the user kubeconfig only", got, err, called)
+	}
 }

@@ -44,6 +44,7 @@ var generated = []generatedKind{
 	{dbforpostgresqlv1alpha1.FlexibleServerGroupKind, DbforpostgresqlFlexibleServer{}},
 	{dbforpostgresqlv1alpha1.FlexibleServersDatabaseGroupKind, DbforpostgresqlFlexibleServersDatabase{}},
 	{dbforpostgresqlv1alpha1.FlexibleServersFirewallRuleGroupKind, DbforpostgresqlFlexibleServersFirewallRule{}},
+	{containerservicev1alpha1.ManagedClusterGroupKind, ManagedCluster{}},
 	{networkv1alpha1.VirtualNetworkGroupKind, VirtualNetwork{}},
 	{networkv1alpha1.VirtualNetworksSubnetGroupKind, VirtualNetworksSubnet{}},
 	{networkv1alpha1.VirtualNetworksVirtualNetworkPeeringGroupKind, VirtualNetworksVirtualNetworkPeering{}},

@@ -62,3 +62,30 @@ type UserAssignedIdentityReference struct {
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name,omitempty"`
 }
+
+// UserAssignedIdentityNameDetails is one user-assigned identity a resource runs as, by ARM
+// ID or by the name of a UserAssignedIdentity of the namespace, without the group and kind
+// of UserAssignedIdentityDetails: the shape of the kinds written by hand before they moved
+// onto the generator (api/kinds.yaml, identityReference: nameOrArmId).
+type UserAssignedIdentityNameDetails struct {
+	// Reference is the identity: a UserAssignedIdentity of this namespace (name) or an
+	// existing identity's ARM ID (armId).
+	Reference UserAssignedIdentityNameReference `json:"reference"`
+}
+
+// UserAssignedIdentityNameReference names a user-assigned identity by name (a
+// UserAssignedIdentity of this namespace) or ARM ID.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.name) != has(self.armId)",message="set exactly one of name and armId"
+type UserAssignedIdentityNameReference struct {
+	// Name of a UserAssignedIdentity in this namespace.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name,omitempty"`
+	// ARMID of a user-assigned identity.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^(?i)/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.ManagedIdentity/userAssignedIdentities/[^/]+$`
+	ARMID string `json:"armId,omitempty"`
+}

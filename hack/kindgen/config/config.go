@@ -63,6 +63,39 @@ type Kind struct {
 	// Exports are the resource's fixed outputs spec.operatorSpec may send to ConfigMaps
 	// (status fields) and Secrets (values an overlay reads), beside its CEL exports.
 	Exports *Exports `json:"exports,omitempty"`
+	// Status holds flat string fields of the status read from nested paths of Azure's
+	// answer (an AKS cluster's powerState from powerState.code), where a kind written by
+	// hand reported them so.
+	Status *StatusFields `json:"status,omitempty"`
+}
+
+// StatusFields are flat string fields of the status, each read from a nested path of
+// Azure's answer. The objects their paths go through leave the status: the flat fields
+// take their place.
+type StatusFields struct {
+	// Fields are the fields, in order.
+	Fields []StatusField `json:"fields"`
+	// Because says why; required.
+	Because string `json:"because"`
+}
+
+// StatusField is one flat string field of the status.
+type StatusField struct {
+	// Name is its JSON name in the status (powerState).
+	Name string `json:"name"`
+	// Path is the dotted JSON path of the string in Azure's answer, properties spelled
+	// out (properties.powerState.code, identity.principalId).
+	Path string `json:"path"`
+	// GoName is its Go name where it is not Name with a capital (OIDCIssuerURL).
+	GoName string `json:"goName,omitempty"`
+	// Doc is its description.
+	Doc string `json:"doc"`
+}
+
+// IdentityReferences are the shapes an identity's userAssignedIdentities may take
+// (FieldOverride.IdentityReference), by the Go type of their elements.
+var IdentityReferences = map[string]string{
+	"nameOrArmId": "azurev1alpha1.UserAssignedIdentityNameDetails",
 }
 
 // Exports are a kind's fixed outputs.
@@ -189,6 +222,14 @@ type FieldOverride struct {
 	// ListMapKey: the list is a map keyed by this field of its elements (+listType=map,
 	// +listMapKey): the API server refuses two elements with the same key.
 	ListMapKey string `json:"listMapKey,omitempty"`
+	// ListType set: the list is a set (+listType=set): the API server refuses an element
+	// twice (a node pool's availability zones). A map is listMapKey's.
+	ListType string `json:"listType,omitempty"`
+	// IdentityReference, on an identity's userAssignedIdentities, is the shape of its
+	// references: nameOrArmId, a UserAssignedIdentity of the namespace by name or an
+	// identity by ARM ID, without the group and kind of the shared reference, where a
+	// kind written by hand had it so (azurev1alpha1.UserAssignedIdentityNameDetails).
+	IdentityReference string `json:"identityReference,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
 }
@@ -226,6 +267,36 @@ var Normalizers = map[string]string{
 	"roleDefinitionID": "NormalizeRoleDefinitionID",
 	"intEnum":          "NormalizeIntEnum",
 	"cidr":             "NormalizeCIDR",
+}
+
+// statusFieldPath is a dotted path of JSON names (properties.powerState.code).
+var statusFieldPath = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9]*(\.[a-zA-Z][a-zA-Z0-9]*)+$`)
+
+// check says what is wrong with a kind's flat status fields, or "".
+func (s *StatusFields) check() string {
+	if s == nil {
+		return ""
+	}
+	if strings.TrimSpace(s.Because) == "" || len(s.Fields) == 0 {
+		return "fields and because are required"
+	}
+	names := map[string]bool{}
+	for _, f := range s.Fields {
+		switch {
+		case !exportName.MatchString(f.Name):
+			return fmt.Sprintf("%q is not a JSON name", f.Name)
+		case !statusFieldPath.MatchString(f.Path) || f.Path == "properties."+f.Name:
+			return fmt.Sprintf("%s: path %q is not a nested dotted JSON path (properties.powerState.code)", f.Name, f.Path)
+		case f.GoName != "" && !goExportName.MatchString(f.GoName):
+			return fmt.Sprintf("%s: goName %q is not an exported Go name", f.Name, f.GoName)
+		case strings.TrimSpace(f.Doc) == "":
+			return fmt.Sprintf("%s without doc", f.Name)
+		case names[f.Name]:
+			return fmt.Sprintf("%s twice", f.Name)
+		}
+		names[f.Name] = true
+	}
+	return ""
 }
 
 // check says what is wrong with one set of exports (configMaps or secrets), or "": a
@@ -432,13 +503,22 @@ func (f *File) validate() error {
 				return bad("%s", p)
 			}
 		}
+		if p := k.Status.check(); p != "" {
+			return bad("status: %s", p)
+		}
 		for path, o := range k.Fields {
 			if strings.TrimSpace(o.Because) == "" {
 				return bad("field %s: override without because", path)
 			}
 			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0 || o.Doc != "" || o.Optional || o.Required || o.Default != "" ||
-				o.Status || o.GoName != "" || o.GoType != "" || o.StringMap || o.ListMapKey != "") {
-				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional, required, default, status, goName, goType, stringMap or listMapKey", path)
+				o.Status || o.GoName != "" || o.GoType != "" || o.StringMap || o.ListMapKey != "" || o.ListType != "" || o.IdentityReference != "") {
+				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional, required, default, status, goName, goType, stringMap, listMapKey, listType or identityReference", path)
+			}
+			if o.ListType != "" && (o.ListType != "set" || o.ListMapKey != "") {
+				return bad("field %s: listType is set (a map is listMapKey's), not %q", path, o.ListType)
+			}
+			if _, ok := IdentityReferences[o.IdentityReference]; o.IdentityReference != "" && (!ok || (path != "userAssignedIdentities" && !strings.HasSuffix(path, ".userAssignedIdentities"))) {
+				return bad("field %s: identityReference %q is nameOrArmId, on userAssignedIdentities", path, o.IdentityReference)
 			}
 			if o.Required && o.Optional {
 				return bad("field %s: required and optional", path)

@@ -288,7 +288,10 @@ func (k *Kind) build(all []*model.Kind) error {
 		}
 	}
 	k.spec, k.shape = k.types.fieldsOf(body, specMode, true)
-	var err error
+	flat, err := k.flatStatus()
+	if err != nil {
+		return err
+	}
 	if k.names, err = k.findNames(body); err != nil {
 		return err
 	}
@@ -310,6 +313,7 @@ func (k *Kind) build(all []*model.Kind) error {
 		}
 		k.stat = append(k.stat, f)
 	}
+	k.stat = append(k.stat, flat...)
 	if x := k.ConfigMapExports; x != nil {
 		for _, c := range x.Keys {
 			status := k.statusString(c.Status)
@@ -329,6 +333,49 @@ func (k *Kind) build(all []*model.Kind) error {
 		}
 	}
 	return nil
+}
+
+// flatStatus are the config's flat status fields read from nested paths (status.fields):
+// each path must reach a string of Azure's answer; the status's fields their paths go
+// through (powerState, identity) are left out of it (types.replaced) before it is built.
+func (k *Kind) flatStatus() ([]goField, error) {
+	sf := k.StatusFields
+	if sf == nil {
+		return nil, nil
+	}
+	var out []goField
+	k.types.replaced = map[string]bool{}
+	for _, f := range sf.Fields {
+		t := k.Types[k.Resource]
+		steps := strings.Split(f.Path, ".")
+		for i, step := range steps {
+			var field *model.Field
+			for j := range t.Fields {
+				if t.Fields[j].JSON == step {
+					field = &t.Fields[j]
+				}
+			}
+			last := i == len(steps)-1
+			switch {
+			case field == nil:
+				return nil, fmt.Errorf("%s/%s: status: %s: %s has no field %s", k.Group.Name, k.Kind.Kind, f.Name, t.Name, step)
+			case last && !(field.Type.Kind == model.KindString || (field.Type.Kind == model.KindNamed && k.Types[field.Type.Name] != nil && k.Types[field.Type.Name].Shape == model.ShapeEnum)):
+				return nil, fmt.Errorf("%s/%s: status: %s: %s is not a string", k.Group.Name, k.Kind.Kind, f.Name, f.Path)
+			case !last && (field.Type.Kind != model.KindNamed || k.Types[field.Type.Name] == nil || k.Types[field.Type.Name].Shape != model.ShapeStruct):
+				return nil, fmt.Errorf("%s/%s: status: %s: %s is not an object", k.Group.Name, k.Kind.Kind, f.Name, step)
+			}
+			if !last {
+				t = k.Types[field.Type.Name]
+			}
+		}
+		k.types.replaced[strings.Split(strings.TrimPrefix(f.Path, "properties."), ".")[0]] = true
+		goName := f.GoName
+		if goName == "" {
+			goName = exportGoName(model.Export{Name: f.Name})
+		}
+		out = append(out, goField{Name: goName, JSON: f.Name, Type: "string", Doc: f.Doc, flatPath: f.Path})
+	}
+	return out, nil
 }
 
 // subscriptionType is the owner the model names for a resource whose parent is the

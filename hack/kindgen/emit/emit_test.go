@@ -539,6 +539,31 @@ func TestGenerateKeepsHandWrittenAPI(t *testing.T) {
 		"\tAdministratorLoginPassword *azurev1alpha1.SecretKeyReference `json:\"administratorLoginPassword,omitempty\"`",
 		"\tFullyQualifiedDomainName *azurev1alpha1.ConfigMapDestination `json:\"fullyQualifiedDomainName,omitempty\"`",
 	)
+	// The AKS cluster's lists are sets (listType: set), its pools and identity type are
+	// required, its identities are {name, armId} references with their bound
+	// (identityReference, markers), and its status reports flat strings read from nested
+	// paths of Azure's answer (status.fields) in place of the objects they lie in.
+	aks := string(files["api/containerservice/v1alpha1/zz_generated_managedcluster.go"])
+	holds(t, "the AKS cluster's types", aks,
+		"\t// +listType=set\n\t// +kubebuilder:validation:MaxItems=3\n",
+		"\t// +listType=set\n\t// +kubebuilder:validation:MaxItems=200\n",
+		"\tAgentPoolProfiles []ManagedClusterAgentPoolProfile `json:\"agentPoolProfiles\"`",
+		"\tType string `json:\"type\"`",
+		"\t// +kubebuilder:validation:MaxItems=1\n\tUserAssignedIdentities []azurev1alpha1.UserAssignedIdentityNameDetails `json:\"userAssignedIdentities,omitempty\"`",
+		"\tPowerState string `json:\"powerState,omitempty\"`",
+		"\tOIDCIssuerURL string `json:\"oidcIssuerURL,omitempty\"`",
+		"\tPrincipalID string `json:\"principalId,omitempty\"`",
+	)
+	for _, gone := range []string{"PowerStateStatus", "IdentityStatus"} {
+		if strings.Contains(aks, gone) {
+			t.Errorf("the AKS cluster's status still has a %s, which its flat fields replace", gone)
+		}
+	}
+	holds(t, "the AKS cluster's adapter", string(files["reconcilers/kinds/zz_generated_managedcluster.go"]),
+		`x.Status.PowerState = stringAt(actual, "properties.powerState.code")`,
+		`x.Status.PrincipalID = stringAt(actual, "identity.principalId")`,
+		`"oidcIssuerProfile": x.Status.OIDCIssuerURL, "principalId": x.Status.PrincipalID`,
+	)
 	// Without the config's rules, a kind has the generator's.
 	mysql := string(files["api/dbformysql/v1alpha1/zz_generated_flexibleserversdatabase.go"])
 	if !strings.Contains(mysql, "MaxLength=260") || strings.Contains(mysql, "metadata.name is longer") || strings.Contains(mysql, "charset is immutable") {

@@ -140,7 +140,14 @@ func adapterFile(k *Kind) string {
 	}
 	b.WriteString("\treturn body, nil\n}\n\n")
 	fmt.Fprintf(&b, "// Observe copies the read-only fields of a GET body into status.\nfunc (%s) Observe(obj azurev1alpha1.Resource, actual map[string]any) {\n\tx := obj.(*%s)\n", a, obj)
-	fmt.Fprintf(&b, "\tcommon := x.Status.ResourceStatus\n\tx.Status = %s.%sStatus{}\n\tobserveInto(actual, &x.Status)\n\tx.Status.ResourceStatus = common\n}\n\n", k.Pkg, n)
+	fmt.Fprintf(&b, "\tcommon := x.Status.ResourceStatus\n\tx.Status = %s.%sStatus{}\n\tobserveInto(actual, &x.Status)\n", k.Pkg, n)
+	for _, f := range k.stat {
+		if f.flatPath != "" {
+			// The config's flat status fields (api/kinds.yaml, status.fields).
+			fmt.Fprintf(&b, "\tx.Status.%s = stringAt(actual, %q)\n", f.Name, f.flatPath)
+		}
+	}
+	b.WriteString("\tx.Status.ResourceStatus = common\n}\n\n")
 	fmt.Fprintf(&b, "// %sShape says which spec fields ARM nests under properties.\n", lowerFirst0(a))
 	if k.shape.empty() {
 		fmt.Fprintf(&b, "var %sShape *armShape\n", lowerFirst0(a))

@@ -149,8 +149,9 @@ var sampleValues = map[string]map[string]any{
 		"name": "expire-logs", "type": "Lifecycle", "enabled": true, "definition": map[string]any{
 			"actions": map[string]any{"baseBlob": map[string]any{"delete": map[string]any{"daysAfterModificationGreaterThan": 30}}},
 			"filters": map[string]any{"blobTypes": []any{"blockBlob"}, "prefixMatch": []any{"logs/"}}}}}}},
-	"cache/Redis":                     {"name": "sample-redis"},
-	"containerservice/ManagedCluster": {"name": "sample-aks"},
+	"cache/Redis": {"name": "sample-redis"},
+	"containerservice/ManagedCluster": {"name": "sample-aks", "dnsPrefix": "sample-aks",
+		"agentPoolProfiles": []any{map[string]any{"name": "system", "mode": "System", "count": 1, "vmSize": "Standard_D2s_v5"}}},
 	"dbforpostgresql/FlexibleServer": {"name": "sample-postgres", "version": "16", "sku": map[string]any{"name": "Standard_B1ms", "tier": "Burstable"},
 		"administratorLogin": "pgadmin", "administratorLoginPassword": adminPassword},
 	"managedidentity/UserAssignedIdentity": {"name": SampleIdentity},

@@ -25,6 +25,9 @@ type goField struct {
 	Required         bool
 	// identities: ARM's userAssignedIdentities map, held as a list of references.
 	identities bool
+	// flatPath is the dotted path of Azure's answer a flat status string is read from
+	// (api/kinds.yaml, status.fields).
+	flatPath string
 }
 
 // shape is where ARM nests what the spec flattens: Props are the JSON names that live
@@ -82,6 +85,9 @@ type types struct {
 	carried []string
 	// goTypes are the Go names the config gives SDK structs (goType), by SDK type.
 	goTypes map[string]string
+	// replaced are the status's fields (JSON names, properties flattened) the config's
+	// flat status fields take the place of (status.fields: powerState, identity).
+	replaced map[string]bool
 }
 
 func newTypes(k *model.Kind) *types {
@@ -150,7 +156,7 @@ func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 			g.addSecret(&out, sh, f, false)
 			continue
 		}
-		if g.drop(t, f, m, top) {
+		if g.drop(t, f, m, top) || (top && m == statusMode && g.replaced[f.JSON]) {
 			continue
 		}
 		add(f, false)
@@ -163,7 +169,7 @@ func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 				g.addSecret(&out, sh, f, true)
 				continue
 			}
-			if g.drop(pt, f, m, false) || (top && f.JSON == "provisioningState") {
+			if g.drop(pt, f, m, false) || (top && f.JSON == "provisioningState") || (top && m == statusMode && g.replaced[f.JSON]) {
 				continue
 			}
 			if top && m == specMode && g.children[elemName(f.Type)] {
@@ -234,8 +240,22 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 		// (clientId, principalId) Azure fills in. A list of references, as ASO holds it; the
 		// adapter sends the map and compares against it.
 		g.hasIdentities = true
-		return goField{Name: goName(f), Type: "[]azurev1alpha1.UserAssignedIdentityDetails", identities: true,
-			Doc: "The user-assigned identities the resource runs as: each by ARM ID (armId) or by an object of this namespace (name), a UserAssignedIdentity unless group and kind say otherwise."}, nil, true
+		gf := goField{Name: goName(f), Type: "[]azurev1alpha1.UserAssignedIdentityDetails", identities: true,
+			Doc: "The user-assigned identities the resource runs as: each by ARM ID (armId) or by an object of this namespace (name), a UserAssignedIdentity unless group and kind say otherwise."}
+		if f.IdentityReference == "nameOrArmId" {
+			// The config's: {name, armId}, a UserAssignedIdentity of the namespace by name,
+			// as a kind written by hand had it (api/kinds.yaml, identityReference).
+			gf.Type = "[]azurev1alpha1.UserAssignedIdentityNameDetails"
+			gf.Doc = "The user-assigned identities the resource runs as: each by ARM ID (armId) or by the name of a UserAssignedIdentity of this namespace (name)."
+		}
+		if f.Markers != nil {
+			// The config's bounds (MaxItems) on the list of references.
+			gf.Markers = withMarkers(nil, f.Markers.Markers)
+		}
+		return gf, nil, true
+	}
+	if f.IdentityReference != "" {
+		g.notes = append(g.notes, fmt.Sprintf("%s.%s: identityReference on a field that is no identity map, ignored", owner.Name, f.JSON))
 	}
 	if m == specMode && f.Reference != nil && g.idShaped(f.Type) {
 		// An ARM ID of another resource: by ARM ID or by the aztenant object that has one.
@@ -302,6 +322,10 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 	if m == specMode && f.ListMapKey != "" {
 		// The config's: a list of elements keyed by one field (api/kinds.yaml, listMapKey).
 		markers = append([]string{"+listType=map", "+listMapKey=" + f.ListMapKey}, markers...)
+	}
+	if m == specMode && f.ListType == "set" {
+		// The config's: a list without duplicates (api/kinds.yaml, listType).
+		markers = append([]string{"+listType=set"}, markers...)
 	}
 	gf := goField{Name: goName(f), Doc: f.Doc, Markers: markers}
 	if m == specMode && f.Required {

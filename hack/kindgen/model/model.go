@@ -107,6 +107,9 @@ type Kind struct {
 	// SecretExports are the secret values spec.operatorSpec.secrets may send to Secrets,
 	// from the config (exports); the kind's overlay reads them (Hooks.Secrets).
 	SecretExports *ExportsFlag `json:"secretExports,omitempty"`
+	// StatusFields are flat string fields of the status read from nested paths of Azure's
+	// answer, from the config (status); the objects their paths go through leave the status.
+	StatusFields *StatusFieldsFlag `json:"statusFields,omitempty"`
 }
 
 // ExportsFlag are a kind's fixed outputs, and why (config: exports).
@@ -114,6 +117,21 @@ type ExportsFlag struct {
 	Doc  string   `json:"doc"`
 	Keys []Export `json:"keys"`
 	Flag
+}
+
+// StatusFieldsFlag are a kind's flat status fields read from nested paths, and why.
+type StatusFieldsFlag struct {
+	Fields []StatusField `json:"fields"`
+	Flag
+}
+
+// StatusField is one flat string field of the status: its JSON and Go names, the dotted
+// path of Azure's answer it is read from (properties spelled out), its doc.
+type StatusField struct {
+	Name   string `json:"name"`
+	GoName string `json:"goName,omitempty"`
+	Path   string `json:"path"`
+	Doc    string `json:"doc"`
 }
 
 // Export is one fixed output: its key, the Go name of its destination where the config
@@ -340,6 +358,11 @@ type Field struct {
 	StringMap *Flag `json:"stringMap,omitempty"`
 	// ListMapKey: the list is a map keyed by this field of its elements (config).
 	ListMapKey string `json:"listMapKey,omitempty"`
+	// ListType set: the list is a set (config).
+	ListType string `json:"listType,omitempty"`
+	// IdentityReference is the shape of an identity map's references (config:
+	// nameOrArmId), "" for the shared one.
+	IdentityReference string `json:"identityReference,omitempty"`
 	// Optional is set when the config lets the spec leave out a field the SDK requires
 	// (Required is then false).
 	Optional *Flag `json:"optional,omitempty"`

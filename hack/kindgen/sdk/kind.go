@@ -71,6 +71,12 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 		mk.ConfigMapExports = exportsFlag(e.ConfigMaps, e.Because)
 		mk.SecretExports = exportsFlag(e.Secrets, e.Because)
 	}
+	if s := k.Status; s != nil {
+		mk.StatusFields = &model.StatusFieldsFlag{Flag: model.Flag{Source: "config", Reason: s.Because}}
+		for _, f := range s.Fields {
+			mk.StatusFields.Fields = append(mk.StatusFields.Fields, model.StatusField{Name: f.Name, GoName: f.GoName, Path: f.Path, Doc: f.Doc})
+		}
+	}
 	if o := k.Object; o != nil {
 		mk.ObjectMarkers = &model.MarkersFlag{Markers: o.Markers, Flag: model.Flag{Source: "config", Reason: o.Because}}
 	}
@@ -327,7 +333,7 @@ func (g *graph) resolveOverrides(root *types.Named, fields map[string]config.Fie
 		g.overrides[owner+"."+goField] = fieldOverride{path: path, skip: o.Skip, idOnly: o.IDOnly, secret: o.Secret,
 			reference: o.Reference, rename: o.Rename, openEnum: o.OpenEnum, names: o.Names, subscription: o.Subscription, answered: o.Answered, markers: o.Markers,
 			doc: o.Doc, optional: o.Optional, required: o.Required, def: o.Default, status: o.Status, goName: o.GoName, goType: o.GoType, stringMap: o.StringMap,
-			listMapKey: o.ListMapKey, because: o.Because}
+			listMapKey: o.ListMapKey, listType: o.ListType, identityReference: o.IdentityReference, because: o.Because}
 	}
 	return nil
 }

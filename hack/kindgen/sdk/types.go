@@ -53,8 +53,10 @@ type fieldOverride struct {
 	goName, goType string
 	stringMap      bool
 	listMapKey     string
-	because        string
-	used           bool
+	// listType and identityReference as config.FieldOverride's.
+	listType, identityReference string
+	because                     string
+	used                        bool
 }
 
 func newGraph(p *Package, root string) *graph {
@@ -293,6 +295,8 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 			mf.StringMap = &model.Flag{Source: "config", Reason: o.because}
 		}
 		mf.ListMapKey = o.listMapKey
+		mf.ListType = o.listType
+		mf.IdentityReference = o.identityReference
 		if a := o.answered; a != nil {
 			mf.Answered = &model.AnswerFlag{Normalize: a.Normalize, NotReturned: a.NotReturned, Forced: a.Forced,
 				OpenValues: a.OpenValues, OpenSet: a.OpenSet, Flag: model.Flag{Source: "config", Reason: o.because}}
