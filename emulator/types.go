@@ -25,9 +25,11 @@ const (
 // and keys (redis RedisCacheCreate.json, RedisCacheListKeys.json); a PostgreSQL flexible
 // server's host name (<name>.postgres.database.azure.com), its state and its write-only
 // administrator password (postgresql ServersCreate.json documents no answer, so the
-// examples would only echo): type_storage.go, type_redis.go and type_postgres.go.
+// examples would only echo); a role assignment's scope, checked against the caller's
+// rights and the principal's replication (authorization RoleAssignments_Create.json echoes
+// the body): type_storage.go, type_redis.go, type_postgres.go and type_roleassignment.go.
 var ownAnswers = map[string]bool{typeStorageAccount: true, "microsoft.cache/redis": true,
-	"microsoft.dbforpostgresql/flexibleservers": true}
+	"microsoft.dbforpostgresql/flexibleservers": true, typeRoleAssignment: true}
 
 // typeBehaviour customises one resource type; types without one behave generically (the
 // body is stored as sent, with id, name, type and provisioningState added).

@@ -16,8 +16,6 @@ func All() []reconcilers.Kind {
 	}
 	hand := []reconcilers.Kind{
 		ManagedCluster{},
-		// Last: a role assignment's scope may be any other kind.
-		RoleAssignment{},
 	}
 	return append(append(top, hand...), rest...)
 }

@@ -67,6 +67,18 @@ func TestParseErrors(t *testing.T) {
 		"owner message":      {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, ownerMessage: 'say \"x\"'}]", "quote"},
 		"status and skip":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {location: {skip: true, status: true, because: z}}}]", "skip"},
 		"status nested":      {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x.y: {status: true, because: z}}}]", "status"},
+		"uuid min length":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, name: {uuid: true, minLength: 1, maxLength: 36, pattern: x, because: z}}]", "uuid"},
+		"uuid no pattern":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, name: {uuid: true, maxLength: 36, because: z}}]", "uuid"},
+		"uuid metadataName":  {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, name: {uuid: true, maxLength: 36, pattern: x, metadataName: true, because: z}}]", "uuid"},
+		"extension empty":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, extension: {because: z}}]", "owners"},
+		"extension because":  {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, extension: {owners: [network/A]}}]", "because"},
+		"extension owner":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, extension: {owners: [A], because: z}}]", "group/Kind"},
+		"extension unknown":  {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, extension: {owners: [network/B], because: z}}]", "not a kind of this file"},
+		"extension twice":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, extension: {owners: [network/A, network/A], because: z}}]", "twice"},
+		"fromConfig, skip":   {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {skip: true, fromConfig: {}, because: z}}}]", "skip"},
+		"fromConfig marker":  {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {fromConfig: {markers: ['rule=x']}, because: z}}}]", "fromConfig"},
+		"refType alone":      {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {referenceType: X, because: z}}}]", "reference: true"},
+		"refType name":       {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {reference: true, referenceType: x, because: z}}}]", "exported Go name"},
 		"answered unknown":   {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, fields: {properties.x: {answered: {ignore: true}, because: z}}}]", "ignore"},
 	}
 	for name, c := range cases {

@@ -53,6 +53,8 @@ type fieldOverride struct {
 	goName, goType string
 	stringMap      bool
 	listMapKey     string
+	fromConfig     *config.FromConfig
+	referenceType  string
 	because        string
 	used           bool
 }
@@ -293,6 +295,10 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 			mf.StringMap = &model.Flag{Source: "config", Reason: o.because}
 		}
 		mf.ListMapKey = o.listMapKey
+		if fc := o.fromConfig; fc != nil {
+			mf.FromConfig = &model.FromConfigFlag{Doc: strings.Join(strings.Fields(fc.Doc), " "), Markers: fc.Markers, Flag: model.Flag{Source: "config", Reason: o.because}}
+		}
+		mf.ReferenceType = o.referenceType
 		if a := o.answered; a != nil {
 			mf.Answered = &model.AnswerFlag{Normalize: a.Normalize, NotReturned: a.NotReturned, Forced: a.Forced,
 				OpenValues: a.OpenValues, OpenSet: a.OpenSet, Flag: model.Flag{Source: "config", Reason: o.because}}
