@@ -63,8 +63,10 @@
 // behaviour no hook covers is a new field of Hooks (or, when it is data, of
 // Facts), documented in kind.go and read by the reconciler, never an
 // interface the reconciler looks for. The hand-written kinds in
-// reconcilers/kinds (RoleAssignment, ManagedCluster) return their hooks from
-// Hooks() and show each hook in use; they list themselves in kinds.All.
+// reconcilers/kinds (ManagedCluster) return their hooks from Hooks() and show
+// each hook in use; they list themselves in kinds.All. Generated kinds get
+// hand-written hooks from their overlays (RoleAssignment's Resolve, Verify and
+// Desired in roleassignment_overlay.go).
 //
 // # Trust model
 //

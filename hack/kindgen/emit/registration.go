@@ -204,6 +204,15 @@ func adapterFile(k *Kind) string {
 	return b.String()
 }
 
+// parentOf is the ARM type of a kind's parent, for comments: (any scope) for an extension
+// resource.
+func parentOf(k *Kind) string {
+	if k.Extension {
+		return "(any scope)"
+	}
+	return k.Kind.Owner
+}
+
 func lowerFirst0(s string) string { return strings.ToLower(s[:1]) + s[1:] }
 
 // groupFile is a generated group's package doc, GroupVersion and scheme registration.
@@ -336,11 +345,11 @@ func emulatorFile(kinds []*Kind) string {
 			writeOnly += ", nameAsPath: true"
 		}
 		if k.Delete == nil {
-			fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, made with its parent, no delete.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create))
+			fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, made with its parent, no delete.\n", k.Group.Name, k.Kind.Kind, parentOf(k), opShape(k.Create))
 			fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s}, noDelete: true%s,\n\t\t\tshapes: %s},\n", k.ARMType, write, writeOnly, shapes)
 			continue
 		}
-		fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, delete %s.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create), opShape(k.Delete))
+		fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, delete %s.\n", k.Group.Name, k.Kind.Kind, parentOf(k), opShape(k.Create), opShape(k.Delete))
 		fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s, Delete: %s}%s,\n\t\t\tshapes: %s},\n", k.ARMType, write, lroStyle(k.Delete, true), writeOnly, shapes)
 	}
 	b.WriteString("\t}\n}\n\n// generatedTypes are their api-versions: those the pinned SDK modules speak, and those\n// every earlier stable release of the SDK's modules sent (hack/kindgen/apiversions.json).\nvar generatedTypes = []registeredType{\n")

@@ -699,6 +699,8 @@ func kindsTable(kinds []*Kind, answers func(key string) string) []byte {
 			owner = k.Owner.Kind.Kind
 		case k.Subscription:
 			owner = "(subscription)"
+		case k.Extension:
+			owner = "(any scope: " + k.Kind.Extension.Owners[0].Kind + ", ...)"
 		}
 		del := "with its parent"
 		if k.Delete != nil {
