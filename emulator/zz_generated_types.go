@@ -21,7 +21,7 @@ func generatedBehaviours() []*typeBehaviour {
 		// dbforpostgresql/FlexibleServer, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.DBforPostgreSQL/flexibleServers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.administratorLoginPassword"},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/postgresql/armpostgresqlflexibleservers/v5@v5.0.0 ServersClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
-		// authorization/RoleAssignment, parent ; create synchronous, delete synchronous.
+		// authorization/RoleAssignment, parent (any scope); create synchronous, delete synchronous.
 		{fullType: "Microsoft.Authorization/roleAssignments", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2@v2.2.0 RoleAssignmentsClient.Create, Delete"}},
 		// storage/StorageAccountsBlobServicesContainer, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
