@@ -78,6 +78,12 @@ test: tools build test-go ## Unit and integration tests on a real kube-apiserver
 test-go:
 	@GO_TEST_FLAGS='$(GO_TEST_FLAGS)' TEST_TIMEOUT='$(TEST_TIMEOUT)' PKGS='$(PKGS)' NORACE_PKGS='$(NORACE_PKGS)' bash hack/test.sh
 
+# The lab's two quick bench runs (every scenario, and shards, at a small size, each a
+# whole bench of processes): CI runs this after make test.
+.PHONY: test-bench
+test-bench: tools build ## The bench's quick runs as tests (aztenant-lab bench --quick, and its shards scenario); CI runs it too.
+	AZTENANT_BENCH_RUNS=1 go test $(GO_TEST_FLAGS) -timeout $(TEST_TIMEOUT) -run '^TestBench(Shards)?Quick$$' ./cmd/aztenant-lab
+
 .PHONY: test-under-load
 test-under-load: tools build ## make test 3 times (RUNS) while 2 busy processes (BUSY) hold the CPUs; prints each run's time.
 	@bash hack/test-under-load.sh
