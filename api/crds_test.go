@@ -237,7 +237,7 @@ func TestCreate(t *testing.T) {
 		{"RoleAssignment on a StorageAccount from a ConfigMap", named("ra-sa", with(roleAssignment(), func(o *authorizationv1alpha1.RoleAssignment) {
 			o.Spec.Owner = &authorizationv1alpha1.RoleAssignmentOwner{Name: "teamadata", Group: "storage.aztenant.io", Kind: "StorageAccount"}
 			o.Spec.PrincipalID = ""
-			o.Spec.PrincipalIDFromConfig = &authorizationv1alpha1.ConfigMapReference{Name: "app-identity", Key: "principalId"}
+			o.Spec.PrincipalIDFromConfig = &azurev1alpha1.ConfigMapReference{Name: "app-identity", Key: "principalId"}
 		})), ""},
 		{"StorageAccount", named("teamadata", storageAccount()), ""},
 		{"StorageAccount with azureName", named("team-a-data", with(storageAccount(), func(o *storagev1alpha1.StorageAccount) { o.Spec.AzureName = "teamadata2" })), ""},
@@ -645,6 +645,7 @@ var movedOntoGenerator = map[string]bool{
 	"managedclusters.containerservice.aztenant.io":              true,
 	"storageaccounts.storage.aztenant.io":                       true,
 	"flexibleservers.dbforpostgresql.aztenant.io":               true,
+	"roleassignments.authorization.aztenant.io":                 true,
 }
 
 // generated reports whether kindgen wrote the CRD's kind (its doc says so).

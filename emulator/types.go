@@ -28,9 +28,12 @@ const (
 // examples would only echo); an AKS cluster's pools (one set with its agentPools
 // children), API server FQDN, node resource group and kubeconfigs (containerservice
 // ManagedClustersCreate_*.json, ManagedClustersListClusterCredentialResult.json):
-// type_storage.go, type_redis.go, type_postgres.go and type_managedcluster.go.
+// type_storage.go, type_redis.go, type_postgres.go and type_managedcluster.go; a role
+// assignment's scope, checked against the caller's rights and the principal's replication
+// (authorization RoleAssignments_Create.json echoes the body): type_roleassignment.go.
 var ownAnswers = map[string]bool{typeStorageAccount: true, "microsoft.cache/redis": true,
-	"microsoft.dbforpostgresql/flexibleservers": true, "microsoft.containerservice/managedclusters": true}
+	"microsoft.dbforpostgresql/flexibleservers": true, "microsoft.containerservice/managedclusters": true,
+	typeRoleAssignment: true}
 
 // typeBehaviour customises one resource type; types without one behave generically (the
 // body is stored as sent, with id, name, type and provisioningState added).

@@ -15,24 +15,27 @@ func generatedBehaviours() []*typeBehaviour {
 		// storage/StorageAccount, parent Microsoft.Resources/resourceGroups; create long-running, delete synchronous.
 		{fullType: "Microsoft.Storage/storageAccounts", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"keys\":[{\"keyName\":\"key1\",\"permissions\":\"Full\",\"value\":\"\\u0000secret\"},{\"keyName\":\"key2\",\"permissions\":\"Full\",\"value\":\"\\u0000secret\"}]}"}),
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 AccountsClient.BeginCreate, Update, Delete"}},
-		// storage/StorageAccountsBlobServicesContainer, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
-		{fullType: "Microsoft.Storage/storageAccounts/blobServices/containers", lro: LROConfig{Write: LROSync, Delete: LROSync},
-			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 BlobContainersClient.Create, Update, Delete"}},
 		// cache/Redis, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.Cache/redis", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryKey\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/redis/armredis/v3@v3.3.0 Client.BeginCreate, BeginUpdate, BeginDelete"}},
 		// dbforpostgresql/FlexibleServer, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.DBforPostgreSQL/flexibleServers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, writeOnly: []string{"properties.administratorLoginPassword"},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/postgresql/armpostgresqlflexibleservers/v5@v5.0.0 ServersClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// containerservice/ManagedCluster, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.ContainerService/managedClusters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 ManagedClustersClient.BeginCreateOrUpdate, BeginUpdateTags, BeginDelete"}},
+		// authorization/RoleAssignment, parent (any scope); create synchronous, delete synchronous.
+		{fullType: "Microsoft.Authorization/roleAssignments", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2@v2.2.0 RoleAssignmentsClient.Create, Delete"}},
+		// storage/StorageAccountsBlobServicesContainer, parent Microsoft.Storage/storageAccounts; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Storage/storageAccounts/blobServices/containers", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/storage/armstorage/v3@v3.0.0 BlobContainersClient.Create, Update, Delete"}},
 		// dbforpostgresql/FlexibleServersDatabase, parent Microsoft.DBforPostgreSQL/flexibleServers; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.DBforPostgreSQL/flexibleServers/databases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/postgresql/armpostgresqlflexibleservers/v5@v5.0.0 DatabasesClient.BeginCreate, BeginDelete"}},
 		// dbforpostgresql/FlexibleServersFirewallRule, parent Microsoft.DBforPostgreSQL/flexibleServers; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.DBforPostgreSQL/flexibleServers/firewallRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/postgresql/armpostgresqlflexibleservers/v5@v5.0.0 FirewallRulesClient.BeginCreateOrUpdate, BeginDelete"}},
-		// containerservice/ManagedCluster, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
-		{fullType: "Microsoft.ContainerService/managedClusters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
-			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 ManagedClustersClient.BeginCreateOrUpdate, BeginUpdateTags, BeginDelete"}},
 		// network/VirtualNetwork, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.Network/virtualNetworks", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9@v9.0.0 VirtualNetworksClient.BeginCreateOrUpdate, UpdateTags, BeginDelete"}},
@@ -933,12 +936,13 @@ var generatedTypes = []registeredType{
 	{"Microsoft.ManagedIdentity/userAssignedIdentities", []string{"2021-09-30-preview", "2022-01-31-preview", "2023-01-31", "2024-11-30"}},
 	{"Microsoft.ManagedIdentity/userAssignedIdentities/federatedIdentityCredentials", []string{"2022-01-31-preview", "2023-01-31", "2024-11-30"}},
 	{"Microsoft.Storage/storageAccounts", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
-	{"Microsoft.Storage/storageAccounts/blobServices/containers", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
 	{"Microsoft.Cache/redis", []string{"2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
 	{"Microsoft.DBforPostgreSQL/flexibleServers", []string{"2021-06-01", "2022-12-01", "2024-08-01", "2025-08-01"}},
+	{"Microsoft.ContainerService/managedClusters", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.Authorization/roleAssignments", []string{"2015-07-01", "2022-04-01"}},
+	{"Microsoft.Storage/storageAccounts/blobServices/containers", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
 	{"Microsoft.DBforPostgreSQL/flexibleServers/databases", []string{"2021-06-01", "2022-12-01", "2024-08-01", "2025-08-01"}},
 	{"Microsoft.DBforPostgreSQL/flexibleServers/firewallRules", []string{"2021-06-01", "2022-12-01", "2024-08-01", "2025-08-01"}},
-	{"Microsoft.ContainerService/managedClusters", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
 	{"Microsoft.Network/virtualNetworks", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/virtualNetworks/subnets", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},
 	{"Microsoft.Network/virtualNetworks/virtualNetworkPeerings", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},

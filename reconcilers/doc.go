@@ -62,9 +62,10 @@
 // SKU names are the first); the amended kind is checked like any other. A
 // behaviour no hook covers is a new field of Hooks (or, when it is data, of
 // Facts), documented in kind.go and read by the reconciler, never an
-// interface the reconciler looks for. The hand-written kinds in
-// reconcilers/kinds (RoleAssignment) return their hooks from Hooks() and show
-// each hook in use; they list themselves in kinds.All.
+// interface the reconciler looks for. Every kind in reconcilers/kinds is
+// generated, and its hand-written hooks are its overlay's (RoleAssignment's Resolve, Verify and
+// Desired in roleassignment_overlay.go; the AKS cluster's Body and Secrets in
+// managedcluster_overlay.go). kinds.All lists them.
 //
 // # Trust model
 //

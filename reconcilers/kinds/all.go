@@ -4,7 +4,7 @@ import "github.com/aztenant/aztenant/reconcilers"
 
 // All is every kind the operator serves, parents before children: the generated kinds
 // whose parent is the subscription (a resource group, which has no OwnerKind) first, then
-// the hand-written kinds, then the other generated ones.
+// the other generated ones, in the generator's order (each after its owners).
 func All() []reconcilers.Kind {
 	var top, rest []reconcilers.Kind
 	for _, k := range Generated() {
@@ -14,9 +14,5 @@ func All() []reconcilers.Kind {
 			rest = append(rest, k)
 		}
 	}
-	hand := []reconcilers.Kind{
-		// Last: a role assignment's scope may be any other kind.
-		RoleAssignment{},
-	}
-	return append(append(top, hand...), rest...)
+	return append(top, rest...)
 }

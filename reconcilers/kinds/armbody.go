@@ -19,19 +19,6 @@ func putTags(tags map[string]string) map[string]any {
 	return out
 }
 
-// putStr sets m[k] when v is not empty.
-func putStr(m map[string]any, k, v string) {
-	if v != "" {
-		m[k] = v
-	}
-}
-
-// propsOf is an ARM body's properties object, or nil.
-func propsOf(body map[string]any) map[string]any {
-	p, _ := body["properties"].(map[string]any)
-	return p
-}
-
 // strOf reads a string property.
 func strOf(m map[string]any, k string) string {
 	s, _ := m[k].(string)

@@ -20,7 +20,7 @@ const sentinel = "zzoutsidespeczz"
 // fuzzResolved stands for what Resolve reads from the namespace (a password
 // Secret, a principal ID from a ConfigMap, an identity's ARM ID).
 var fuzzResolved = map[string]string{
-	resolvedPrincipalID:                     "11111111-2222-3333-4444-555555555555",
+	fromConfigKey("properties.principalId"): "11111111-2222-3333-4444-555555555555",
 	resolvedSubscription:                    "00000000-0000-0000-0000-0000000000bb",
 	secretKey("administratorLoginPassword"): "resolved-Password-1!",
 }

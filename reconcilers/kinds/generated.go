@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
+	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -494,4 +496,78 @@ func stringAt(body map[string]any, path string) string {
 	}
 	s, _ := v.(string)
 	return s
+}
+
+// uuidARMID is the ARM ID of an extension resource Azure names with a GUID (api/kinds.yaml,
+// name.uuid) under its scope parentID: spec.azureName, or without it a UUIDv5, in the
+// namespace space (https://aztenant.io/<type>), of the object's namespace, name and scope,
+// so the same object always names the same resource and a retry or a restart never
+// creates a second.
+func uuidARMID(obj azurev1alpha1.Resource, parentID, armType, space string) string {
+	name := obj.AzureName()
+	if name == "" {
+		name = uuid.NewSHA1(uuid.NewSHA1(uuid.NameSpaceURL, []byte(space)),
+			[]byte(obj.GetNamespace()+"/"+obj.GetName()+"/"+strings.ToLower(parentID))).String()
+	}
+	return parentID + "/providers/" + armType + "/" + name
+}
+
+// fromConfigKey names a value read from a ConfigMap (api/kinds.yaml, fromConfig) in
+// Resolve's answer, by the ARM body path it goes to.
+func fromConfigKey(path string) string { return "config/" + path }
+
+// resolveFromConfig reads the ConfigMap keys of a spec's <name>FromConfig fields, by the
+// ARM body path each value goes to (properties.principalId), into out. A missing
+// ConfigMap, or a key missing or empty, is an error naming the field: the object waits
+// and is looked at again.
+func resolveFromConfig(ctx context.Context, c client.Reader, namespace string, refs map[string]*azurev1alpha1.ConfigMapReference, out map[string]string) error {
+	paths := make([]string, 0, len(refs))
+	for p := range refs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		ref := refs[path]
+		if ref == nil {
+			continue
+		}
+		field := path[strings.LastIndex(path, ".")+1:] + "FromConfig"
+		var cm corev1.ConfigMap
+		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &cm); err != nil {
+			if apierrors.IsNotFound(err) {
+				return fmt.Errorf("%s: ConfigMap %q does not exist in namespace %q", field, ref.Name, namespace)
+			}
+			return fmt.Errorf("%s: reading ConfigMap %q: %w", field, ref.Name, err)
+		}
+		v := strings.TrimSpace(cm.Data[ref.Key])
+		if v == "" {
+			return fmt.Errorf("%s: ConfigMap %q in namespace %q has no key %q (or it is empty)", field, ref.Name, namespace, ref.Key)
+		}
+		out[fromConfigKey(path)] = v
+	}
+	return nil
+}
+
+// fromConfigInto takes each <name>FromConfig (spec JSON name -> ARM body path) out of a
+// body and puts the value Resolve read at its path; without it (Desired without resolved
+// values) the path keeps what the spec holds.
+func fromConfigInto(body map[string]any, resolved map[string]string, fields map[string]string) {
+	for spec, path := range fields {
+		delete(body, spec)
+		v := resolved[fromConfigKey(path)]
+		if v == "" {
+			continue
+		}
+		m := body
+		steps := strings.Split(path, ".")
+		for _, step := range steps[:len(steps)-1] {
+			next, _ := m[step].(map[string]any)
+			if next == nil {
+				next = map[string]any{}
+				m[step] = next
+			}
+			m = next
+		}
+		m[steps[len(steps)-1]] = v
+	}
 }

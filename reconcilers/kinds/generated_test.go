@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
@@ -34,6 +35,7 @@ import (
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
+	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
 	"github.com/aztenant/aztenant/internal/testing/stacktest"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
@@ -114,6 +116,13 @@ func loadGeneratedSamples(t *testing.T, s *stack, ns, rg string) []generatedSamp
 			fic.Spec.Issuer = s.Env.IssuerURL
 			fic.Spec.Subject = "system:serviceaccount:" + ns + ":sample-app"
 		}
+		if ra, ok := obj.(*authorizationv1alpha1.RoleAssignment); ok {
+			// An extension resource, whose owner is a type of its own (Owner() is a copy):
+			// its scope is rg, and its principal the namespace's own, which the lifecycle
+			// test lets grant roles there.
+			ra.Spec.Owner.Name = rg
+			ra.Spec.PrincipalID = s.Principal[ns]
+		}
 		gkOf[f] = gk
 		out = append(out, generatedSample{file: f, kind: k, obj: obj})
 	}
@@ -188,7 +197,14 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	tenant.Spec.SharedResources = append(tenant.Spec.SharedResources, tenancyv1alpha1.SharedResource{ARMID: samplesSubscription})
 	must(t, s.Client.Patch(ctx, &tenant, client.MergeFrom(base)))
 
-	s.Create(t, resourceGroup(ns, rg, nil, nil))
+	group := resourceGroup(ns, rg, nil, nil)
+	s.Create(t, group)
+	// The RoleAssignment sample grants the namespace's principal Reader on the group: the
+	// platform team lets it grant roles there (it is only Contributor otherwise).
+	s.WaitReady(t, group, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+	must(t, s.Emu.Seed(emulator.Seed{RoleAssignments: []emulator.RoleAssignment{{
+		PrincipalID: s.Principal[ns], Role: "Role Based Access Control Administrator", Scope: rgID(rg),
+	}}}))
 	// The samples' administrator passwords come from this Secret.
 	password := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sample-admin-password"},
 		StringData: map[string]string{"password": "first-Passw0rd!"}}

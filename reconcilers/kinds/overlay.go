@@ -34,6 +34,11 @@ type Overlay struct {
 	// must be sent though the spec leaves it out (an empty list that makes additions in
 	// the portal drift).
 	Body func(obj azurev1alpha1.Resource, body map[string]any)
+	// Desired replaces the generated Desired (Body then amends its result), where the body
+	// is not the spec's: a reference held in a type written by hand (api/kinds.yaml,
+	// referenceType), whose ARM value is behaviour (a built-in role's ID by its name). It
+	// may call the generated adapter's own Desired and complete its body.
+	Desired func(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error)
 }
 
 // generatedKind is a kind kindgen writes, with its GroupKind (zz_generated_all.go).
@@ -86,6 +91,16 @@ func checkOverlays() error {
 		sort.Strings(stray)
 		return fmt.Errorf("overlays of kinds kindgen does not write: %v", stray)
 	}
+	var lacking []string
+	for _, g := range generated {
+		if _, needs := g.kind.(interface{ needsOverlayDesired() }); needs && overlays[g.gk].Desired == nil {
+			lacking = append(lacking, g.gk.String())
+		}
+	}
+	if len(lacking) > 0 {
+		sort.Strings(lacking)
+		return fmt.Errorf("generated kinds whose body needs their overlay's Desired (api/kinds.yaml, referenceType), without one: %v", lacking)
+	}
 	return nil
 }
 
@@ -105,7 +120,11 @@ func (k *overlaid) Facts() reconcilers.Facts {
 }
 
 func (k *overlaid) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
-	body, err := k.Kind.Desired(obj, resolved)
+	desired := k.Kind.Desired
+	if k.overlay.Desired != nil {
+		desired = k.overlay.Desired
+	}
+	body, err := desired(obj, resolved)
 	if err == nil && k.overlay.Body != nil {
 		k.overlay.Body(obj, body)
 	}

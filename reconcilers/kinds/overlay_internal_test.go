@@ -1,10 +1,12 @@
 package kinds
 
 import (
+	"encoding/json"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
@@ -22,6 +24,17 @@ func TestEveryOverlayNamesAGeneratedKind(t *testing.T) {
 	delete(overlays, schema.GroupKind{Group: "sql.aztenant.io", Kind: "NoSuchKind"})
 	if err == nil {
 		t.Error("an overlay of no generated kind was accepted")
+	}
+
+	// A kind whose body needs its overlay's Desired (referenceType) is refused without it.
+	ra := overlays[authorizationv1alpha1.RoleAssignmentGroupKind]
+	without := ra
+	without.Desired = nil
+	overlays[authorizationv1alpha1.RoleAssignmentGroupKind] = without
+	err = checkOverlays()
+	overlays[authorizationv1alpha1.RoleAssignmentGroupKind] = ra
+	if err == nil {
+		t.Error("the RoleAssignment overlay without Desired was accepted")
 	}
 
 	var db reconcilers.Kind
@@ -93,4 +106,44 @@ func TestStorageAccountSendsItsIPRules(t *testing.T) {
 	if props, _ := body["properties"].(map[string]any); props["networkAcls"] != nil {
 		t.Errorf("networkAcls sent %v without a firewall in the spec", props["networkAcls"])
 	}
+}
+
+// A role assignment's body: the principal read from its ConfigMap (fromConfig) or the
+// spec's, the role's ID qualified with the resolved subscription, and nothing of the spec
+// that is not Azure's (principalIdFromConfig, roleDefinitionReference).
+func TestRoleAssignmentDesired(t *testing.T) {
+	var k reconcilers.Kind
+	for i, g := range Generated() {
+		if generated[i].gk == authorizationv1alpha1.RoleAssignmentGroupKind {
+			k = g
+		}
+	}
+	if k == nil || k.Hooks().Verify == nil || k.Hooks().Resolve == nil || len(k.Facts().OutsideGroups) != 1 {
+		t.Fatalf("RoleAssignment from Generated: %v, want its overlay's Verify, Resolve and OutsideGroups", k)
+	}
+	obj := &authorizationv1alpha1.RoleAssignment{Spec: authorizationv1alpha1.RoleAssignmentSpec{
+		Owner:                   &authorizationv1alpha1.RoleAssignmentOwner{Name: "rg"},
+		PrincipalIDFromConfig:   &azurev1alpha1.ConfigMapReference{Name: "ids", Key: "principalId"},
+		RoleDefinitionReference: authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Reader"},
+		Description:             "d",
+	}}
+	if _, err := k.Desired(obj, nil); err == nil {
+		t.Error("a body without a principal was built")
+	}
+	body, err := k.Desired(obj, map[string]string{fromConfigKey("properties.principalId"): "11111111-2222-3333-4444-555555555555", resolvedSubscription: "sub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"properties": map[string]any{"principalId": "11111111-2222-3333-4444-555555555555",
+		"roleDefinitionId": "/subscriptions/sub/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7",
+		"description":      "d"}}
+	if !equalJSON(body, want) {
+		t.Errorf("body %v, want %v", body, want)
+	}
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
 }

@@ -146,7 +146,7 @@ func TestRoleAssignmentVerify(t *testing.T) {
 				read = id + "?api-version=" + apiVersion
 				return c.answer, c.err
 			}
-			err := kinds.RoleAssignment{}.Hooks().Verify(t.Context(), get, ra, c.assignment)
+			err := roleAssignmentKind(t).Hooks().Verify(t.Context(), get, ra, c.assignment)
 			if c.reads != (read != "") {
 				t.Fatalf("read %q, want a read: %v", read, c.reads)
 			}
@@ -164,4 +164,17 @@ func TestRoleAssignmentVerify(t *testing.T) {
 			}
 		})
 	}
+}
+
+// roleAssignmentKind is the RoleAssignment kind as the operator registers it: the
+// generated adapter with its overlay (roleassignment_overlay.go).
+func roleAssignmentKind(t *testing.T) reconcilers.Kind {
+	t.Helper()
+	for _, k := range kinds.All() {
+		if _, ok := k.New().(*authorizationv1alpha1.RoleAssignment); ok {
+			return k
+		}
+	}
+	t.Fatal("no RoleAssignment kind")
+	return nil
 }

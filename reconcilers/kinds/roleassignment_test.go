@@ -77,7 +77,7 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 	// Reader for an identity that does not exist yet, by its exported principalId.
 	reader := roleAssignment(ns, "app-reader", authorizationv1alpha1.RoleAssignmentOwner{Name: "ra-rg"},
 		authorizationv1alpha1.RoleDefinitionReference{WellKnownName: "Reader"})
-	reader.Spec.PrincipalIDFromConfig = &authorizationv1alpha1.ConfigMapReference{Name: "ra-app-ids", Key: "principalId"}
+	reader.Spec.PrincipalIDFromConfig = &azurev1alpha1.ConfigMapReference{Name: "ra-app-ids", Key: "principalId"}
 	reader.Spec.Description = "v1"
 	// As Azure advises for a principal created a moment ago (the stack's
 	// emulator replicates new principals for 2 s; TestRoleAssignmentForANewPrincipal).

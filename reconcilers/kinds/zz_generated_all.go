@@ -6,6 +6,7 @@ import (
 	apimanagementv1alpha1 "github.com/aztenant/aztenant/api/apimanagement/v1alpha1"
 	appv1alpha1 "github.com/aztenant/aztenant/api/app/v1alpha1"
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
+	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
 	cachev1alpha1 "github.com/aztenant/aztenant/api/cache/v1alpha1"
 	cognitiveservicesv1alpha1 "github.com/aztenant/aztenant/api/cognitiveservices/v1alpha1"
 	computev1alpha1 "github.com/aztenant/aztenant/api/compute/v1alpha1"
@@ -39,12 +40,13 @@ var generated = []generatedKind{
 	{managedidentityv1alpha1.UserAssignedIdentityGroupKind, UserAssignedIdentity{}},
 	{managedidentityv1alpha1.FederatedIdentityCredentialGroupKind, FederatedIdentityCredential{}},
 	{storagev1alpha1.StorageAccountGroupKind, StorageAccount{}},
-	{storagev1alpha1.StorageAccountsBlobServicesContainerGroupKind, StorageAccountsBlobServicesContainer{}},
 	{cachev1alpha1.RedisGroupKind, Redis{}},
 	{dbforpostgresqlv1alpha1.FlexibleServerGroupKind, DbforpostgresqlFlexibleServer{}},
+	{containerservicev1alpha1.ManagedClusterGroupKind, ManagedCluster{}},
+	{authorizationv1alpha1.RoleAssignmentGroupKind, RoleAssignment{}},
+	{storagev1alpha1.StorageAccountsBlobServicesContainerGroupKind, StorageAccountsBlobServicesContainer{}},
 	{dbforpostgresqlv1alpha1.FlexibleServersDatabaseGroupKind, DbforpostgresqlFlexibleServersDatabase{}},
 	{dbforpostgresqlv1alpha1.FlexibleServersFirewallRuleGroupKind, DbforpostgresqlFlexibleServersFirewallRule{}},
-	{containerservicev1alpha1.ManagedClusterGroupKind, ManagedCluster{}},
 	{networkv1alpha1.VirtualNetworkGroupKind, VirtualNetwork{}},
 	{networkv1alpha1.VirtualNetworksSubnetGroupKind, VirtualNetworksSubnet{}},
 	{networkv1alpha1.VirtualNetworksVirtualNetworkPeeringGroupKind, VirtualNetworksVirtualNetworkPeering{}},

@@ -15,9 +15,7 @@ import (
 var GroupVersion = schema.GroupVersion{Group: "authorization.aztenant.io", Version: "v1alpha1"}
 
 var schemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
-	s.AddKnownTypes(GroupVersion,
-		&RoleAssignment{}, &RoleAssignmentList{},
-	)
+	addGeneratedKinds(s) // zz_generated_kinds.go: the group's kinds, all written by kindgen
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil
 })

@@ -89,3 +89,19 @@ type UserAssignedIdentityNameReference struct {
 	// +kubebuilder:validation:Pattern=`^(?i)/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.ManagedIdentity/userAssignedIdentities/[^/]+$`
 	ARMID string `json:"armId,omitempty"`
 }
+
+// ConfigMapReference is a key of a ConfigMap in the resource's own namespace, from which a
+// spec reads a value (a <name>FromConfig field beside <name>, as ASO's importConfigMapMode:
+// a role assignment's principalIdFromConfig reads the principalId a UserAssignedIdentity
+// exported).
+type ConfigMapReference struct {
+	// Name of the ConfigMap.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Key in the ConfigMap.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	Key string `json:"key"`
+}

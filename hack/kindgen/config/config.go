@@ -67,6 +67,10 @@ type Kind struct {
 	// answer (an AKS cluster's powerState from powerState.code), where a kind written by
 	// hand reported them so.
 	Status *StatusFields `json:"status,omitempty"`
+	// Extension is required for, and only for, an extension resource (the SDK's path
+	// starts at /{scope}: role assignments, locks, diagnostic settings): the kinds its
+	// spec.owner may name, or any ARM ID of the subscription.
+	Extension *Extension `json:"extension,omitempty"`
 }
 
 // StatusFields are flat string fields of the status, each read from a nested path of
@@ -96,6 +100,17 @@ type StatusField struct {
 // (FieldOverride.IdentityReference), by the Go type of their elements.
 var IdentityReferences = map[string]string{
 	"nameOrArmId": "azurev1alpha1.UserAssignedIdentityNameDetails",
+}
+
+// Extension says what an extension resource may sit on.
+type Extension struct {
+	// Owners are the kinds spec.owner.name may name with owner.group and owner.kind, as
+	// ASO's short group and kind (resources/ResourceGroup, storage/StorageAccount); the
+	// first is the kind of an owner named without group and kind. Each is a kind of this
+	// file, generated or written by hand.
+	Owners []string `json:"owners"`
+	// Because says why; required.
+	Because string `json:"because"`
 }
 
 // Exports are a kind's fixed outputs.
@@ -148,6 +163,12 @@ type NameRule struct {
 	// Doc is spec.azureName's description instead of the generator's, where a kind
 	// written by hand spelled the rule out in words.
 	Doc string `json:"doc,omitempty"`
+	// UUID: Azure names the resource with a GUID (a role assignment). spec.azureName does
+	// not default to metadata.name: without it the adapter derives a UUIDv5 of the
+	// object's namespace, name and scope (Hooks.ARMID), so the same object always names
+	// the same resource; once set it cannot change. With pattern and maxLength 36, without
+	// minLength and metadataName.
+	UUID bool `json:"uuid,omitempty"`
 	// Because says where the rule comes from; required.
 	Because string `json:"because"`
 }
@@ -230,8 +251,26 @@ type FieldOverride struct {
 	// identity by ARM ID, without the group and kind of the shared reference, where a
 	// kind written by hand had it so (azurev1alpha1.UserAssignedIdentityNameDetails).
 	IdentityReference string `json:"identityReference,omitempty"`
+	// FromConfig: a string field may also be read from a ConfigMap key of the object's
+	// namespace, as ASO's importConfigMapMode: the spec holds <name>FromConfig (an
+	// azurev1alpha1.ConfigMapReference) beside it, which Resolve reads (a role
+	// assignment's principalId from an identity's exported principalId).
+	FromConfig *FromConfig `json:"fromConfig,omitempty"`
+	// ReferenceType: the Go type, written by hand in the kind's API package, that holds a
+	// string ARM ID flagged as a reference, in place of azurev1alpha1.ResourceReference,
+	// where Azure's ID can be named otherwise than by ARM ID or object (a built-in role by
+	// its well-known name). The kind's overlay puts ARM's value in the body (its Desired).
+	ReferenceType string `json:"referenceType,omitempty"`
 	// Because says why; required.
 	Because string `json:"because"`
+}
+
+// FromConfig is the <name>FromConfig field beside a string field.
+type FromConfig struct {
+	// Doc is its description ("" for the generator's).
+	Doc string `json:"doc,omitempty"`
+	// Markers are its validation markers, as a field's (a rule keeping it).
+	Markers []string `json:"markers,omitempty"`
 }
 
 // Answered is how Azure answers a field, each fact with the public source in the
@@ -469,6 +508,27 @@ func (f *File) validate() error {
 			if n.Doc != "" && !strings.HasPrefix(n.Doc, "AzureName ") {
 				return bad("name: doc documents spec.azureName and starts with AzureName (Go's doc convention)")
 			}
+			if n.UUID && (n.MinLength != 0 || n.MetadataName || n.MaxLength != 36 || n.Pattern == "") {
+				return bad("name: uuid takes a pattern and maxLength 36, and neither minLength nor metadataName (metadata.name is never the name)")
+			}
+		}
+		if x := k.Extension; x != nil {
+			if strings.TrimSpace(x.Because) == "" || len(x.Owners) == 0 {
+				return bad("extension: owners and because are required")
+			}
+			owners := map[string]bool{}
+			for _, o := range x.Owners {
+				g, kind, ok := strings.Cut(o, "/")
+				switch {
+				case !ok || !groupName.MatchString(g) || !kindName.MatchString(kind):
+					return bad("extension: owner %q is not group/Kind (resources/ResourceGroup)", o)
+				case owners[o]:
+					return bad("extension: owner %s twice", o)
+				case len(f.Find(g, kind)) == 0:
+					return bad("extension: owner %s is not a kind of this file", o)
+				}
+				owners[o] = true
+			}
 		}
 		if s := k.Spec; s != nil {
 			if strings.TrimSpace(s.Because) == "" || len(s.Markers) == 0 {
@@ -511,8 +571,8 @@ func (f *File) validate() error {
 				return bad("field %s: override without because", path)
 			}
 			if o.Skip && (o.Rename != "" || o.IDOnly != nil || o.Names != "" || len(o.Markers) > 0 || o.Doc != "" || o.Optional || o.Required || o.Default != "" ||
-				o.Status || o.GoName != "" || o.GoType != "" || o.StringMap || o.ListMapKey != "" || o.ListType != "" || o.IdentityReference != "") {
-				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional, required, default, status, goName, goType, stringMap, listMapKey, listType or identityReference", path)
+				o.Status || o.GoName != "" || o.GoType != "" || o.StringMap || o.ListMapKey != "" || o.ListType != "" || o.IdentityReference != "" || o.FromConfig != nil || o.ReferenceType != "") {
+				return bad("field %s: skip with rename, idOnly, names, markers, doc, optional, required, default, status, goName, goType, stringMap, listMapKey, listType, identityReference, fromConfig or referenceType", path)
 			}
 			if o.ListType != "" && (o.ListType != "set" || o.ListMapKey != "") {
 				return bad("field %s: listType is set (a map is listMapKey's), not %q", path, o.ListType)
@@ -525,6 +585,22 @@ func (f *File) validate() error {
 			}
 			if o.Status && strings.Contains(strings.TrimPrefix(path, "properties."), ".") {
 				return bad("field %s: status is for a field of the resource or of its properties (location)", path)
+			}
+			if o.FromConfig != nil {
+				if o.Skip || o.Rename != "" {
+					return bad("field %s: fromConfig with skip or rename", path)
+				}
+				if p := checkMarkers(o.FromConfig.Markers); p != "" {
+					return bad("field %s: fromConfig: %s", path, p)
+				}
+			}
+			if o.ReferenceType != "" {
+				if o.Reference == nil || !*o.Reference || o.Rename != "" || o.Skip {
+					return bad("field %s: referenceType goes with reference: true, without rename or skip", path)
+				}
+				if !goExportName.MatchString(o.ReferenceType) {
+					return bad("field %s: referenceType %q is not an exported Go name", path, o.ReferenceType)
+				}
 			}
 			if o.ListMapKey != "" && !exportName.MatchString(o.ListMapKey) {
 				return bad("field %s: listMapKey %q is not a JSON name", path, o.ListMapKey)

@@ -14,7 +14,7 @@ func apiFile(k *Kind) string {
 	b.WriteString("import (\n\tmetav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\t\"k8s.io/apimachinery/pkg/runtime/schema\"\n")
 	b.WriteString("\tapiextensionsv1 \"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1\"\n\n") // dropped below when unused
 	b.WriteString("\tazurev1alpha1 \"github.com/aztenant/aztenant/api/azure/v1alpha1\"\n")
-	if k.Owner == nil && !k.Subscription {
+	if k.Owner == nil && !k.Subscription && !k.Extension {
 		b.WriteString("\tresourcesv1alpha1 \"github.com/aztenant/aztenant/api/resources/v1alpha1\"\n")
 	}
 	b.WriteString(")\n\n")
@@ -36,6 +36,8 @@ func apiFile(k *Kind) string {
 	if k.FixedName == "" { // a singleton's name is fixed by Azure (managementPolicies/default)
 		if r := k.Name; r != nil && r.Doc != "" {
 			b.WriteString(wrap("\t", r.Doc) + "\t// +optional\n")
+		} else if r != nil && r.UUID {
+			b.WriteString("\t// AzureName is the resource's name in Azure, a GUID. When empty, the reconciler derives\n\t// one from the object's namespace, name and scope, so retries and restarts never\n\t// create a second resource. Once set it cannot change.\n\t// +optional\n")
 		} else {
 			b.WriteString("\t// AzureName is the resource's name in Azure. It defaults to metadata.name and cannot\n\t// change.\n\t// +optional\n")
 		}
@@ -43,13 +45,19 @@ func apiFile(k *Kind) string {
 		if r := k.Name; r != nil {
 			minLen, maxLen = r.MinLength, r.MaxLength
 		}
-		fmt.Fprintf(&b, "\t// +kubebuilder:validation:MinLength=%d\n\t// +kubebuilder:validation:MaxLength=%d\n", minLen, maxLen)
+		if minLen > 0 { // none for a derived GUID (name.uuid)
+			fmt.Fprintf(&b, "\t// +kubebuilder:validation:MinLength=%d\n", minLen)
+		}
+		fmt.Fprintf(&b, "\t// +kubebuilder:validation:MaxLength=%d\n", maxLen)
 		if r := k.Name; r != nil && r.Pattern != "" {
 			b.WriteString("\t// +kubebuilder:validation:Pattern=`" + r.Pattern + "`\n")
 		}
 		b.WriteString("\tAzureName string `json:\"azureName,omitempty\"`\n\n")
 	}
-	if !k.Subscription { // a subscription's resource has no owner: the Identity names its subscription
+	switch {
+	case k.Extension:
+		extensionOwnerField(&b, k)
+	case !k.Subscription: // a subscription's resource has no owner: the Identity names its subscription
 		ownerField(&b, k)
 	}
 	if k.loc != nil {
@@ -127,7 +135,9 @@ func apiFile(k *Kind) string {
 			b.WriteString("// +kubebuilder:validation:" + m + "\n")
 		}
 	}
-	if k.FixedName == "" {
+	if k.uuidName() {
+		fmt.Fprintf(&b, "// +kubebuilder:validation:XValidation:rule=\"!has(oldSelf.spec.azureName) || (has(self.spec.azureName) && self.spec.azureName == oldSelf.spec.azureName)\",message=\"azureName is immutable once set: it names the %s in Azure\"\n", nameNoun(k.ARMType))
+	} else if k.FixedName == "" {
 		b.WriteString("// +kubebuilder:validation:XValidation:rule=\"(has(self.spec.azureName) ? self.spec.azureName : self.metadata.name) == (has(oldSelf.spec.azureName) ? oldSelf.spec.azureName : oldSelf.metadata.name)\",message=\"azureName is immutable: it names the resource in Azure\"\n")
 	}
 	if k.namedResource() {
@@ -140,10 +150,15 @@ func apiFile(k *Kind) string {
 	fmt.Fprintf(&b, "var _ azurev1alpha1.Resource = &%s{}\n\n", n)
 	if k.FixedName != "" {
 		fmt.Fprintf(&b, "// AzureName is %q: Azure has one %s per %s, of that name.\nfunc (x *%s) AzureName() string { return %q }\n\n", k.FixedName, n, k.Owner0(), n, k.FixedName)
+	} else if k.uuidName() {
+		fmt.Fprintf(&b, "// AzureName is spec.azureName. It does not default to metadata.name (Azure names a %s\n// with a GUID): when empty, the adapter derives one.\nfunc (x *%s) AzureName() string { return x.Spec.AzureName }\n\n", nameNoun(k.ARMType), n)
 	} else {
 		fmt.Fprintf(&b, "// AzureName is spec.azureName, defaulting to metadata.name.\nfunc (x *%s) AzureName() string {\n\tif x.Spec.AzureName != \"\" {\n\t\treturn x.Spec.AzureName\n\t}\n\treturn x.Name\n}\n\n", n)
 	}
-	if k.Subscription {
+	if k.Extension {
+		fmt.Fprintf(&b, "// Owner is the scope as an OwnerReference (name or armId); OwnerGroupKind says which kind a\n// name refers to.\nfunc (x *%s) Owner() *azurev1alpha1.OwnerReference {\n\tif x.Spec.Owner == nil {\n\t\treturn nil\n\t}\n\treturn &azurev1alpha1.OwnerReference{Name: x.Spec.Owner.Name, ARMID: x.Spec.Owner.ARMID}\n}\n\n", n)
+		fmt.Fprintf(&b, "// OwnerGroupKind is the kind spec.owner.name refers to (%sOwner.GroupKind); unlike other\n// kinds it depends on the object.\nfunc (x *%s) OwnerGroupKind() schema.GroupKind { return x.Spec.Owner.GroupKind() }\n\n", n, n)
+	} else if k.Subscription {
 		fmt.Fprintf(&b, "// Owner is nil: the parent is the subscription of the namespace's Identity.\nfunc (x *%s) Owner() *azurev1alpha1.OwnerReference { return nil }\n\n", n)
 		fmt.Fprintf(&b, "// OwnerGroupKind is the zero value: there is no owner kind.\nfunc (x *%s) OwnerGroupKind() schema.GroupKind { return schema.GroupKind{} }\n\n", n)
 	} else {
@@ -157,6 +172,9 @@ func apiFile(k *Kind) string {
 	fmt.Fprintf(&b, "// AzureStatus is the common part of the status.\nfunc (x *%s) AzureStatus() *azurev1alpha1.ResourceStatus { return &x.Status.ResourceStatus }\n\n", n)
 	fmt.Fprintf(&b, "// Expressions are the CEL exports of spec.operatorSpec, or nil.\nfunc (x *%s) Expressions() *azurev1alpha1.OperatorExpressions {\n\tif x.Spec.OperatorSpec == nil {\n\t\treturn nil\n\t}\n\treturn &x.Spec.OperatorSpec.OperatorExpressions\n}\n\n", n)
 
+	if k.Extension {
+		extensionOwnerType(&b, k)
+	}
 	if k.types.needID {
 		fmt.Fprintf(&b, "// %sResourceID is another resource, by its ARM ID.\ntype %sResourceID struct {\n\t// ID is the resource's ARM ID.\n\t// +optional\n\tID string `json:\"id,omitempty\"`\n}\n\n", n, n)
 	}
@@ -188,6 +206,47 @@ func ownerField(b *strings.Builder, k *Kind) {
 	}
 	fmt.Fprintf(b, "\t// +kubebuilder:validation:XValidation:rule=\"!has(self.armId) || self.armId.matches('%s$')\",message=%q\n", pattern, ownerMessage)
 	b.WriteString("\tOwner *azurev1alpha1.OwnerReference `json:\"owner\"`\n\n")
+}
+
+// uuidName reports whether the resource's name is a GUID derived when spec.azureName is
+// empty (api/kinds.yaml, name.uuid).
+func (k *Kind) uuidName() bool { return k.Name != nil && k.Name.UUID }
+
+// extensionOwnerField is an extension resource's spec.owner: its scope, by name one of the
+// kinds of api/kinds.yaml's extension.owners, or any ARM ID in a subscription. The Tenant's
+// guards bound it like any owner (the scope must lie in the namespace's subscription and
+// allowed resource groups).
+func extensionOwnerField(b *strings.Builder, k *Kind) {
+	def := k.Kind.Extension.Owners[0]
+	fmt.Fprintf(b, "\t// Owner is the scope of the %s: an aztenant resource of this namespace by name\n\t// (a %s unless group and kind say otherwise), or any Azure scope by armId (a\n\t// subscription, resource group or resource). Tenancy guards check that the scope lies in\n\t// the namespace's subscription and allowed resource groups. It cannot change.\n", nameNoun(k.ARMType), def.Kind)
+	fmt.Fprintf(b, "\t// +kubebuilder:validation:XValidation:rule=\"self == oldSelf\",message=\"owner is immutable: Azure cannot move %s to another scope\"\n", article(nameNoun(k.ARMType)))
+	fmt.Fprintf(b, "\tOwner *%sOwner `json:\"owner\"`\n\n", k.Kind.Kind)
+}
+
+// extensionOwnerType is <Kind>Owner, in the shape of ASO's arbitrary owner reference:
+// name (with group and kind of one of the config's owners, the first when omitted) or
+// armId; and its GroupKind.
+func extensionOwnerType(b *strings.Builder, k *Kind) {
+	n, owners := k.Kind.Kind, k.Kind.Extension.Owners
+	var groups []string
+	seen := map[string]bool{}
+	for _, o := range owners {
+		if !seen[o.Group.Aztenant] {
+			seen[o.Group.Aztenant] = true
+			groups = append(groups, o.Group.Aztenant)
+		}
+	}
+	def := owners[0]
+	fmt.Fprintf(b, "// %sOwner is the scope of a %s, in the shape of ASO's arbitrary owner reference:\n// either name (with group and kind, %s when omitted) or armId.\n//\n", n, n, def.Kind)
+	b.WriteString("// +kubebuilder:validation:XValidation:rule=\"has(self.name) != has(self.armId)\",message=\"set exactly one of name and armId\"\n")
+	b.WriteString("// +kubebuilder:validation:XValidation:rule=\"has(self.group) == has(self.kind)\",message=\"set group and kind together\"\n")
+	b.WriteString("// +kubebuilder:validation:XValidation:rule=\"!has(self.armId) || !has(self.group)\",message=\"group and kind go with name, not armId\"\n")
+	fmt.Fprintf(b, "type %sOwner struct {\n", n)
+	b.WriteString("\t// Name of the owner in this namespace. Owners never cross namespaces.\n\t// +optional\n\t// +kubebuilder:validation:MinLength=1\n\t// +kubebuilder:validation:MaxLength=253\n\tName string `json:\"name,omitempty\"`\n\n")
+	fmt.Fprintf(b, "\t// Group of the named owner's kind, such as %s. Defaults to %s.\n\t// +optional\n\t// +kubebuilder:validation:Enum=%s\n\tGroup string `json:\"group,omitempty\"`\n\n", groups[len(groups)-1], def.Group.Aztenant, strings.Join(groups, ";"))
+	fmt.Fprintf(b, "\t// Kind of the named owner, such as %s. Defaults to %s.\n\t// +optional\n\t// +kubebuilder:validation:MaxLength=63\n\t// +kubebuilder:validation:Pattern=`^[A-Z][A-Za-z0-9]*$`\n\tKind string `json:\"kind,omitempty\"`\n\n", owners[len(owners)-1].Kind, def.Kind)
+	b.WriteString("\t// ARMID of a scope not managed by aztenant: a subscription (/subscriptions/<id>), a\n\t// resource group or a resource.\n\t// +optional\n\t// +kubebuilder:validation:Pattern=`^/subscriptions/[^/]+(/.+)?$`\n\t// +kubebuilder:validation:MaxLength=1024\n\tARMID string `json:\"armId,omitempty\"`\n}\n\n")
+	fmt.Fprintf(b, "// GroupKind is the kind owner.name refers to: group and kind when set, %s otherwise.\n// It is the zero value when the owner is an armId.\nfunc (o *%sOwner) GroupKind() schema.GroupKind {\n\tswitch {\n\tcase o == nil || o.Name == \"\":\n\t\treturn schema.GroupKind{}\n\tcase o.Group != \"\" || o.Kind != \"\":\n\t\treturn schema.GroupKind{Group: o.Group, Kind: o.Kind}\n\tdefault:\n\t\treturn schema.GroupKind{Group: %q, Kind: %q}\n\t}\n}\n\n", def.Kind, n, def.Group.Aztenant, def.Kind)
 }
 
 // namedResource reports whether the spec has Cosmos DB's {resource: {id}} envelope, whose

@@ -27,6 +27,9 @@ type Kind struct {
 	// Subscription: the kind's parent is the subscription (a resource group). It has no
 	// spec.owner: the reconciler puts it in the subscription of the namespace's Identity.
 	Subscription bool
+	// Extension: an extension resource (the SDK's /{scope}): spec.owner is its own
+	// <Kind>Owner, by name any kind of model.Kind.Extension.Owners, or any ARM ID.
+	Extension bool
 	// HandGroup: the kind joins a group written by hand (storage, cache), whose
 	// groupversion_info.go registers the generated kinds through addGeneratedKinds.
 	HandGroup bool
@@ -219,9 +222,11 @@ func generatedFiles(root string) (map[string]bool, error) {
 func prepare(models, all []*model.Kind) ([]*Kind, error) {
 	byType := map[string]*Kind{}
 	names := map[string]int{}
-	for _, m := range all { // hand-written kinds' adapters too: their names are taken
+	known := map[string]bool{} // group/Kind of the kinds an extension resource may sit on
+	for _, m := range all {    // hand-written kinds' adapters too: their names are taken
 		names[m.Kind]++
 		if m.Existing {
+			known[m.Group.Name+"/"+m.Kind] = true
 			// An owner of generated kinds (a storage account's queue service).
 			byType[strings.ToLower(m.ARMType)] = &Kind{Kind: m, Pkg: m.Group.Name + "v1alpha1", existing: true}
 		}
@@ -235,8 +240,17 @@ func prepare(models, all []*model.Kind) ([]*Kind, error) {
 			return nil, fmt.Errorf("%s/%s: unresolved types or cycles left: %v %v", m.Group.Name, m.Kind, m.Unresolved, m.Cycles)
 		}
 		subscription := m.Scope == model.ScopeSubscription && m.Owner == subscriptionType
-		if (m.Scope != model.ScopeResourceGroup && !subscription) || m.Create == nil || (m.Delete == nil && m.FixedName == "") {
-			return nil, fmt.Errorf("%s/%s: only resource-group and subscription resources with a create and a delete (or made with their parent, under a fixed name) are emitted", m.Group.Name, m.Kind)
+		extension := m.Scope == model.ScopeExtension && m.Extension != nil
+		switch {
+		case m.Scope == model.ScopeExtension && m.Extension == nil:
+			return nil, fmt.Errorf("%s/%s: an extension resource (/{scope}) needs extension.owners in api/kinds.yaml", m.Group.Name, m.Kind)
+		case m.Scope != model.ScopeExtension && m.Extension != nil:
+			return nil, fmt.Errorf("%s/%s: extension is for extension resources (/{scope}); this one's scope is %s", m.Group.Name, m.Kind, m.Scope)
+		case m.Name != nil && m.Name.UUID && !extension:
+			return nil, fmt.Errorf("%s/%s: name.uuid is for extension resources, whose derived name holds their scope", m.Group.Name, m.Kind)
+		}
+		if (m.Scope != model.ScopeResourceGroup && !subscription && !extension) || m.Create == nil || (m.Delete == nil && m.FixedName == "") {
+			return nil, fmt.Errorf("%s/%s: only resource-group, subscription and extension resources with a create and a delete (or made with their parent, under a fixed name) are emitted", m.Group.Name, m.Kind)
 		}
 		k := &Kind{Kind: m, Adapter: m.Kind, Pkg: m.Group.Name + "v1alpha1", Dir: filepath.Join("api", m.Group.Name, "v1alpha1")}
 		if hand, err := os.ReadFile(filepath.Join("../..", k.Dir, "groupversion_info.go")); err == nil {
@@ -248,8 +262,14 @@ func prepare(models, all []*model.Kind) ([]*Kind, error) {
 		if names[m.Kind] > 1 {
 			k.Adapter = strings.ToUpper(m.Group.Name[:1]) + m.Group.Name[1:] + m.Kind
 		}
-		k.Subscription = subscription
-		if m.Owner != "Microsoft.Resources/resourceGroups" && !subscription {
+		k.Subscription, k.Extension = subscription, extension
+		if extension {
+			for _, o := range m.Extension.Owners {
+				if !known[o.Group.Name+"/"+o.Kind] {
+					return nil, fmt.Errorf("%s/%s: extension: its owner %s/%s is neither written by hand nor generated before it", m.Group.Name, m.Kind, o.Group.Name, o.Kind)
+				}
+			}
+		} else if m.Owner != "Microsoft.Resources/resourceGroups" && !subscription {
 			k.Owner = byType[strings.ToLower(m.Owner)]
 			if k.Owner == nil {
 				return nil, fmt.Errorf("%s/%s: its owner %s is not generated before it", m.Group.Name, m.Kind, m.Owner)
@@ -259,6 +279,7 @@ func prepare(models, all []*model.Kind) ([]*Kind, error) {
 			return nil, err
 		}
 		byType[strings.ToLower(m.ARMType)] = k
+		known[m.Group.Name+"/"+m.Kind] = true
 		kinds = append(kinds, k)
 	}
 	return kinds, nil
@@ -288,6 +309,16 @@ func (k *Kind) build(all []*model.Kind) error {
 		}
 	}
 	k.spec, k.shape = k.types.fieldsOf(body, specMode, true)
+	if len(k.types.deepRefs) > 0 {
+		return fmt.Errorf("%s/%s: fromConfig (on a string) and referenceType are for fields of the resource or of its properties: %v", k.Group.Name, k.Kind.Kind, k.types.deepRefs)
+	}
+	for _, r := range k.types.fromConfig {
+		for _, f := range k.spec {
+			if f.JSON+"FromConfig" == r.json && f.Required {
+				return fmt.Errorf("%s/%s: fromConfig on %s, which the spec requires: make it optional (a spec rule says which of the two)", k.Group.Name, k.Kind.Kind, f.JSON)
+			}
+		}
+	}
 	flat, err := k.flatStatus()
 	if err != nil {
 		return err

@@ -666,3 +666,111 @@ func holds(t *testing.T, what, text string, wants ...string) {
 		}
 	}
 }
+
+// An extension resource (api/kinds.yaml, extension; the role assignment): spec.owner is the
+// kind's own <Kind>Owner (name with an enum of the owners' groups, or any armId), the
+// adapter lists the owner kinds, a GUID name is derived (name.uuid) and immutable once set,
+// principalIdFromConfig sits beside principalId (fromConfig) and is resolved generically,
+// and the role is held in the hand-written RoleDefinitionReference (referenceType), left
+// out of the body for the overlay's Desired. The wave places it after its owners.
+func TestGenerateExtensionKind(t *testing.T) {
+	// The role assignment and the kinds it may sit on, not every kind: readWave is slow.
+	file, err := config.Load("../../../api/kinds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []config.Kind
+	for _, gk := range [][2]string{{"resources", "ResourceGroup"}, {"managedidentity", "UserAssignedIdentity"}, {"authorization", "RoleAssignment"},
+		{"storage", "StorageAccount"}, {"cache", "Redis"}, {"dbforpostgresql", "FlexibleServer"}, {"containerservice", "ManagedCluster"}} {
+		kinds = append(kinds, file.Find(gk[0], gk[1])...)
+	}
+	all, err := sdk.ReadAll(context.Background(), "..", file, kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wave, err := emit.Wave(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := emit.Generate(wave, all, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := string(files["api/authorization/v1alpha1/zz_generated_roleassignment.go"])
+	adapter := string(files["reconcilers/kinds/zz_generated_roleassignment.go"])
+	holds(t, "the role assignment's types", api,
+		"\tOwner *RoleAssignmentOwner `json:\"owner\"`",
+		`message="owner is immutable: Azure cannot move a role assignment to another scope"`,
+		"// +kubebuilder:validation:Enum=resources.aztenant.io;managedidentity.aztenant.io;storage.aztenant.io;cache.aztenant.io;dbforpostgresql.aztenant.io;containerservice.aztenant.io\n",
+		`rule="has(self.name) != has(self.armId)",message="set exactly one of name and armId"`,
+		"// +kubebuilder:validation:Pattern=`^/subscriptions/[^/]+(/.+)?$`",
+		"return schema.GroupKind{Group: \"resources.aztenant.io\", Kind: \"ResourceGroup\"}",
+		"func (x *RoleAssignment) OwnerGroupKind() schema.GroupKind { return x.Spec.Owner.GroupKind() }",
+		"func (x *RoleAssignment) AzureName() string { return x.Spec.AzureName }",
+		`message="azureName is immutable once set: it names the role assignment in Azure"`,
+		"\tPrincipalIDFromConfig *azurev1alpha1.ConfigMapReference `json:\"principalIdFromConfig,omitempty\"`",
+		"\tRoleDefinitionReference RoleDefinitionReference `json:\"roleDefinitionReference\"`",
+		"\tRoleDefinitionID string `json:\"roleDefinitionId,omitempty\"`",
+	)
+	for _, bad := range []string{"MinLength=1\n\t// +kubebuilder:validation:MaxLength=36", "azureName is immutable: it names the resource", "resourcesv1alpha1", "createdOn", "delegatedManagedIdentityResourceId"} {
+		if strings.Contains(api, bad) {
+			t.Errorf("the role assignment's types hold %q", bad)
+		}
+	}
+	holds(t, "the role assignment's adapter", adapter,
+		"OwnerKind:    schema.GroupKind{Group: \"resources.aztenant.io\", Kind: \"ResourceGroup\"}",
+		"{Group: \"containerservice.aztenant.io\", Kind: \"ManagedCluster\"},",
+		`return uuidARMID(obj, parentID, "Microsoft.Authorization/roleAssignments", "https://aztenant.io/roleassignments")`,
+		`resolveFromConfig(ctx, c, obj.GetNamespace(), map[string]*azurev1alpha1.ConfigMapReference{"properties.principalId": x.Spec.PrincipalIDFromConfig}, out)`,
+		`fromConfigInto(body, resolved, map[string]string{"principalIdFromConfig": "properties.principalId"})`,
+		`delete(body, "roleDefinitionReference")`,
+		"func (RoleAssignment) needsOverlayDesired() {}",
+		`props: []string{"condition", "conditionVersion", "description", "principalId", "principalType"}`,
+	)
+	if table := string(files["examples/generated/README.md"]); !strings.Contains(table, "| authorization.aztenant.io | RoleAssignment | (any scope: ResourceGroup, ...) |") {
+		t.Error("the kinds table does not say the role assignment's owner is any scope")
+	}
+	pos := map[string]int{}
+	for i, m := range wave {
+		pos[m.Group.Name+"/"+m.Kind] = i
+	}
+	for _, o := range []string{"resources/ResourceGroup", "managedidentity/UserAssignedIdentity", "storage/StorageAccount", "cache/Redis", "dbforpostgresql/FlexibleServer"} {
+		if pos[o] > pos["authorization/RoleAssignment"] {
+			t.Errorf("the wave places the role assignment before its owner %s", o)
+		}
+	}
+}
+
+// An extension resource without extension.owners, or whose owners are not generated
+// before it, is refused; so is extension on a resource of another scope.
+func TestGenerateExtensionRefused(t *testing.T) {
+	file, err := config.Load("../../../api/kinds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := append(file.Find("authorization", "RoleAssignment"), file.Find("network", "VirtualNetwork")...)
+	all, err := sdk.ReadAll(context.Background(), "..", file, kinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra, vnet := all[0], all[1]
+	if _, err := emit.Generate([]*model.Kind{ra}, all, nil); err == nil || !strings.Contains(err.Error(), "neither written by hand nor generated before it") {
+		t.Errorf("owners not generated: %v", err)
+	}
+	bare := *ra
+	bare.Extension = nil
+	bare.Name = nil
+	if _, err := emit.Generate([]*model.Kind{&bare}, all, nil); err == nil || !strings.Contains(err.Error(), "needs extension.owners") {
+		t.Errorf("no extension: %v", err)
+	}
+	wrong := *vnet
+	wrong.Extension = ra.Extension
+	if _, err := emit.Generate([]*model.Kind{&wrong}, all, nil); err == nil || !strings.Contains(err.Error(), "extension is for extension resources") {
+		t.Errorf("extension on a resource group's resource: %v", err)
+	}
+	uuid := *vnet
+	uuid.Name = ra.Name
+	if _, err := emit.Generate([]*model.Kind{&uuid}, all, nil); err == nil || !strings.Contains(err.Error(), "name.uuid is for extension resources") {
+		t.Errorf("name.uuid on a resource group's resource: %v", err)
+	}
+}

@@ -24,17 +24,21 @@ func adapterFile(k *Kind) string {
 	shape := lowerFirst0(a) + "Shape"
 	b.WriteString("package kinds\n\nimport (\n")
 	switch {
-	case k.types.resolves():
+	case k.types.resolves() || len(k.types.fromConfig) > 0:
 		b.WriteString("\t\"context\"\n\n\t\"sigs.k8s.io/controller-runtime/pkg/client\"\n\n")
 	case len(k.secretActions()) > 0 && len(k.secretExports) == 0:
 		b.WriteString("\t\"context\"\n\n")
 	}
 	b.WriteString("\tazurev1alpha1 \"" + apiImport + "azure/v1alpha1\"\n")
 	fmt.Fprintf(&b, "\t%s \"%s%s/v1alpha1\"\n", k.Pkg, apiImport, k.Group.Name)
-	if k.Owner == nil && !k.Subscription {
+	if k.Owner == nil && !k.Subscription && !k.Extension {
 		b.WriteString("\tresourcesv1alpha1 \"" + apiImport + "resources/v1alpha1\"\n")
 	}
-	b.WriteString("\t\"github.com/aztenant/aztenant/reconcilers\"\n)\n\n")
+	b.WriteString("\t\"github.com/aztenant/aztenant/reconcilers\"\n")
+	if k.Extension {
+		b.WriteString("\t\"k8s.io/apimachinery/pkg/runtime/schema\"\n")
+	}
+	b.WriteString(")\n\n")
 	fmt.Fprintf(&b, "// %s adapts %s (%s %s).\ntype %s struct{}\n\n", a, k.ARMType, shortModule(k.Module.Path), k.Client, a)
 	fmt.Fprintf(&b, "var _ reconcilers.Kind = %s{}\n\n", a)
 	fmt.Fprintf(&b, "func (%s) New() azurev1alpha1.Resource { return &%s{} }\n\n", a, obj)
@@ -48,6 +52,18 @@ func adapterFile(k *Kind) string {
 	if k.Subscription {
 		doc = append(doc, "the parent is the subscription of the namespace's Identity (no OwnerKind)")
 		facts = facts[:2]
+	}
+	if k.Extension {
+		// An extension resource: its owner may be any kind of the config's extension.owners
+		// (spec.owner.group and kind), OwnerKind the default; the generic reconciler reads
+		// the object's own from OwnerGroupKind.
+		var gks []string
+		for _, o := range k.Kind.Extension.Owners {
+			gks = append(gks, fmt.Sprintf("{Group: %q, Kind: %q}", o.Group.Aztenant, o.Kind))
+		}
+		doc = append(doc, "an extension resource: its scope (spec.owner) is any ARM ID, or an object of one of\n// OwnerKinds, OwnerKind when it names no group and kind")
+		facts[2] = "OwnerKind: schema.GroupKind" + gks[0]
+		facts = append(facts, "OwnerKinds: []schema.GroupKind{\n\t\t\t"+strings.Join(gks, ",\n\t\t\t")+",\n\t\t}")
 	}
 	if len(k.types.writeOnly) > 0 {
 		doc = append(doc, "the write-only values, which ARM never returns, are not compared")
@@ -75,11 +91,25 @@ func adapterFile(k *Kind) string {
 	fmt.Fprintf(&b, "func (%s) Facts() reconcilers.Facts {\n\treturn reconcilers.Facts{\n\t\t%s,\n\t}\n}\n\n", a, strings.Join(facts, ",\n\t\t"))
 
 	var hooks []string
+	if k.uuidName() {
+		hooks = append(hooks, fmt.Sprintf("// The %s under its scope; without spec.azureName its name is a UUIDv5 of the\n\t\t// object's namespace, name and scope, so a retry or a restart never creates a second.\n\t\tARMID: func(obj azurev1alpha1.Resource, parentID string) string {\n\t\t\treturn uuidARMID(obj, parentID, %q, %q)\n\t\t}",
+			nameNoun(k.ARMType), k.ARMType, "https://aztenant.io/"+strings.ToLower(k.ARMType[strings.LastIndex(k.ARMType, "/")+1:])))
+	}
 	if k.loc != nil {
 		hooks = append(hooks, fmt.Sprintf("// The spec's location.\n\t\tLocation: func(obj azurev1alpha1.Resource) string {\n\t\t\treturn armLocation(obj.(*%s).Spec.Location)\n\t\t}", obj))
 	}
-	if k.types.resolves() {
+	var fromConfig []string // path: x.Spec.<Go name>, as Resolve's and Desired's literal
+	for _, r := range k.types.fromConfig {
+		fromConfig = append(fromConfig, fmt.Sprintf("%q: x.Spec.%s", r.path, r.goName))
+	}
+	fromConfigs := "map[string]*azurev1alpha1.ConfigMapReference{" + strings.Join(fromConfig, ", ") + "}"
+	switch {
+	case k.types.resolves() && len(fromConfig) > 0:
+		hooks = append(hooks, fmt.Sprintf("// The ARM IDs of the objects the spec refers to by name, the values of its Secret\n\t\t// references and of its ConfigMap keys (fromConfig).\n\t\tResolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {\n\t\t\tx := obj.(*%s)\n\t\t\tout, err := resolveReferences(ctx, c, obj.GetNamespace(), %s.GroupVersion.Group, &x.Spec, %s)\n\t\t\tif err != nil {\n\t\t\t\treturn nil, err\n\t\t\t}\n\t\t\treturn out, resolveFromConfig(ctx, c, obj.GetNamespace(), %s, out)\n\t\t}", obj, k.Pkg, shape, fromConfigs))
+	case k.types.resolves():
 		hooks = append(hooks, fmt.Sprintf("// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.\n\t\tResolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {\n\t\t\treturn resolveReferences(ctx, c, obj.GetNamespace(), %s.GroupVersion.Group, &obj.(*%s).Spec, %s)\n\t\t}", k.Pkg, obj, shape))
+	case len(fromConfig) > 0:
+		hooks = append(hooks, fmt.Sprintf("// The values of the spec's ConfigMap keys (fromConfig).\n\t\tResolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {\n\t\t\tx := obj.(*%s)\n\t\t\tout := map[string]string{}\n\t\t\treturn out, resolveFromConfig(ctx, c, obj.GetNamespace(), %s, out)\n\t\t}", obj, fromConfigs))
 	}
 	if len(k.types.writeOnly) > 0 {
 		hooks = append(hooks, fmt.Sprintf("// The Secrets of the write-only values: a changed one is written again.\n\t\tReferences: func(obj azurev1alpha1.Resource) []reconcilers.Reference {\n\t\t\treturn secretReferences(&obj.(*%s).Spec, %s)\n\t\t}", obj, shape))
@@ -129,7 +159,11 @@ func adapterFile(k *Kind) string {
 		fmt.Fprintf(&b, "// Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,\n// only those by ARM ID work).\nfunc (%s) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {\n\tx := obj.(*%s)\n", a, obj)
 		fmt.Fprintf(&b, "\tbody, err := specBodyWith(&x.Spec, %s, %s.GroupVersion.Group, resolved)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n", shape, k.Pkg)
 	} else {
-		fmt.Fprintf(&b, "// Desired is the spec as ARM's PUT body.\nfunc (%s) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {\n\tx := obj.(*%s)\n", a, obj)
+		resolved := "_"
+		if len(k.types.fromConfig) > 0 {
+			resolved = "resolved"
+		}
+		fmt.Fprintf(&b, "// Desired is the spec as ARM's PUT body.\nfunc (%s) Desired(obj azurev1alpha1.Resource, %s map[string]string) (map[string]any, error) {\n\tx := obj.(*%s)\n", a, resolved, obj)
 		fmt.Fprintf(&b, "\tbody, err := specBody(&x.Spec, %s)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n", shape)
 	}
 	if k.loc != nil {
@@ -138,7 +172,27 @@ func adapterFile(k *Kind) string {
 	if k.tags {
 		b.WriteString("\tbody[\"tags\"] = putTags(x.Spec.Tags)\n")
 	}
+	if len(k.types.fromConfig) > 0 {
+		var fields []string
+		for _, r := range k.types.fromConfig {
+			fields = append(fields, fmt.Sprintf("%q: %q", r.json, r.path))
+		}
+		fmt.Fprintf(&b, "\t// The values read from ConfigMaps (fromConfig), at ARM's paths.\n\tfromConfigInto(body, resolved, map[string]string{%s})\n", strings.Join(fields, ", "))
+	}
+	if len(k.types.handRefs) > 0 {
+		var names []string
+		for _, r := range k.types.handRefs {
+			names = append(names, fmt.Sprintf("%s (%s)", r.json, r.path))
+		}
+		fmt.Fprintf(&b, "\t// Held in types written by hand (referenceType), left out: the overlay's Desired puts\n\t// ARM's values in: %s.\n", strings.Join(names, ", "))
+		for _, r := range k.types.handRefs {
+			fmt.Fprintf(&b, "\tdelete(body, %q)\n", r.json)
+		}
+	}
 	b.WriteString("\treturn body, nil\n}\n\n")
+	if len(k.types.handRefs) > 0 {
+		fmt.Fprintf(&b, "// needsOverlayDesired: the body lacks ARM's values of the references held in types\n// written by hand; checkOverlays refuses the kind without an overlay setting Desired.\nfunc (%s) needsOverlayDesired() {}\n\n", a)
+	}
 	fmt.Fprintf(&b, "// Observe copies the read-only fields of a GET body into status.\nfunc (%s) Observe(obj azurev1alpha1.Resource, actual map[string]any) {\n\tx := obj.(*%s)\n", a, obj)
 	fmt.Fprintf(&b, "\tcommon := x.Status.ResourceStatus\n\tx.Status = %s.%sStatus{}\n\tobserveInto(actual, &x.Status)\n", k.Pkg, n)
 	for _, f := range k.stat {
@@ -155,6 +209,15 @@ func adapterFile(k *Kind) string {
 		fmt.Fprintf(&b, "var %sShape = %s\n", lowerFirst0(a), k.shape.literal())
 	}
 	return b.String()
+}
+
+// parentOf is the ARM type of a kind's parent, for comments: (any scope) for an extension
+// resource.
+func parentOf(k *Kind) string {
+	if k.Extension {
+		return "(any scope)"
+	}
+	return k.Kind.Owner
 }
 
 func lowerFirst0(s string) string { return strings.ToLower(s[:1]) + s[1:] }
@@ -289,11 +352,11 @@ func emulatorFile(kinds []*Kind) string {
 			writeOnly += ", nameAsPath: true"
 		}
 		if k.Delete == nil {
-			fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, made with its parent, no delete.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create))
+			fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, made with its parent, no delete.\n", k.Group.Name, k.Kind.Kind, parentOf(k), opShape(k.Create))
 			fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s}, noDelete: true%s,\n\t\t\tshapes: %s},\n", k.ARMType, write, writeOnly, shapes)
 			continue
 		}
-		fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, delete %s.\n", k.Group.Name, k.Kind.Kind, k.Kind.Owner, opShape(k.Create), opShape(k.Delete))
+		fmt.Fprintf(&b, "\t\t// %s/%s, parent %s; create %s, delete %s.\n", k.Group.Name, k.Kind.Kind, parentOf(k), opShape(k.Create), opShape(k.Delete))
 		fmt.Fprintf(&b, "\t\t{fullType: %q, lro: LROConfig{Write: %s, Delete: %s}%s,\n\t\t\tshapes: %s},\n", k.ARMType, write, lroStyle(k.Delete, true), writeOnly, shapes)
 	}
 	b.WriteString("\t}\n}\n\n// generatedTypes are their api-versions: those the pinned SDK modules speak, and those\n// every earlier stable release of the SDK's modules sent (hack/kindgen/apiversions.json).\nvar generatedTypes = []registeredType{\n")

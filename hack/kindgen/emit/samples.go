@@ -149,6 +149,12 @@ var sampleValues = map[string]map[string]any{
 		"name": "expire-logs", "type": "Lifecycle", "enabled": true, "definition": map[string]any{
 			"actions": map[string]any{"baseBlob": map[string]any{"delete": map[string]any{"daysAfterModificationGreaterThan": 30}}},
 			"filters": map[string]any{"blobTypes": []any{"blockBlob"}, "prefixMatch": []any{"logs/"}}}}}}},
+	// A fixed GUID as its name (a derived one would differ per namespace), a principal the
+	// lifecycle test replaces with the namespace's own, a role that is not privileged, and
+	// a description that the portal may change.
+	"authorization/RoleAssignment": {"azureName": "5a0c0d6e-7f80-4a91-b2c3-d4e5f6a7b8c9", "principalId": "11111111-2222-3333-4444-555555555555",
+		"principalType": "ServicePrincipal", "roleDefinitionReference": map[string]any{"wellKnownName": "Reader"},
+		"description": "Reads the sample resource group."},
 	"cache/Redis": {"name": "sample-redis"},
 	"containerservice/ManagedCluster": {"name": "sample-aks", "dnsPrefix": "sample-aks",
 		"agentPoolProfiles": []any{map[string]any{"name": "system", "mode": "System", "count": 1, "vmSize": "Standard_D2s_v5"}}},
@@ -694,6 +700,8 @@ func kindsTable(kinds []*Kind, answers func(key string) string) []byte {
 			owner = k.Owner.Kind.Kind
 		case k.Subscription:
 			owner = "(subscription)"
+		case k.Extension:
+			owner = "(any scope: " + k.Kind.Extension.Owners[0].Kind + ", ...)"
 		}
 		del := "with its parent"
 		if k.Delete != nil {

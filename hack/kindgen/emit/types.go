@@ -88,6 +88,21 @@ type types struct {
 	// replaced are the status's fields (JSON names, properties flattened) the config's
 	// flat status fields take the place of (status.fields: powerState, identity).
 	replaced map[string]bool
+	// fromConfig are the <name>FromConfig fields beside string fields (api/kinds.yaml,
+	// fromConfig), whose ConfigMap values Resolve reads and Desired puts at ARM's path.
+	fromConfig []bodyRef
+	// handRefs are the references held in a Go type written by hand (referenceType),
+	// left out of the generated body: the kind's overlay's Desired puts ARM's value in.
+	handRefs []bodyRef
+	// deepRefs names fromConfig and referenceType fields below the resource's own
+	// fields and its properties, which the emitters do not do.
+	deepRefs []string
+}
+
+// bodyRef is a spec field of the resource's own (or of its properties) standing for an
+// ARM body path: spec JSON name, Go name, the path (properties.principalId).
+type bodyRef struct {
+	json, goName, path string
 }
 
 func newTypes(k *model.Kind) *types {
@@ -127,17 +142,44 @@ func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 			return
 		}
 		armName := name
-		if gf.JSON != "" { // a string ARM ID held as a reference, named for it
+		armPath := armName
+		if inProps {
+			armPath = "properties." + armName
+		}
+		hand := m == specMode && f.ReferenceType != "" && gf.JSON != ""
+		if gf.JSON != "" && !hand { // a string ARM ID held as a reference, named for it
 			name = gf.JSON
 			sh.IDRefs[name] = armName
+		}
+		if hand {
+			// Held in a type written by hand: the overlay's Desired puts ARM's value in.
+			name = gf.JSON
+			if !top {
+				g.deepRefs = append(g.deepRefs, t.Name+"."+f.JSON)
+			}
+			g.handRefs = append(g.handRefs, bodyRef{json: name, goName: gf.Name, path: armPath})
 		}
 		gf.JSON = name
 		seen[name] = true
 		out = append(out, gf)
+		if m == specMode && f.FromConfig != nil {
+			if !top || strings.TrimPrefix(gf.Type, "*") != "string" {
+				g.deepRefs = append(g.deepRefs, t.Name+"."+f.JSON)
+			}
+			doc := f.FromConfig.Doc
+			if doc == "" {
+				doc = fmt.Sprintf("%sFromConfig reads %s from a ConfigMap key of this namespace instead.", gf.Name, name)
+			}
+			c := goField{Name: gf.Name + "FromConfig", JSON: name + "FromConfig", Type: "*azurev1alpha1.ConfigMapReference",
+				Doc: doc, Markers: withMarkers(nil, f.FromConfig.Markers)}
+			seen[c.JSON] = true
+			out = append(out, c)
+			g.fromConfig = append(g.fromConfig, bodyRef{json: c.JSON, goName: c.Name, path: armPath})
+		}
 		if gf.identities {
 			sh.Identities = append(sh.Identities, name)
 		}
-		if inProps {
+		if inProps && !hand {
 			// ARM's name: references are put back in place before the body is nested.
 			sh.Props = append(sh.Props, armName)
 		}
@@ -266,9 +308,14 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 		}
 	} else if m == specMode && f.Reference != nil && isStringID(f.Type) && f.Rename == "" {
 		// A string ARM ID of another resource, as ASO holds it: <name>Reference, by ARM
-		// ID or by the aztenant object that has one.
-		g.hasIDRefs = true
+		// ID or by the aztenant object that has one; or by the config's type written by
+		// hand (referenceType), which the overlay turns into ARM's value.
 		typ = "azurev1alpha1.ResourceReference"
+		if f.ReferenceType != "" {
+			typ = f.ReferenceType
+		} else {
+			g.hasIDRefs = true
+		}
 		if f.Type.Kind == model.KindSlice {
 			typ = "[]" + typ
 		}
@@ -289,6 +336,12 @@ func (g *types) field(owner *model.Type, f *model.Field, m mode) (goField, *shap
 		}
 		gf := goField{Name: name, JSON: json,
 			Doc: strings.TrimSpace(f.Doc + " By ARM ID (armId) or by an aztenant object of this namespace (kind, name)."), Required: f.Required}
+		if f.ReferenceType != "" {
+			gf.Doc = f.Doc
+		}
+		if f.Markers != nil {
+			gf.Markers = withMarkers(nil, f.Markers.Markers)
+		}
 		if !gf.Required && f.Type.Kind != model.KindSlice {
 			gf.Type = "*" + typ
 		} else {

@@ -9,13 +9,15 @@ import (
 
 // Wave is the kinds generated now, parents before children: every kind of api/kinds.yaml
 // that is not written by hand (existing: true), in the file's order except that a kind
-// whose owner is generated too comes after it. api/kinds.yaml is the one list of kinds;
+// whose owner is generated too comes after it, and an extension resource after every
+// generated kind its owner may name. api/kinds.yaml is the one list of kinds;
 // the order is read from the parents the models already name (model.Kind.Owner).
 func Wave(all []*model.Kind) ([]*model.Kind, error) {
-	byType := map[string]*model.Kind{}
+	byType, byKind := map[string]*model.Kind{}, map[string]*model.Kind{}
 	for _, m := range all {
 		if !m.Existing {
 			byType[strings.ToLower(m.ARMType)] = m
+			byKind[m.Group.Name+"/"+m.Kind] = m
 		}
 	}
 	var out []*model.Kind
@@ -29,7 +31,17 @@ func Wave(all []*model.Kind) ([]*model.Kind, error) {
 			return fmt.Errorf("wave: owners form a cycle: %s", strings.Join(append(path, m.Group.Name+"/"+m.Kind), " -> "))
 		}
 		state[m] = 1
-		if owner := byType[strings.ToLower(m.Owner)]; owner != nil {
+		owners := []*model.Kind{byType[strings.ToLower(m.Owner)]}
+		if m.Extension != nil {
+			owners = nil
+			for _, o := range m.Extension.Owners {
+				owners = append(owners, byKind[o.Group.Name+"/"+o.Kind])
+			}
+		}
+		for _, owner := range owners {
+			if owner == nil {
+				continue
+			}
 			if err := visit(owner, append(path, m.Group.Name+"/"+m.Kind)); err != nil {
 				return err
 			}

@@ -110,6 +110,23 @@ type Kind struct {
 	// StatusFields are flat string fields of the status read from nested paths of Azure's
 	// answer, from the config (status); the objects their paths go through leave the status.
 	StatusFields *StatusFieldsFlag `json:"statusFields,omitempty"`
+	// Extension, for an extension resource (Scope extension), is what its owner may be,
+	// from the config (extension).
+	Extension *ExtensionFlag `json:"extension,omitempty"`
+}
+
+// ExtensionFlag is what an extension resource may sit on (config: extension).
+type ExtensionFlag struct {
+	// Owners are the kinds spec.owner.name may name, the first the default.
+	Owners []OwnerKind `json:"owners"`
+	Flag
+}
+
+// OwnerKind is a kind an extension resource's owner may name.
+type OwnerKind struct {
+	// Group is the API group, ASO's and aztenant's spelling.
+	Group Group  `json:"group"`
+	Kind  string `json:"kind"`
 }
 
 // ExportsFlag are a kind's fixed outputs, and why (config: exports).
@@ -153,6 +170,9 @@ type NameRule struct {
 	MetadataName bool `json:"metadataName,omitempty"`
 	// Doc is spec.azureName's description from the config ("": the generator's).
 	Doc string `json:"doc,omitempty"`
+	// UUID: the name is a GUID the adapter derives when spec.azureName is empty (never
+	// metadata.name); spec.azureName may be set once.
+	UUID bool `json:"uuid,omitempty"`
 	Flag
 }
 
@@ -373,6 +393,19 @@ type Field struct {
 	// status too, as Azure answers it (a resource group's location, the exact Redis
 	// version running).
 	Status *Flag `json:"status,omitempty"`
+	// FromConfig is set when the config lets a string field be read from a ConfigMap key
+	// (the spec's <name>FromConfig beside it).
+	FromConfig *FromConfigFlag `json:"fromConfig,omitempty"`
+	// ReferenceType is the Go type, written by hand in the API package, holding a string
+	// ARM ID flagged as a reference ("" for azurev1alpha1.ResourceReference).
+	ReferenceType string `json:"referenceType,omitempty"`
+}
+
+// FromConfigFlag is the <name>FromConfig field beside a string field (config: fromConfig).
+type FromConfigFlag struct {
+	Doc     string   `json:"doc,omitempty"`
+	Markers []string `json:"markers,omitempty"`
+	Flag
 }
 
 // AnswerFlag is how Azure answers a field, and why (config: answered).

@@ -59,7 +59,18 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 	}
 	if n := k.Name; n != nil {
 		mk.Name = &model.NameRule{MinLength: max(n.MinLength, 1), MaxLength: n.MaxLength, Pattern: n.Pattern,
-			MetadataName: n.MetadataName, Doc: strings.Join(strings.Fields(n.Doc), " "), Flag: model.Flag{Source: "config", Reason: n.Because}}
+			MetadataName: n.MetadataName, Doc: strings.Join(strings.Fields(n.Doc), " "), UUID: n.UUID, Flag: model.Flag{Source: "config", Reason: n.Because}}
+		if n.UUID {
+			mk.Name.MinLength = 0 // a derived GUID: spec.azureName may be left out, and is never ""
+		}
+	}
+	if x := k.Extension; x != nil {
+		mk.Extension = &model.ExtensionFlag{Flag: model.Flag{Source: "config", Reason: x.Because}}
+		for _, o := range x.Owners {
+			g, kind, _ := strings.Cut(o, "/")
+			mk.Extension.Owners = append(mk.Extension.Owners, model.OwnerKind{
+				Group: model.Group{Name: g, ASO: g + ".azure.com", Aztenant: file.Group(g)}, Kind: kind})
+		}
 	}
 	if sp := k.Spec; sp != nil {
 		mk.SpecMarkers = &model.MarkersFlag{Markers: sp.Markers, Flag: model.Flag{Source: "config", Reason: sp.Because}}
@@ -333,7 +344,7 @@ func (g *graph) resolveOverrides(root *types.Named, fields map[string]config.Fie
 		g.overrides[owner+"."+goField] = fieldOverride{path: path, skip: o.Skip, idOnly: o.IDOnly, secret: o.Secret,
 			reference: o.Reference, rename: o.Rename, openEnum: o.OpenEnum, names: o.Names, subscription: o.Subscription, answered: o.Answered, markers: o.Markers,
 			doc: o.Doc, optional: o.Optional, required: o.Required, def: o.Default, status: o.Status, goName: o.GoName, goType: o.GoType, stringMap: o.StringMap,
-			listMapKey: o.ListMapKey, listType: o.ListType, identityReference: o.IdentityReference, because: o.Because}
+			listMapKey: o.ListMapKey, listType: o.ListType, identityReference: o.IdentityReference, fromConfig: o.FromConfig, referenceType: o.ReferenceType, because: o.Because}
 	}
 	return nil
 }

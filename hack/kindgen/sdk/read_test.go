@@ -153,7 +153,8 @@ var kindCases = []kindCase{
 		lists: map[string]string{"NewListForScopePager": "extension", "NewListForSubscriptionPager": "subscription",
 			"NewListForResourceGroupPager": "resourceGroup", "NewListForResourcePager": "resource"},
 		fields: []field{
-			{path: "properties.principalId", required: true, kind: model.KindString},
+			// The SDK requires it; the config lets principalIdFromConfig stand for it.
+			{path: "properties.principalId", kind: model.KindString},
 			{path: "properties.roleDefinitionId", required: true, reference: true},
 			{path: "properties.principalType", enum: []string{"ServicePrincipal", "User", "Group"}},
 		},

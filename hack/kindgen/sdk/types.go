@@ -55,6 +55,8 @@ type fieldOverride struct {
 	listMapKey     string
 	// listType and identityReference as config.FieldOverride's.
 	listType, identityReference string
+	fromConfig                  *config.FromConfig
+	referenceType               string
 	because                     string
 	used                        bool
 }
@@ -297,6 +299,10 @@ func (g *graph) field(owner string, st *types.Struct, f *types.Var) model.Field 
 		mf.ListMapKey = o.listMapKey
 		mf.ListType = o.listType
 		mf.IdentityReference = o.identityReference
+		if fc := o.fromConfig; fc != nil {
+			mf.FromConfig = &model.FromConfigFlag{Doc: strings.Join(strings.Fields(fc.Doc), " "), Markers: fc.Markers, Flag: model.Flag{Source: "config", Reason: o.because}}
+		}
+		mf.ReferenceType = o.referenceType
 		if a := o.answered; a != nil {
 			mf.Answered = &model.AnswerFlag{Normalize: a.Normalize, NotReturned: a.NotReturned, Forced: a.Forced,
 				OpenValues: a.OpenValues, OpenSet: a.OpenSet, Flag: model.Flag{Source: "config", Reason: o.because}}
