@@ -63,6 +63,20 @@ func specOf(request map[string]any) map[string]any {
 }
 
 // bodyOf is the PUT body kind k's reconcile builds for the spec.
+// served is the kind of kinds.All whose objects are proto's: a generated kind with its
+// overlay applied, where it has one.
+func served(t *testing.T, proto reconcilers.Kind) reconcilers.Kind {
+	t.Helper()
+	want := reflect.TypeOf(proto.New())
+	for _, k := range kinds.All() {
+		if reflect.TypeOf(k.New()) == want {
+			return k
+		}
+	}
+	t.Fatalf("%T is not among kinds.All", proto)
+	return nil
+}
+
 func bodyOf(t *testing.T, k reconcilers.Kind, spec map[string]any) map[string]any {
 	t.Helper()
 	body, err := reconcilers.DesiredForTest(k, objectOf(t, k, spec))
@@ -260,7 +274,9 @@ func TestNormalizeRewritten(t *testing.T) {
 	if pt, ok := props["principalType"]; ok {
 		raSpec["principalType"] = pt
 	}
-	cases = append(cases, answerCase{name: "role definition ID", kind: kinds.RoleAssignment{}, body: bodyOf(t, kinds.RoleAssignment{}, raSpec), answer: ra.Answer,
+	// The kind as the operator serves it: its overlay puts the role's ID in the body.
+	roleAssignment := served(t, kinds.RoleAssignment{})
+	cases = append(cases, answerCase{name: "role definition ID", kind: roleAssignment, body: bodyOf(t, roleAssignment, raSpec), answer: ra.Answer,
 		change: func(a map[string]any) {
 			set(a, "properties.roleDefinitionId", "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7")
 		}, want: "properties.roleDefinitionId"})
