@@ -179,10 +179,10 @@ func TestExampleAnswersPerKind(t *testing.T) {
 		}
 	}
 	if len(all) != 308 || count["example"]+count["echo"] != 302 || count["behaviour"] != 6 {
-		// Resource groups, storage accounts, Redis caches, PostgreSQL flexible servers and AKS
-		// clusters are generated kinds but answered by the emulator's own behaviours (arm.go,
-		// ownAnswers), as the kind written by hand is.
-		t.Errorf("%d kinds, answers %v; want 308 (302 from examples or echoed, 6 by a behaviour of their own: resource groups, storage accounts, Redis caches, PostgreSQL flexible servers, AKS clusters and the kind written by hand)", len(all), count)
+		// Resource groups, storage accounts, Redis caches, PostgreSQL flexible servers, AKS
+		// clusters and role assignments are generated kinds but answered by the emulator's
+		// own behaviours (arm.go, ownAnswers).
+		t.Errorf("%d kinds, answers %v; want 308 (302 from examples or echoed, 6 by a behaviour of their own: resource groups, storage accounts, Redis caches, PostgreSQL flexible servers, AKS clusters and role assignments)", len(all), count)
 	}
 	mustHave := func(kind, what string, list []string, want string) {
 		t.Helper()

@@ -27,10 +27,11 @@ const (
 // administrator password (postgresql ServersCreate.json documents no answer, so the
 // examples would only echo); an AKS cluster's pools (one set with its agentPools
 // children), API server FQDN, node resource group and kubeconfigs (containerservice
-// ManagedClustersCreate_*.json, ManagedClustersListClusterCredentialResult.json):
+// ManagedClustersCreate_*.json; the kubeconfigs as Managed Clusters - List Cluster Admin
+// Credentials answers them, learn.microsoft.com/rest/api/aks/managed-clusters):
 // type_storage.go, type_redis.go, type_postgres.go and type_managedcluster.go; a role
 // assignment's scope, checked against the caller's rights and the principal's replication
-// (authorization RoleAssignments_Create.json echoes the body): type_roleassignment.go.
+// (authorization RoleAssignments_CreateForResourceGroup.json and its siblings echo the body): type_roleassignment.go.
 var ownAnswers = map[string]bool{typeStorageAccount: true, "microsoft.cache/redis": true,
 	"microsoft.dbforpostgresql/flexibleservers": true, "microsoft.containerservice/managedclusters": true,
 	typeRoleAssignment: true}
