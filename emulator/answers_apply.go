@@ -321,6 +321,11 @@ func (e *Emulator) settleAnswers() {
 		r.later = nil
 		r.laterServed.Store(false)
 		r.refresh()
+		// The changed body is the resource's, as after a portal edit: the indexes kept
+		// beside it (a cluster's list of its agent pools) follow.
+		if b := e.behaviours[r.typeKey()]; b != nil && b.stored != nil {
+			b.stored(e, r)
+		}
 	}
 	e.answersDue.Store(0)
 }

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -56,7 +57,9 @@ func poolIndex(pools []any) map[string]map[string]any {
 	return out
 }
 
-// storeClusterPools makes each pool of a stored cluster readable at its own URL.
+// storeClusterPools makes each pool of a stored cluster readable at its own URL. A pool
+// whose entry is the pool as it stands (one the cluster's PUT left out, kept) is not
+// written again: only the pools the cluster's write changed change.
 func storeClusterPools(e *Emulator, cluster *resource) {
 	pools, _ := cluster.props()["agentPoolProfiles"].([]any)
 	for _, p := range pools {
@@ -70,6 +73,9 @@ func storeClusterPools(e *Emulator, cluster *resource) {
 		delete(props, "name")
 		body := map[string]any{"id": id, "name": name, "type": cluster.typ + "/agentPools", "properties": props}
 		if child := e.lookupLocked(id); child != nil {
+			if reflect.DeepEqual(child.props(), props) {
+				continue
+			}
 			child.body = body
 			child.refresh()
 			continue

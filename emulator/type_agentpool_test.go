@@ -1,10 +1,14 @@
 package emulator_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
+
+	"github.com/aztenant/aztenant/emulator"
 )
 
 // A cluster's agentPoolProfiles and its agentPools children are one set, as in AKS: a pool
@@ -75,5 +79,60 @@ func TestAgentPoolsAreTheClustersPools(t *testing.T) {
 	}
 	if names := poolNames(); len(names) != 1 || names[0] != "system" {
 		t.Errorf("cluster pools after user1's DELETE: %v", names)
+	}
+}
+
+// A pool's value Azure changes after Succeeded (a count the autoscaler moved) is the
+// cluster's too, and a cluster PUT that leaves the pool out does not put the old value
+// back: the pool is written once, by its own PUT.
+func TestAgentPoolChangedLaterIsTheClustersToo(t *testing.T) {
+	f := newFixture(t)
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "aksl")
+	res := f.resources(t, cred)
+	const api = "2024-09-01"
+	cluster := rgScope + "aksl/providers/Microsoft.ContainerService/managedClusters/c1"
+	clusterBody := armresources.GenericResource{Location: to.Ptr("westeurope"), Properties: map[string]any{"dnsPrefix": "c1",
+		"agentPoolProfiles": []any{map[string]any{"name": "system", "count": 1, "vmSize": "Standard_D2s_v5"}}}}
+	if _, err := put(t, res, cluster, api, clusterBody); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.emu.SetAnswerTransforms(emulator.AnswerTransform{Type: "Microsoft.ContainerService/managedClusters/agentPools",
+		Path: "properties.count", Op: emulator.OpChangeAfterSucceeded, Value: json.RawMessage(`3`)}); err != nil {
+		t.Fatal(err)
+	}
+	pool := cluster + "/agentPools/user1"
+	if _, err := put(t, res, pool, api, armresources.GenericResource{Properties: map[string]any{"count": 2, "vmSize": "Standard_D4s_v5"}}); err != nil {
+		t.Fatal(err)
+	}
+	count := func(id string) any {
+		got, err := res.GetByID(ctxT(t), id, api, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id == pool {
+			return props(got.GenericResource)["count"]
+		}
+		for _, p := range props(got.GenericResource)["agentPoolProfiles"].([]any) {
+			if p.(map[string]any)["name"] == "user1" {
+				return p.(map[string]any)["count"]
+			}
+		}
+		t.Fatalf("the cluster does not list user1: %v", props(got.GenericResource))
+		return nil
+	}
+	// The first GET answers Succeeded; the change is made at the next request.
+	count(pool)
+	if got := count(pool); fmt.Sprint(got) != "3" {
+		t.Fatalf("the pool's count after Succeeded: %v, want Azure's 3", got)
+	}
+	if got := count(cluster); fmt.Sprint(got) != "3" {
+		t.Errorf("the cluster lists user1 with count %v, want the pool's 3", got)
+	}
+	if _, err := put(t, res, cluster, api, clusterBody); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(pool); fmt.Sprint(got) != "3" {
+		t.Errorf("a cluster PUT without user1 put its count back to %v, want 3 kept", got)
 	}
 }
