@@ -3,6 +3,7 @@ package emit_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -13,32 +14,53 @@ import (
 	"github.com/aztenant/aztenant/hack/kindgen/sdk"
 )
 
-// readWave reads every kind of api/kinds.yaml and the wave of those generated.
-func readWave(t *testing.T) (all, wave []*model.Kind) {
-	t.Helper()
-	file, err := config.Load("../../../api/kinds.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err = sdk.ReadAll(context.Background(), "..", file, file.Kinds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wave, err = emit.Wave(all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return all, wave
+// The kinds of api/kinds.yaml read from the SDK modules, their wave and the files
+// generated from them, once for all the tests (each read is seconds of CPU); tests only
+// read them.
+var read struct {
+	once      sync.Once
+	all, wave []*model.Kind
+	files     emit.Files
+	err       error
 }
 
+func readOnce() {
+	read.once.Do(func() {
+		file, err := config.Load("../../../api/kinds.yaml")
+		if err != nil {
+			read.err = err
+			return
+		}
+		if read.all, err = sdk.ReadAll(context.Background(), "..", file, file.Kinds); err != nil {
+			read.err = err
+			return
+		}
+		if read.wave, err = emit.Wave(read.all); err != nil {
+			read.err = err
+			return
+		}
+		read.files, read.err = emit.Generate(read.wave, read.all, nil)
+	})
+}
+
+// readWave is every kind of api/kinds.yaml and the wave of those generated.
+func readWave(t *testing.T) (all, wave []*model.Kind) {
+	t.Helper()
+	readOnce()
+	if read.err != nil {
+		t.Fatal(read.err)
+	}
+	return read.all, read.wave
+}
+
+// generate is the files generated from api/kinds.yaml.
 func generate(t *testing.T) emit.Files {
 	t.Helper()
-	all, models := readWave(t)
-	files, err := emit.Generate(models, all, nil)
-	if err != nil {
-		t.Fatal(err)
+	readOnce()
+	if read.err != nil {
+		t.Fatal(read.err)
 	}
-	return files
+	return read.files
 }
 
 // What a reviewer of the generated code relies on: each kind's files exist and say they
