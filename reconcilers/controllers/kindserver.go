@@ -211,8 +211,15 @@ func (s *KindServer) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			}
 			return reconcile.Result{}, nil
 		}
-		// Not served yet: the whole CRD, read once (not cached), has its
-		// kind and conditions.
+		// Not served yet. At start every CRD comes by: one of a kind this
+		// operator would not serve (not its kind, or one the CRD pattern
+		// leaves out) is known by its name through the REST mapper's
+		// discovery, without reading the whole CRD (hundreds of kilobytes of
+		// schema for a generated kind).
+		if gk, ok := s.kindOf(req.Name); ok && !s.wantedLocked(gk, req.Name) {
+			return reconcile.Result{}, nil
+		}
+		// The whole CRD, read once (not cached), has its kind and conditions.
 		crd := &unstructured.Unstructured{}
 		crd.SetGroupVersionKind(crdGVK)
 		if err = s.Manager.GetAPIReader().Get(ctx, client.ObjectKey{Name: req.Name}, crd); err == nil {
@@ -275,6 +282,26 @@ func (s *KindServer) serveCRD(ctx context.Context, crd *unstructured.Unstructure
 	}
 	log.Info("CRD installed: kind served", "kind", gk.String(), "served", len(s.controllers))
 	return reconcile.Result{}, nil
+}
+
+// kindOf is the kind of the CRD named crdName (plural.group) by the REST mapper,
+// which knows it once discovery serves it; false when it does not yet.
+func (s *KindServer) kindOf(crdName string) (schema.GroupKind, bool) {
+	plural, group, _ := strings.Cut(crdName, ".")
+	gvk, err := s.Manager.GetRESTMapper().KindFor(schema.GroupVersionResource{Group: group, Resource: plural})
+	if err != nil {
+		return schema.GroupKind{}, false
+	}
+	return gvk.GroupKind(), true
+}
+
+// wantedLocked reports whether the kind gk, whose CRD is crdName, is one this operator
+// knows, does not serve yet, and the CRD pattern selects. s.mu is held.
+func (s *KindServer) wantedLocked(gk schema.GroupKind, crdName string) bool {
+	if _, ok := s.Registry.Lookup(gk); !ok || s.controllers[gk] != nil {
+		return false
+	}
+	return s.Selected == nil || s.Selected(gk, crdName)
 }
 
 // established reports whether a CRD's Established condition is True.

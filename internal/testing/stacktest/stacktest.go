@@ -2,8 +2,9 @@ package stacktest
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"fmt"
-	"github.com/aztenant/aztenant/internal/crdinstall"
 	"net/http"
 	"os"
 	"strconv"
@@ -33,6 +34,8 @@ import (
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/emulator"
+	"github.com/aztenant/aztenant/emulator/jwks"
+	"github.com/aztenant/aztenant/internal/crdinstall"
 	"github.com/aztenant/aztenant/identity"
 	"github.com/aztenant/aztenant/internal/operator"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
@@ -167,7 +170,11 @@ func newOn(t testing.TB, env *testenv.Env, cfg operator.Config, log logr.Logger,
 		})
 	}
 	// Azure's hiccups where it has them: a new principal replicates for 2 s.
-	emuCfg := emulator.Config{Seed: seed, PrincipalReplication: emulator.Duration(PrincipalReplication)}
+	key, err := signingKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	emuCfg := emulator.Config{Seed: seed, PrincipalReplication: emulator.Duration(PrincipalReplication), SigningKeyPEM: key}
 	if err := AnswersFromEnv(&emuCfg); err != nil {
 		t.Fatal(err)
 	}
@@ -224,6 +231,17 @@ func newOn(t testing.TB, env *testenv.Env, cfg operator.Config, log logr.Logger,
 	}
 	return s
 }
+
+// signingKey is the token-signing key of the stacks' emulators, one per test binary:
+// a 2048-bit RSA key takes about 60 ms of CPU to generate, and each stack starts an
+// emulator. Each emulator is still its own issuer (its own URL).
+var signingKey = sync.OnceValues(func() (string, error) {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return "", err
+	}
+	return jwks.EncodeRSAPrivateKeyPEM(k), nil
+})
 
 // StartManager starts the operator (after StopManager: a fresh one, as after
 // a crash or a rollout).
