@@ -117,7 +117,10 @@ func start(ctx context.Context, s settings) (*Env, error) {
 			return nil, err
 		}
 	}
-	var opts controlplane.Options
+	// Memory is cheaper than CPU here: many control planes run at once on 2 cores
+	// (GOGC 200: the kinds tests but the lifecycle 83 to 76 CPU-s, the API server at
+	// 1.9 GB at most instead of about 1.4).
+	opts := controlplane.Options{GOGC: 200}
 	if s.controllers {
 		opts.Controllers = controlplane.ControllersLifecycle
 	}
