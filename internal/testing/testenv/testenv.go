@@ -118,8 +118,8 @@ func start(ctx context.Context, s settings) (*Env, error) {
 		}
 	}
 	// Memory is cheaper than CPU here: many control planes run at once on 2 cores
-	// (GOGC 200: the kinds tests but the lifecycle 83 to 76 CPU-s, the API server at
-	// 1.9 GB at most instead of about 1.4).
+	// (GOGC 200: the kinds tests but the lifecycle took 76 CPU-s instead of 83, and
+	// their largest process, the API server, grew to 1.9 GB; 3.3 GB at GOGC 400).
 	opts := controlplane.Options{GOGC: 200}
 	if s.controllers {
 		opts.Controllers = controlplane.ControllersLifecycle
