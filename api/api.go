@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -60,4 +61,22 @@ func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 		crds = append(crds, crd)
 	}
 	return crds, nil
+}
+
+// CRD returns the generated CustomResourceDefinition named name (plural.group), read
+// alone: CRDs decodes every one.
+func CRD(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	plural, group, _ := strings.Cut(name, ".")
+	data, err := crdFiles.ReadFile("crds/" + group + "_" + plural + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("no generated CRD %s: %w", name, err)
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(data, crd); err != nil {
+		return nil, fmt.Errorf("CRD %s: %w", name, err)
+	}
+	if crd.Name != name {
+		return nil, fmt.Errorf("CRD file of %s names %s", name, crd.Name)
+	}
+	return crd, nil
 }

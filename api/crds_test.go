@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -749,5 +750,25 @@ func TestLocationRuleListsLocations(t *testing.T) {
 		if !azurev1alpha1.KnownLocation(l.DisplayName) {
 			t.Errorf("display name %q does not normalise to %q", l.DisplayName, l.Name)
 		}
+	}
+}
+
+// CRD reads one CRD by name, the same as CRDs has, and says when there is none.
+func TestCRDByName(t *testing.T) {
+	all, err := api.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []*apiextensionsv1.CustomResourceDefinition{all[0], all[len(all)/2], all[len(all)-1]} {
+		got, err := api.CRD(want.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equality.Semantic.DeepEqual(got, want) {
+			t.Errorf("CRD(%q) differs from CRDs' own", want.Name)
+		}
+	}
+	if _, err := api.CRD("widgets.example.aztenant.io"); err == nil || !strings.Contains(err.Error(), "no generated CRD widgets.example.aztenant.io") {
+		t.Errorf("an unknown CRD: %v", err)
 	}
 }
