@@ -16,7 +16,7 @@ import (
 
 // The names the generator's config says Azure turns into resources or
 // destinations (api/kinds.yaml, names:) are in the Facts.Names of the kind's
-// adapter, generated or written by hand (an AKS cluster's nodeResourceGroup),
+// adapter (an AKS cluster's nodeResourceGroup among them),
 // with what they mean; and no adapter declares one the config does not list.
 func TestNamesFollowTheConfig(t *testing.T) {
 	data, err := os.ReadFile("../../api/kinds.yaml")
