@@ -25,7 +25,7 @@ type PerturbWrites struct {
 	// Ops are the operations Perturb may pick (every one when empty).
 	Ops []AnswerOp `json:"ops,omitempty"`
 	// Types are ARM resource types whose writes are perturbed too, besides the generated
-	// kinds' (matched without case): those of hand-written kinds, such as
+	// kinds' (matched without case): those whose type behaviour is written by hand (type_*.go), such as
 	// Microsoft.Resources/resourceGroups, whose type behaviour answers first.
 	Types []string `json:"types,omitempty"`
 }
