@@ -255,7 +255,8 @@ func TestFlexibleServerPasswordRotation(t *testing.T) {
 	must(t, s.Client.Update(ctx, &sec))
 	until(t, "the new password sent to Azure", func() bool { return putCount() >= 2 })
 	s.WaitReady(t, srv, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	time.Sleep(500 * time.Millisecond)
+	// A reconcile after the rotation's writes nothing more.
+	s.ReadAgain(t, srv.Status.ID, 1, func() { s.Touch(t, srv, "after-rotation") })
 	if n, sent := putCount(), puts.on(path); n != 2 || len(sent) != 2 || passwordOf(sent[1]) != newPassword {
 		t.Fatalf("rotation: %d PUTs in all, want 2, the second with the new password", n)
 	}
@@ -301,10 +302,7 @@ func TestFlexibleServerPasswordRotation(t *testing.T) {
 	// (the digest is keyed with its UID) is written once, then nothing more.
 	s.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pg-admin"}, StringData: map[string]string{"password": newPassword}})
 	s.WaitReady(t, srv, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	time.Sleep(500 * time.Millisecond)
-	s.Touch(t, srv, "after-recreate")
-	s.WaitReady(t, srv, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	time.Sleep(500 * time.Millisecond)
+	s.ReadAgain(t, srv.Status.ID, 1, func() { s.Touch(t, srv, "after-recreate") })
 	if n := putCount(); n != 3 {
 		t.Errorf("%d PUTs after the Secret was recreated and the server resynced, want 3 (one for the new Secret)", n)
 	}

@@ -83,7 +83,7 @@ func TestManagedClusterNodeCountDrift(t *testing.T) {
 	}
 
 	// Syncs every second find nothing to do.
-	time.Sleep(2500 * time.Millisecond)
+	s.ReadAgain(t, id, 2, nil)
 	if n := puts(); n != 1 {
 		t.Fatalf("%d PUTs after idle syncs, want still 1", n)
 	}
@@ -100,7 +100,7 @@ func TestManagedClusterNodeCountDrift(t *testing.T) {
 	}
 	// ... and back to 1 at the next sync, with one corrective PUT.
 	until(t, "node count back to 1", func() bool { return s.nodeCount(t, id) == 1 })
-	time.Sleep(1500 * time.Millisecond)
+	s.ReadAgain(t, id, 2, nil) // the syncs after the corrective PUT write nothing more
 	if n := puts(); n != 2 {
 		t.Errorf("%d PUTs after the drift, want exactly one corrective PUT (2 in all)", n)
 	}
@@ -114,7 +114,7 @@ func TestManagedClusterNodeCountDrift(t *testing.T) {
 	must(t, s.Client.Update(ctx, mc))
 	until(t, "3 nodes in Azure", func() bool { return s.nodeCount(t, id) == 3 })
 	s.WaitReady(t, mc, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	time.Sleep(1500 * time.Millisecond)
+	s.ReadAgain(t, id, 2, nil)
 	if n := puts(); n != 3 {
 		t.Errorf("%d PUTs after one spec change, want 3 in all", n)
 	}

@@ -379,6 +379,19 @@ func (s *Stack) Reads(id string) int {
 	return n
 }
 
+// ReadAgain runs cause, when given (a Touch), and waits until the resource id has been
+// read n more times than before it (its syncs, or the GETs of its reconciles): a write
+// those reconciles made is in the audit by then. Tests that check that nothing more is
+// written wait on it, not on a sleep a busy machine may fill with no sync at all.
+func (s *Stack) ReadAgain(t testing.TB, id string, n int, cause func()) {
+	t.Helper()
+	want := s.Reads(id) + n
+	if cause != nil {
+		cause()
+	}
+	Until(t, fmt.Sprintf("%s read %d more times", id, n), func() bool { return s.Reads(id) >= want })
+}
+
 // Methods lists the calls' methods, such as "GET PUT".
 func Methods(es []emulator.AuditEntry) string {
 	var m []string
