@@ -2,6 +2,7 @@ package operator_test
 
 import (
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -21,17 +22,21 @@ import (
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
-// crdsOf returns the project's CRDs that keep says yes to.
+// embeddedCRDs are the project's CRDs, decoded once for the package's tests (seconds of
+// CPU under the race detector each time).
+var embeddedCRDs = sync.OnceValues(api.CRDs)
+
+// crdsOf returns copies of the project's CRDs that keep says yes to.
 func crdsOf(t *testing.T, keep func(*apiextensionsv1.CustomResourceDefinition) bool) []*apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
-	all, err := api.CRDs()
+	all, err := embeddedCRDs()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []*apiextensionsv1.CustomResourceDefinition
 	for _, c := range all {
 		if keep(c) {
-			out = append(out, c)
+			out = append(out, c.DeepCopy())
 		}
 	}
 	if len(out) == 0 {
