@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -87,17 +89,45 @@ func withPath(m map[string]any, keys []string, v any) map[string]any {
 }
 
 // namespaceReader confines Hooks.Resolve to its object's namespace: references
-// never cross namespaces.
+// never cross namespaces. A referenced object of a registered kind asked for as
+// unstructured (the generated kinds read references so) is read typed: from the
+// manager's cache, as a reconcile's other reads, where the client would send a GET
+// to the API server (it caches no unstructured objects) at every sync of every
+// object that references another.
 type namespaceReader struct {
 	client.Reader
 	namespace string
+	registry  *Registry
+}
+
+func (r *Reconciler) namespaceReader(namespace string) namespaceReader {
+	return namespaceReader{Reader: r.Client, namespace: namespace, registry: r.Registry}
 }
 
 func (n namespaceReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if key.Namespace != n.namespace {
 		return fmt.Errorf("%s/%s is in another namespace than %s: references never cross namespaces", key.Namespace, key.Name, n.namespace)
 	}
-	return n.Reader.Get(ctx, key, obj, opts...)
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || n.registry == nil {
+		return n.Reader.Get(ctx, key, obj, opts...)
+	}
+	gvk := u.GroupVersionKind()
+	k, ok := n.registry.Lookup(gvk.GroupKind())
+	if !ok {
+		return n.Reader.Get(ctx, key, obj, opts...)
+	}
+	typed := k.New()
+	if err := n.Reader.Get(ctx, key, typed, opts...); err != nil {
+		return err
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return err
+	}
+	u.SetUnstructuredContent(m)
+	u.SetGroupVersionKind(gvk)
+	return nil
 }
 
 func (n namespaceReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
@@ -117,7 +147,7 @@ func (r *Reconciler) build(ctx context.Context, obj azurev1alpha1.Resource) (bui
 	var resolved map[string]string
 	if resolve := r.Kind.Hooks().Resolve; resolve != nil {
 		var err error
-		if resolved, err = resolve(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj); err != nil {
+		if resolved, err = resolve(ctx, r.namespaceReader(obj.GetNamespace()), obj); err != nil {
 			return built{}, newOutcome(ReasonReferenceNotFound, err.Error())
 		}
 	}

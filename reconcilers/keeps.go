@@ -38,7 +38,7 @@ func (r *Reconciler) answersFor(ctx context.Context, obj azurev1alpha1.Resource,
 		open[p] = true
 	}
 	return answers{
-		key:     writeOnlyKey(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj, refs),
+		key:     writeOnlyKey(ctx, r.namespaceReader(obj.GetNamespace()), obj, refs),
 		desired: desired, actual: actual, open: open, writeOnly: facts.WriteOnly, secrets: secrets,
 		decided: map[string]bool{},
 	}

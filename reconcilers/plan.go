@@ -75,7 +75,7 @@ func (r *Reconciler) plan(ctx context.Context, obj azurev1alpha1.Resource, b bui
 		if hooks.References != nil {
 			refs = hooks.References(obj)
 		}
-		c.woHash = writeOnlyHash(writeOnlyKey(ctx, namespaceReader{r.Client, obj.GetNamespace()}, obj, refs), desired, digested)
+		c.woHash = writeOnlyHash(writeOnlyKey(ctx, r.namespaceReader(obj.GetNamespace()), obj, refs), desired, digested)
 	}
 	c.diff = "(absent)"
 	if actual != nil {
