@@ -77,9 +77,13 @@ type replica struct {
 	firstWork atomic.Pointer[time.Time]
 }
 
+// The leases' timing in these tests: long enough that a renewal, slow on a busy machine
+// (two cores running the whole suite), is not taken for a partition (a 2 s renew
+// deadline lost b's shards in CI, 2026-12-07).
 const (
 	testShards   = 4
-	testDuration = 3 * time.Second
+	testDuration = 6 * time.Second
+	testRenew    = 4 * time.Second
 )
 
 func startReplica(t *testing.T, cfg *rest.Config, l *ledger, ns, id string, shards int) *replica {
@@ -105,7 +109,7 @@ func startReplica(t *testing.T, cfg *rest.Config, l *ledger, ns, id string, shar
 		stopped bool
 	)
 	r.c, err = NewCoordinator(Options{Leases: cs.CoordinationV1(), Namespace: ns, Prefix: "t", Identity: id, Shards: shards,
-		LeaseDuration: testDuration, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond,
+		LeaseDuration: testDuration, RenewDeadline: testRenew, RetryPeriod: time.Second,
 		Log: testr.New(t),
 		Lost: func(k int) {
 			// What the process exit does: no more work, at once.
@@ -196,10 +200,10 @@ func TestHandOver(t *testing.T) {
 		}
 	})
 	a := startReplica(t, env.Config, l, ns, "a", testShards)
-	waitShares(t, l, 10*time.Second, map[string]int{"a": 4})
+	waitShares(t, l, 20*time.Second, map[string]int{"a": 4})
 
 	b := startReplica(t, env.Config, l, ns, "b", testShards)
-	waitShares(t, l, 10*time.Second, map[string]int{"a": 2, "b": 2})
+	waitShares(t, l, 20*time.Second, map[string]int{"a": 2, "b": 2})
 
 	// A clean stop hands the shards back: taken without waiting for expiry.
 	start := time.Now()
@@ -216,7 +220,7 @@ func TestHandOver(t *testing.T) {
 	}
 
 	c := startReplica(t, env.Config, l, ns, "c", testShards)
-	waitShares(t, l, 10*time.Second, map[string]int{"b": 2, "c": 2})
+	waitShares(t, l, 20*time.Second, map[string]int{"b": 2, "c": 2})
 
 	// b is cut off: it stops its work within the renew deadline, c takes
 	// its shards once their leases expired.
@@ -227,7 +231,7 @@ func TestHandOver(t *testing.T) {
 	if b.lost.Load() == 0 {
 		t.Error("the partitioned replica never reported its shards lost")
 	}
-	if got := time.Since(start); got < 2*time.Second {
+	if got := time.Since(start); got < testRenew {
 		t.Errorf("taken over after %s, before the partitioned replica's renew deadline", got)
 	}
 	if held := c.c.Held(); len(held) != testShards {
@@ -242,7 +246,7 @@ func TestHandOver(t *testing.T) {
 	// d's membership renewed three times: it has looked at the shards
 	// (it takes them from its second round) while c was live.
 	rvs := map[string]bool{}
-	testenv.Eventually(t, 10*time.Second, "d renews its membership while c lives", func() (bool, string) {
+	testenv.Eventually(t, 30*time.Second, "d renews its membership while c lives", func() (bool, string) {
 		l, err := cs.CoordinationV1().Leases(ns).Get(t.Context(), MemberLease("t", "d"), metav1.GetOptions{})
 		if err == nil {
 			rvs[l.ResourceVersion] = true
@@ -255,7 +259,7 @@ func TestHandOver(t *testing.T) {
 	c.cancel()
 	<-c.done
 	stopped := time.Now()
-	waitSharesOf(t, l8, 8, 10*time.Second, map[string]int{"d": 8})
+	waitSharesOf(t, l8, 8, 20*time.Second, map[string]int{"d": 8})
 	if first := d.firstWork.Load(); first == nil || first.Before(stopped) {
 		t.Errorf("d worked from %v, before c (another N) stopped at %s", first, stopped)
 	}
