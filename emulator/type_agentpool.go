@@ -59,7 +59,10 @@ func poolIndex(pools []any) map[string]map[string]any {
 
 // storeClusterPools makes each pool of a stored cluster readable at its own URL. A pool
 // whose entry is the pool as it stands (one the cluster's PUT left out, kept) is not
-// written again: only the pools the cluster's write changed change.
+// written again: only the pools the cluster's write changed change. Source: the rule
+// above (one set, a left-out pool kept, the issues cited there); no Azure document
+// speaks of a pool Azure changes later, so that case follows the same rule (settleAnswers
+// calls stored), not an answer of its own.
 func storeClusterPools(e *Emulator, cluster *resource) {
 	pools, _ := cluster.props()["agentPoolProfiles"].([]any)
 	for _, p := range pools {
