@@ -151,7 +151,7 @@ func TestOperatorWorksWithItsGeneratedClusterRole(t *testing.T) {
 	served := tenancy.ServeTenants()
 	mgr, err := ctrl.NewManager(asOperator, ctrl.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Cache: operator.CacheOptions(served),
+		Cache: operator.CacheOptions(served), Logger: testenv.FailureLog(t),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +165,14 @@ func TestOperatorWorksWithItsGeneratedClusterRole(t *testing.T) {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- mgr.Start(mctx) }()
+	// Serving every generated kind, the operator starts an informer per kind before its
+	// first reconcile: seconds on an idle machine, more than a minute on a busy one (CI).
+	// Once its cache has synced, each step below is a reconcile or two.
+	syncCtx, stopSync := context.WithTimeout(ctx, 5*time.Minute)
+	defer stopSync()
+	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
+		t.Fatal("the operator's cache did not sync in 5 minutes under the generated ClusterRole: a kind it may not list or watch?")
+	}
 
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(rg), rg); err != nil {

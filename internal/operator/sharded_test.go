@@ -143,7 +143,9 @@ func TestShardedOperatorWorksWithItsRoles(t *testing.T) {
 			operator.ShardOptions{Shards: 2, Identity: "r0", LeaseNamespace: ns, LeasePrefix: "rbac",
 				MetricsAddr: "0", ProbeAddr: "0"}, nil)
 	}()
-	testenv.Eventually(t, 90*time.Second, "resource group labelled and Ready under the roles", func() (bool, string) {
+	// Its shards taken, the inner manager starts an informer per served kind (every
+	// generated kind here) before its first reconcile: more than a minute on a busy machine.
+	testenv.Eventually(t, 3*time.Minute, "resource group labelled and Ready under the roles", func() (bool, string) {
 		select {
 		case err := <-errc:
 			t.Fatalf("the sharded operator ended: %v", err)
