@@ -29,7 +29,7 @@ import (
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) { testenv.Main(m, testenv.WithKinds(testenv.EveryKind)) }
 
 const (
 	ns      = "api-test"

@@ -21,7 +21,9 @@ import (
 
 // The cluster's own controllers run: the attacks use Kubernetes' aggregated
 // edit role, which kube-controller-manager fills.
-func TestMain(m *testing.M) { testenv.Main(m, testenv.WithControllerManager()) }
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.WithControllerManager(), testenv.WithKinds(attackKinds))
+}
 
 const subID = stacktest.SubscriptionID
 

@@ -15,5 +15,6 @@ func TestMain(m *testing.M) {
 	// accounts (identity/reservation): the API server runs them before any
 	// webhook, so they would deny first and hide Gatekeeper's verdict on the
 	// library's reservedserviceaccount template.
-	testenv.Main(m, testenv.WithoutReservation())
+	// The library's examples are of every kind.
+	testenv.Main(m, testenv.WithoutReservation(), testenv.WithKinds(testenv.EveryKind))
 }

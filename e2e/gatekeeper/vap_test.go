@@ -24,8 +24,8 @@ func TestValidatingAdmissionPolicyWithoutGatekeeper(t *testing.T) {
 	t.Parallel()
 	// Not the package's: Gatekeeper's test configures that one. Without the
 	// reservation's policies, which would deny the reserved account's
-	// examples before the generated ones.
-	env := testenv.New(t, testenv.WithoutReservation())
+	// examples before the generated ones. With every kind: the library's examples are.
+	env := testenv.New(t, testenv.WithoutReservation(), testenv.WithKinds(testenv.EveryKind))
 	err := env.Client.Get(t.Context(), client.ObjectKey{Name: "constrainttemplates.templates.gatekeeper.sh"}, &apiextensionsv1.CustomResourceDefinition{})
 	if !apierrors.IsNotFound(err) {
 		t.Fatalf("Gatekeeper's CRDs should not exist here (get: %v)", err)

@@ -20,6 +20,10 @@ import (
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
+// deletedCRD is the CRD TestDeletingACRDLeavesItsResourcesInAzure deletes: the
+// package's control plane has it beside testenv.TestKinds.
+const deletedCRD = "natgateways.network.aztenant.io"
+
 // Deleting a CRD deletes every object of its kind (an uninstall by hand, a
 // Helm upgrade from a chart that carried the CRDs without keep): nobody
 // asked for their Azure resources to go, so each is left in Azure (event
@@ -27,7 +31,7 @@ import (
 // is served again and the object adopts its resource back.
 func TestDeletingACRDLeavesItsResourcesInAzure(t *testing.T) {
 	const ns = "crd-deleted"
-	const crdName = "natgateways.network.aztenant.io"
+	const crdName = deletedCRD
 	cfg := stacktest.DefaultConfig()
 	cfg.Kinds = stacktest.TestKindsAnd(crdName)
 	s := stacktest.NewWith(t, cfg, ns)

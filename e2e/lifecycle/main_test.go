@@ -41,7 +41,7 @@ import (
 // those of the other tests too.
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard())
-	testenv.Main(m, testenv.WithControllerManager())
+	testenv.Main(m, testenv.WithControllerManager(), testenv.WithKinds(testenv.KindsAnd(deletedCRD)))
 }
 
 // wait is how long a test waits for the cluster: the garbage collector picks

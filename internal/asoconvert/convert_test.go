@@ -16,7 +16,10 @@ import (
 	"github.com/aztenant/aztenant/policy"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+// The control plane has the converted application's kinds.
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.WithKinds(testenv.KindsAnd("network.aztenant.io")))
+}
 
 func convert(t *testing.T, files ...string) asoconvert.Result {
 	t.Helper()

@@ -20,7 +20,11 @@ import (
 	"github.com/aztenant/aztenant/reconcilers/kinds"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) { testenv.Main(m, testenv.WithKinds(importKinds)) }
+
+// importKinds are the kinds of the imported resource group: the control plane's and
+// the operator's.
+var importKinds = testenv.KindsAnd("network.aztenant.io/NetworkSecurityGroup*", "network.aztenant.io/VirtualNetwork*")
 
 const sub = stacktest.SubscriptionID
 
@@ -54,7 +58,7 @@ func withoutMarkers(t *testing.T, s *stacktest.Stack, id string) string {
 func TestImportRoundTrip(t *testing.T) {
 	const ns = "imp"
 	cfg := stacktest.DefaultConfig()
-	cfg.Kinds = stacktest.TestKindsAnd("network.aztenant.io/NetworkSecurityGroup*", "network.aztenant.io/VirtualNetwork*")
+	cfg.Kinds = importKinds
 	s := stacktest.NewWith(t, cfg, ns)
 	ctx := t.Context()
 	reg, err := reconcilers.NewRegistry(s.Env.Scheme, kinds.All()...)

@@ -33,7 +33,7 @@ import (
 	"github.com/aztenant/aztenant/tenancy/onboarding"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
+func TestMain(m *testing.M) { testenv.Main(m, testenv.WithKinds(testenv.EveryKind)) }
 
 const (
 	tenantID   = "72f988bf-86f1-41af-91ab-2d7cd011db47"

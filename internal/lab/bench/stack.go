@@ -26,6 +26,7 @@ import (
 	tenancyv1alpha1 "github.com/aztenant/aztenant/api/tenancy/v1alpha1"
 	"github.com/aztenant/aztenant/emulator"
 	"github.com/aztenant/aztenant/identity"
+	"github.com/aztenant/aztenant/internal/crdinstall"
 	"github.com/aztenant/aztenant/internal/lab/controlplane"
 	"github.com/aztenant/aztenant/internal/lab/seed"
 	"github.com/aztenant/aztenant/internal/operator"
@@ -52,6 +53,10 @@ type Options struct {
 	// size, LRO, faults); the tenant, subscription, issuer trust and state file
 	// are added.
 	Emulator emulator.Config
+	// CRDPattern selects the Azure kinds whose CRDs are installed and which the operator
+	// serves (its --crd-pattern; crdinstall patterns, as the chart's crds.pattern): empty
+	// installs every kind's, as the bench measures.
+	CRDPattern string
 	// OperatorArgs are added to the operator's flags (--sync-period, --workers ...).
 	OperatorArgs []string
 	// Progress receives one line per step; nil discards them.
@@ -124,6 +129,13 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	crds, err := api.CRDs()
 	if err != nil {
 		return nil, err
+	}
+	if opts.CRDPattern != "" {
+		p, err := crdinstall.ParsePattern(opts.CRDPattern)
+		if err != nil {
+			return nil, err
+		}
+		crds = p.Select(crds)
 	}
 	content := seed.Content{CRDs: crds, Reservation: true}
 	s.progress("starting etcd and kube-apiserver with the CRDs and the reservation (a first start installs them: about a minute)")
@@ -225,6 +237,9 @@ func (s *Stack) operatorArgs(metricsPort, probePort int) []string {
 		"--azure-ca-bundle=" + filepath.Join(s.opts.Dir, "emulator-ca.pem"),
 		// The stack installed the CRDs (api.CRDs) before the operator starts.
 		"--crd-management=none",
+	}
+	if s.opts.CRDPattern != "" {
+		args = append(args, "--crd-pattern="+s.opts.CRDPattern)
 	}
 	return append(args, s.opts.OperatorArgs...)
 }

@@ -78,32 +78,18 @@ type Stack struct {
 // assignments in the stack's emulator (Entra's replication, shortened).
 const PrincipalReplication = 2 * time.Second
 
-// TestKinds are the kinds an operator started here serves when its
-// configuration names none (Config.Kinds nil): the groups of the kinds tests
-// create by hand. Each served kind is an informer and a controller started
-// with every stack; serving all of them made a stack cost about four times the
-// CPU of these (reconcilers/kinds, 2026-12-06). A test of other kinds names
-// them, or EveryKind.
-var TestKinds = mustPattern("resources.aztenant.io;authorization.aztenant.io;managedidentity.aztenant.io;" +
-	"storage.aztenant.io;cache.aztenant.io;containerservice.aztenant.io;dbforpostgresql.aztenant.io")
+// TestKinds are the kinds an operator started here serves when its configuration names
+// none (Config.Kinds nil): testenv's, those a package's control plane has by default.
+// A test of other kinds names them (TestKindsAnd, in the package's testenv.WithKinds
+// too), or EveryKind.
+var TestKinds = testenv.TestKinds
 
 // TestKindsAnd is TestKinds and the kinds patterns select (crdinstall patterns:
 // group/Kind globs, CRD names, groups).
-func TestKindsAnd(patterns ...string) *crdinstall.Pattern {
-	return mustPattern(strings.Join(append([]string{TestKinds.String()}, patterns...), ";"))
-}
+func TestKindsAnd(patterns ...string) *crdinstall.Pattern { return testenv.KindsAnd(patterns...) }
 
-// EveryKind serves every kind whose CRD is installed (the generated samples'
-// tests).
-var EveryKind = mustPattern("*")
-
-func mustPattern(s string) *crdinstall.Pattern {
-	p, err := crdinstall.ParsePattern(s)
-	if err != nil {
-		panic(err)
-	}
-	return &p
-}
+// EveryKind serves every kind whose CRD is installed (the generated samples' tests).
+var EveryKind = testenv.EveryKind
 
 // DefaultConfig is the operator's configuration New uses: no resync during a
 // test, fast polling of long-running operations.
