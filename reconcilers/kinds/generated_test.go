@@ -424,22 +424,19 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	// recorded before the portal edits: an edit made while a write is in flight is, to the
 	// operator, Azure's answer to that write (status.azureKeeps), and is kept until the spec
 	// changes there (docs/design/azure-answers.md, "an edit during a write").
-	poll(t, "the writes of the rotated password finished and answered", func(ctx context.Context) (bool, error) {
-		for _, sm := range samples {
-			obj := sm.kind.New()
-			if err := s.Client.Get(ctx, client.ObjectKeyFromObject(sm.obj), obj); err != nil {
-				return false, err
-			}
-			st := obj.AzureStatus()
-			if before, ok := hashBefore[sm.file]; ok && st.WriteOnlyHash == before {
-				return false, nil // not yet written with the new password
-			}
-			if st.ResumeToken != "" || (st.AzureKeeps != nil && st.AzureKeeps.Written != "") {
-				return false, nil
-			}
+	if pending, err := pollSamples(t, samples, time.Minute, func(sm generatedSample) (bool, error) {
+		obj := sm.kind.New()
+		if err := s.Client.Get(ctx, client.ObjectKeyFromObject(sm.obj), obj); err != nil {
+			return false, err
 		}
-		return true, nil
-	})
+		st := obj.AzureStatus()
+		if before, ok := hashBefore[sm.file]; ok && st.WriteOnlyHash == before {
+			return false, nil // not yet written with the new password
+		}
+		return st.ResumeToken == "" && (st.AzureKeeps == nil || st.AzureKeeps.Written == ""), nil
+	}); err != nil {
+		t.Fatalf("the writes of the rotated password finished and answered: %v: %v", pending, err)
+	}
 
 	// Every sample is changed in "the portal" at once, then each change is awaited: the
 	// syncs that put them back run side by side, as they would in a busy namespace.

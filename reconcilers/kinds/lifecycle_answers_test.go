@@ -147,6 +147,39 @@ func waitSynced(t *testing.T, s *stack, samples []generatedSample, since map[str
 	}
 }
 
+// pollSamples waits until cond holds for every sample, each 500ms reading again only the
+// samples it did not hold for yet (once met, the conditions waited for stay met: polling
+// every sample at each tick was most of the API server's GETs in the lifecycle test,
+// thousands), then checks every sample once more. It returns the samples still pending
+// when it fails.
+func pollSamples(t *testing.T, samples []generatedSample, timeout time.Duration, cond func(generatedSample) (bool, error)) ([]string, error) {
+	t.Helper()
+	pending := slices.Clone(samples)
+	err := wait.PollUntilContextTimeout(t.Context(), 500*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+		if len(pending) == 0 {
+			pending = slices.Clone(samples) // the last look, at every sample
+		}
+		var still []generatedSample
+		for _, sm := range pending {
+			ok, err := cond(sm)
+			if err != nil {
+				return false, err
+			}
+			if !ok {
+				still = append(still, sm)
+			}
+		}
+		last := len(pending) == len(samples)
+		pending = still
+		return last && len(still) == 0, nil
+	})
+	files := make([]string, 0, len(pending))
+	for _, sm := range pending {
+		files = append(files, sm.file)
+	}
+	return files, err
+}
+
 func mapValues[K comparable, V any](m map[K]V) []V {
 	out := make([]V, 0, len(m))
 	for _, v := range m {
@@ -269,19 +302,9 @@ func observeAll(t *testing.T, s *stack, ns string, samples []generatedSample) {
 		c := meta.FindStatusCondition(obj.AzureStatus().Conditions, reconcilers.ConditionInSync)
 		return obj, r != nil && r.Reason == reconcilers.ReasonObserved && c != nil && c.ObservedGeneration == obj.GetGeneration(), nil
 	}
-	var pending []string
-	if err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
-		pending = pending[:0]
-		for _, sm := range samples {
-			_, ok, err := observed(sm)
-			if err != nil {
-				return false, err
-			}
-			if !ok {
-				pending = append(pending, sm.file)
-			}
-		}
-		return len(pending) == 0, nil
+	if pending, err := pollSamples(t, samples, 2*time.Minute, func(sm generatedSample) (bool, error) {
+		_, ok, err := observed(sm)
+		return ok, err
 	}); err != nil {
 		t.Fatalf("reconcile-policy observe: %d sample(s) not observed: %v: %v", len(pending), pending, err)
 	}
@@ -298,19 +321,13 @@ func observeAll(t *testing.T, s *stack, ns string, samples []generatedSample) {
 		}
 	}
 	s.setNamespacePolicy(t, ns, "")
-	if err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
-		pending = pending[:0]
-		for _, sm := range samples {
-			obj := sm.kind.New()
-			if err := s.Client.Get(ctx, client.ObjectKeyFromObject(sm.obj), obj); err != nil {
-				return false, err
-			}
-			r := meta.FindStatusCondition(obj.AzureStatus().Conditions, "Ready")
-			if !readyTrue(obj) || r.Reason != reconcilers.ReasonSucceeded {
-				pending = append(pending, sm.file)
-			}
+	if pending, err := pollSamples(t, samples, 2*time.Minute, func(sm generatedSample) (bool, error) {
+		obj := sm.kind.New()
+		if err := s.Client.Get(ctx, client.ObjectKeyFromObject(sm.obj), obj); err != nil {
+			return false, err
 		}
-		return len(pending) == 0, nil
+		r := meta.FindStatusCondition(obj.AzureStatus().Conditions, "Ready")
+		return readyTrue(obj) && r.Reason == reconcilers.ReasonSucceeded, nil
 	}); err != nil {
 		t.Fatalf("back to reconcile-policy manage: %d sample(s) not Ready: %v: %v", len(pending), pending, err)
 	}
