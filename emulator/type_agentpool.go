@@ -21,28 +21,21 @@ const agentPoolType = "Microsoft.ContainerService/managedClusters/agentPools"
 // msgNewAgentPool is AKS's answer to a cluster PUT that introduces a pool.
 const msgNewAgentPool = "A new agent pool was introduced. Adding agent pools to an existing cluster is not allowed through managed cluster operations. For agent pool specific change, please use per agent pool operations: https://aka.ms/agent-pool-rest-api"
 
-// clusterPools checks a cluster PUT's pools against the stored cluster's, and adds those it
-// leaves out, which AKS keeps.
+// clusterPools checks a cluster PUT's pools against the stored cluster's: it may not
+// introduce one. Those it leaves out, which AKS keeps, are listed again once the cluster
+// is stored (storeClusterPools), as they stand: Azure's answer to this PUT (its defaults,
+// its rewrites) is an answer about the pools it names, not about those it left alone.
 func clusterPools(w *writeRequest, pools []any) *apiError {
 	if w.existing == nil {
 		return nil
 	}
 	existing, _ := w.existing.props()["agentPoolProfiles"].([]any)
 	have := poolIndex(existing)
-	named := poolIndex(pools)
-	for name := range named {
+	for name := range poolIndex(pools) {
 		if _, ok := have[name]; !ok {
 			return badRequest("BadRequest", "%s", msgNewAgentPool)
 		}
 	}
-	for _, p := range existing {
-		if m, ok := p.(map[string]any); ok {
-			if _, ok := named[strings.ToLower(str(m, "name"))]; !ok {
-				pools = append(pools, cloneBody(m))
-			}
-		}
-	}
-	w.props["agentPoolProfiles"] = pools
 	return nil
 }
 
@@ -57,20 +50,22 @@ func poolIndex(pools []any) map[string]map[string]any {
 	return out
 }
 
-// storeClusterPools makes each pool of a stored cluster readable at its own URL. A pool
-// whose entry is the pool as it stands (one the cluster's PUT left out, kept) is not
-// written again: only the pools the cluster's write changed change. Source: the rule
-// above (one set, a left-out pool kept, the issues cited there); no Azure document
-// speaks of a pool Azure changes later, so that case follows the same rule (settleAnswers
-// calls stored), not an answer of its own.
+// storeClusterPools makes each pool of a stored cluster's list readable at its own URL,
+// and lists after them, by name, the cluster's pools the list left out (a PUT's), as they
+// stand. A pool whose entry is the pool as it stands is not written again: only the pools
+// the cluster's write changed change. Source: the rule above (one set, a left-out pool
+// kept, the issues cited there); no Azure document speaks of a pool Azure changes later,
+// so that case follows the same rule (settleAnswers calls stored), not an answer of its own.
 func storeClusterPools(e *Emulator, cluster *resource) {
 	pools, _ := cluster.props()["agentPoolProfiles"].([]any)
+	named := map[string]bool{}
 	for _, p := range pools {
 		m, ok := p.(map[string]any)
 		if !ok {
 			continue
 		}
 		name := str(m, "name")
+		named[strings.ToLower(name)] = true
 		id := cluster.id + "/agentPools/" + name
 		props := cloneBody(m)
 		delete(props, "name")
@@ -87,6 +82,24 @@ func storeClusterPools(e *Emulator, cluster *resource) {
 		child.refresh()
 		e.insertLocked(child)
 	}
+	var kept []any
+	for _, c := range cluster.children {
+		name := str(c.body, "name")
+		if !strings.EqualFold(c.typ, cluster.typ+"/agentPools") || named[strings.ToLower(name)] {
+			continue
+		}
+		entry := cloneBody(c.props())
+		entry["name"] = name
+		kept = append(kept, entry)
+	}
+	if len(kept) == 0 {
+		return
+	}
+	slices.SortFunc(kept, func(a, b any) int {
+		return strings.Compare(strings.ToLower(str(a.(map[string]any), "name")), strings.ToLower(str(b.(map[string]any), "name")))
+	})
+	cluster.props()["agentPoolProfiles"] = append(slices.Clone(pools), kept...)
+	cluster.refresh()
 }
 
 // agentPoolBehaviour serves a pool at its own URL, with AKS's defaults, and keeps the

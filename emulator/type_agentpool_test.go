@@ -3,6 +3,7 @@ package emulator_test
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
@@ -134,5 +135,41 @@ func TestAgentPoolChangedLaterIsTheClustersToo(t *testing.T) {
 	}
 	if got := count(pool); fmt.Sprint(got) != "3" {
 		t.Errorf("a cluster PUT without user1 put its count back to %v, want 3 kept", got)
+	}
+}
+
+// A cluster PUT that leaves a pool out keeps it as it stands: Azure's answer to the PUT
+// (here, what Azure's examples add to each of a cluster's pools) is about the pools it
+// names, and does not rewrite the pool it left alone.
+func TestClusterPutAnswersOnlyThePoolsItNames(t *testing.T) {
+	f := newFixture(t, func(c *emulator.Config) { c.AnswerFromExamples = true })
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, "akse")
+	res := f.resources(t, cred)
+	const api = "2025-10-01"
+	cluster := rgScope + "akse/providers/Microsoft.ContainerService/managedClusters/c1"
+	clusterBody := armresources.GenericResource{Location: to.Ptr("westeurope"), Properties: map[string]any{"dnsPrefix": "c1",
+		"agentPoolProfiles": []any{map[string]any{"name": "system", "count": 1, "vmSize": "Standard_D2s_v5", "mode": "System"}}}}
+	if _, err := put(t, res, cluster, api, clusterBody); err != nil {
+		t.Fatal(err)
+	}
+	pool := cluster + "/agentPools/user1"
+	if _, err := put(t, res, pool, api, armresources.GenericResource{Properties: map[string]any{"count": 2, "vmSize": "Standard_D4s_v5", "mode": "User"}}); err != nil {
+		t.Fatal(err)
+	}
+	body := func() map[string]any {
+		b, err := f.emu.ResourceBody(pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	before := body()
+	if _, err := put(t, res, cluster, api, clusterBody); err != nil {
+		t.Fatal(err)
+	}
+	after := body()
+	if !reflect.DeepEqual(before["properties"], after["properties"]) {
+		t.Errorf("a cluster PUT without user1 rewrote it:\nbefore %v\nafter  %v", before["properties"], after["properties"])
 	}
 }
