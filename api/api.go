@@ -1,13 +1,16 @@
 package api
 
 import (
+	"bytes"
 	"embed"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
@@ -43,7 +46,13 @@ var schemeBuilder = runtime.SchemeBuilder{
 var AddToScheme = schemeBuilder.AddToScheme
 
 // CRDs returns the generated CustomResourceDefinitions, one per kind.
-func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) { return CRDsOf(nil) }
+
+// CRDsOf returns the generated CustomResourceDefinitions of the kinds keep says yes to
+// (every one when keep is nil), given each one's group and kind and its CRD's name. Only
+// those are decoded: decoding all of them takes about a second of CPU, for a platform's
+// or a test's few kinds as for all.
+func CRDsOf(keep func(gk schema.GroupKind, name string) bool) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	files, err := fs.Glob(crdFiles, "crds/*.yaml")
 	if err != nil {
 		return nil, err
@@ -54,13 +63,43 @@ func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 		if err != nil {
 			return nil, err
 		}
+		var gk schema.GroupKind
+		var name string
+		if keep != nil {
+			if gk, name, err = crdKindOf(f, data); err != nil {
+				return nil, err
+			}
+			if !keep(gk, name) {
+				continue
+			}
+		}
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := yaml.UnmarshalStrict(data, crd); err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
+		if keep != nil && (crd.Name != name || crd.Spec.Names.Kind != gk.Kind || crd.Spec.Group != gk.Group) {
+			return nil, fmt.Errorf("%s: the CRD %s of %s.%s was read as %s of %s", f, crd.Name, crd.Spec.Names.Kind, crd.Spec.Group, name, gk)
+		}
 		crds = append(crds, crd)
 	}
 	return crds, nil
+}
+
+// crdKindOf reads a CRD file's group, kind and name without decoding it: the group and
+// plural from its file name (group_plural.yaml, as controller-gen writes it), the kind from
+// the first "kind:" under spec.names. CRDsOf checks them against the decoded CRD.
+func crdKindOf(file string, data []byte) (schema.GroupKind, string, error) {
+	group, plural, ok := strings.Cut(strings.TrimSuffix(path.Base(file), ".yaml"), "_")
+	_, names, found := bytes.Cut(data, []byte("\n  names:"))
+	if ok && found {
+		if _, rest, found := bytes.Cut(names, []byte("\n    kind: ")); found {
+			kind, _, _ := bytes.Cut(rest, []byte("\n"))
+			if len(kind) > 0 {
+				return schema.GroupKind{Group: group, Kind: string(kind)}, plural + "." + group, nil
+			}
+		}
+	}
+	return schema.GroupKind{}, "", fmt.Errorf("%s: no group_plural name or spec.names.kind", file)
 }
 
 // CRD returns the generated CustomResourceDefinition named name (plural.group), read

@@ -772,3 +772,37 @@ func TestCRDByName(t *testing.T) {
 		t.Errorf("an unknown CRD: %v", err)
 	}
 }
+
+// CRDsOf selects by each CRD's group, kind and name read without decoding it (and checked
+// against the decoded CRD): every CRD when all are kept, only the kept ones otherwise.
+func TestCRDsOf(t *testing.T) {
+	all, err := api.CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	every, err := api.CRDsOf(func(gk schema.GroupKind, name string) bool {
+		seen = append(seen, gk.Kind+"."+gk.Group+" "+name)
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(every) != len(all) || len(seen) != len(all) {
+		t.Fatalf("CRDsOf keeping all: %d CRDs (%d seen), CRDs: %d", len(every), len(seen), len(all))
+	}
+	for i, crd := range all {
+		if want := crd.Spec.Names.Kind + "." + crd.Spec.Group + " " + crd.Name; seen[i] != want {
+			t.Errorf("CRDsOf saw %q, want %q", seen[i], want)
+		}
+	}
+	some, err := api.CRDsOf(func(gk schema.GroupKind, _ string) bool {
+		return gk.Group == "storage.aztenant.io" && gk.Kind == "StorageAccount"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(some) != 1 || some[0].Name != "storageaccounts.storage.aztenant.io" {
+		t.Errorf("CRDsOf keeping StorageAccount: %d CRDs", len(some))
+	}
+}

@@ -266,11 +266,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 // waits until the API server has established each, so that the kinds are
 // served as Setup starts. c must not be cached.
 func InstallCRDs(ctx context.Context, c client.Client, p crdinstall.Pattern, timeout time.Duration) (crdinstall.Result, error) {
-	all, err := api.CRDs()
+	selected, err := api.CRDsOf(p.Selects)
 	if err != nil {
 		return crdinstall.Result{}, err
 	}
-	selected := p.Select(all)
 	res, err := crdinstall.Installer{Client: c}.Install(ctx, selected)
 	if err != nil {
 		return res, err

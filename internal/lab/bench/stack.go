@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -126,16 +127,17 @@ func Start(ctx context.Context, opts Options) (s *Stack, err error) {
 	}()
 	// The CRDs and the reservation (as the chart installs them: only the operator may
 	// act as the provisioner accounts) come from a seed, built by the first stack.
-	crds, err := api.CRDs()
-	if err != nil {
-		return nil, err
-	}
+	var keep func(schema.GroupKind, string) bool
 	if opts.CRDPattern != "" {
 		p, err := crdinstall.ParsePattern(opts.CRDPattern)
 		if err != nil {
 			return nil, err
 		}
-		crds = p.Select(crds)
+		keep = p.Selects
+	}
+	crds, err := api.CRDsOf(keep)
+	if err != nil {
+		return nil, err
 	}
 	content := seed.Content{CRDs: crds, Reservation: true}
 	s.progress("starting etcd and kube-apiserver with the CRDs and the reservation (a first start installs them: about a minute)")

@@ -1,5 +1,6 @@
 // Package testenv gives each integration test package one real control plane
-// (internal/lab/controlplane) with the project's CRDs installed, started in TestMain
+// (internal/lab/controlplane) with the project's CRDs installed (those of TestKinds, the
+// kinds tests create by hand, unless WithKinds names others or EveryKind), started in TestMain
 // and stopped when the package's tests end, fail or are interrupted. Its etcd starts
 // as a copy of a seed built once per content (internal/lab/seed), not empty.
 //

@@ -148,15 +148,14 @@ func fuzzOnly() bool {
 func start(ctx context.Context, s settings) (*Env, error) {
 	content := seed.Content{Reservation: !s.skipReservation}
 	if !s.skipCRDs {
-		all, err := api.CRDs()
-		if err != nil {
-			return nil, err
-		}
 		kinds := s.kinds
 		if kinds == nil {
 			kinds = TestKinds
 		}
-		content.CRDs = kinds.Select(all)
+		var err error
+		if content.CRDs, err = api.CRDsOf(kinds.Selects); err != nil {
+			return nil, err
+		}
 	}
 	// Memory is cheaper than CPU here: many control planes run at once on 2 cores
 	// (GOGC 200: the kinds tests but the lifecycle took 76 CPU-s instead of 83, and
