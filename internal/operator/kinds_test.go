@@ -2,7 +2,6 @@ package operator_test
 
 import (
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -22,22 +21,13 @@ import (
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
-// embeddedCRDs are the project's CRDs, decoded once for the package's tests (seconds of
-// CPU under the race detector each time).
-var embeddedCRDs = sync.OnceValues(api.CRDs)
-
-// crdsOf returns copies of the project's CRDs that keep says yes to.
-func crdsOf(t *testing.T, keep func(*apiextensionsv1.CustomResourceDefinition) bool) []*apiextensionsv1.CustomResourceDefinition {
+// crdsOf returns the project's CRDs of the kinds keep says yes to (only those decoded:
+// seconds of CPU under the race detector for all of them).
+func crdsOf(t *testing.T, keep func(schema.GroupKind) bool) []*apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
-	all, err := embeddedCRDs()
+	out, err := api.CRDsOf(func(gk schema.GroupKind, _ string) bool { return keep(gk) })
 	if err != nil {
 		t.Fatal(err)
-	}
-	var out []*apiextensionsv1.CustomResourceDefinition
-	for _, c := range all {
-		if keep(c) {
-			out = append(out, c.DeepCopy())
-		}
 	}
 	if len(out) == 0 {
 		t.Fatal("no CRD selected")
@@ -62,9 +52,8 @@ func TestKindsServedAsTheirCRDsAreInstalled(t *testing.T) {
 	env := testenv.New(t, testenv.WithoutCRDs())
 	rgGK := resourcesv1alpha1.ResourceGroupGroupKind
 	uaiGK := schema.GroupKind{Group: managedidentityv1alpha1.GroupVersion.Group, Kind: "UserAssignedIdentity"}
-	installCRDs(t, env, crdsOf(t, func(c *apiextensionsv1.CustomResourceDefinition) bool {
-		return c.Spec.Group == "identity.aztenant.io" || c.Spec.Group == "tenancy.aztenant.io" ||
-			(c.Spec.Group == rgGK.Group && c.Spec.Names.Kind == rgGK.Kind)
+	installCRDs(t, env, crdsOf(t, func(gk schema.GroupKind) bool {
+		return gk.Group == "identity.aztenant.io" || gk.Group == "tenancy.aztenant.io" || gk == rgGK
 	}))
 
 	const ns = "kinds"
@@ -81,9 +70,7 @@ func TestKindsServedAsTheirCRDsAreInstalled(t *testing.T) {
 	// their kind is served.
 	ficGK := schema.GroupKind{Group: managedidentityv1alpha1.GroupVersion.Group, Kind: "FederatedIdentityCredential"}
 	crdOf := func(gk schema.GroupKind) []*apiextensionsv1.CustomResourceDefinition {
-		return crdsOf(t, func(c *apiextensionsv1.CustomResourceDefinition) bool {
-			return c.Spec.Group == gk.Group && c.Spec.Names.Kind == gk.Kind
-		})
+		return crdsOf(t, func(g schema.GroupKind) bool { return g == gk })
 	}
 	installCRDs(t, env, crdOf(ficGK))
 	stacktest.Until(t, "FederatedIdentityCredential served", func() bool { return slices.Contains(s.Parts.Kinds.Served(), ficGK) })
