@@ -88,16 +88,8 @@ func TestAgentPoolsAreTheClustersPools(t *testing.T) {
 // back: the pool is written once, by its own PUT.
 func TestAgentPoolChangedLaterIsTheClustersToo(t *testing.T) {
 	f := newFixture(t)
-	cred := f.platformCred(t)
-	f.createGroup(t, cred, "aksl")
-	res := f.resources(t, cred)
 	const api = "2024-09-01"
-	cluster := rgScope + "aksl/providers/Microsoft.ContainerService/managedClusters/c1"
-	clusterBody := armresources.GenericResource{Location: to.Ptr("westeurope"), Properties: map[string]any{"dnsPrefix": "c1",
-		"agentPoolProfiles": []any{map[string]any{"name": "system", "count": 1, "vmSize": "Standard_D2s_v5"}}}}
-	if _, err := put(t, res, cluster, api, clusterBody); err != nil {
-		t.Fatal(err)
-	}
+	res, cluster, clusterBody := systemPoolCluster(t, f, "aksl", api)
 	if err := f.emu.SetAnswerTransforms(emulator.AnswerTransform{Type: "Microsoft.ContainerService/managedClusters/agentPools",
 		Path: "properties.count", Op: emulator.OpChangeAfterSucceeded, Value: json.RawMessage(`3`)}); err != nil {
 		t.Fatal(err)
@@ -143,16 +135,8 @@ func TestAgentPoolChangedLaterIsTheClustersToo(t *testing.T) {
 // names, and does not rewrite the pool it left alone.
 func TestClusterPutAnswersOnlyThePoolsItNames(t *testing.T) {
 	f := newFixture(t, func(c *emulator.Config) { c.AnswerFromExamples = true })
-	cred := f.platformCred(t)
-	f.createGroup(t, cred, "akse")
-	res := f.resources(t, cred)
 	const api = "2025-10-01"
-	cluster := rgScope + "akse/providers/Microsoft.ContainerService/managedClusters/c1"
-	clusterBody := armresources.GenericResource{Location: to.Ptr("westeurope"), Properties: map[string]any{"dnsPrefix": "c1",
-		"agentPoolProfiles": []any{map[string]any{"name": "system", "count": 1, "vmSize": "Standard_D2s_v5", "mode": "System"}}}}
-	if _, err := put(t, res, cluster, api, clusterBody); err != nil {
-		t.Fatal(err)
-	}
+	res, cluster, clusterBody := systemPoolCluster(t, f, "akse", api)
 	pool := cluster + "/agentPools/user1"
 	if _, err := put(t, res, pool, api, armresources.GenericResource{Properties: map[string]any{"count": 2, "vmSize": "Standard_D4s_v5", "mode": "User"}}); err != nil {
 		t.Fatal(err)
@@ -172,4 +156,20 @@ func TestClusterPutAnswersOnlyThePoolsItNames(t *testing.T) {
 	if !reflect.DeepEqual(before["properties"], after["properties"]) {
 		t.Errorf("a cluster PUT without user1 rewrote it:\nbefore %v\nafter  %v", before["properties"], after["properties"])
 	}
+}
+
+// systemPoolCluster creates resource group rg and in it cluster c1 with one pool, system,
+// as the platform: the ARM client, the cluster's ID and the body it was put with.
+func systemPoolCluster(t *testing.T, f *fixture, rg, api string) (*armresources.Client, string, armresources.GenericResource) {
+	t.Helper()
+	cred := f.platformCred(t)
+	f.createGroup(t, cred, rg)
+	res := f.resources(t, cred)
+	cluster := rgScope + rg + "/providers/Microsoft.ContainerService/managedClusters/c1"
+	body := armresources.GenericResource{Location: to.Ptr("westeurope"), Properties: map[string]any{"dnsPrefix": "c1",
+		"agentPoolProfiles": []any{map[string]any{"name": "system", "count": 1, "vmSize": "Standard_D2s_v5", "mode": "System"}}}}
+	if _, err := put(t, res, cluster, api, body); err != nil {
+		t.Fatal(err)
+	}
+	return res, cluster, body
 }
