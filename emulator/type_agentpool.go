@@ -51,8 +51,9 @@ func poolIndex(pools []any) map[string]map[string]any {
 }
 
 // storeClusterPools makes each pool of a stored cluster's list readable at its own URL,
-// and lists after them, by name, the cluster's pools the list left out (a PUT's), as they
-// stand. A pool whose entry is the pool as it stands is not written again: only the pools
+// and lists after them the cluster's pools the list left out (a PUT's), as they stand, in
+// name order (an order of the emulator's: AKS documents none, and the operator pairs a
+// cluster's pools by name). A pool whose entry is the pool as it stands is not written again: only the pools
 // the cluster's write changed change. Source: the rule above (one set, a left-out pool
 // kept, the issues cited there); no Azure document speaks of a pool Azure changes later,
 // so that case follows the same rule (settleAnswers calls stored), not an answer of its own.
