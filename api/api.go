@@ -48,6 +48,23 @@ var AddToScheme = schemeBuilder.AddToScheme
 // CRDs returns the generated CustomResourceDefinitions, one per kind.
 func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) { return CRDsOf(nil) }
 
+// CRDName is one generated CRD's kind and name (plural.group).
+type CRDName struct {
+	schema.GroupKind
+	Name string
+}
+
+// CRDNames lists the generated CRDs' kinds and names without decoding any: what an
+// operator that installs CRDs on demand knows of those it may install.
+func CRDNames() ([]CRDName, error) {
+	var out []CRDName
+	_, err := CRDsOf(func(gk schema.GroupKind, name string) bool {
+		out = append(out, CRDName{GroupKind: gk, Name: name})
+		return false
+	})
+	return out, err
+}
+
 // CRDsOf returns the generated CustomResourceDefinitions of the kinds keep says yes to
 // (every one when keep is nil), given each one's group and kind and its CRD's name. Only
 // those are decoded: decoding all of them takes about a second of CPU, for a platform's

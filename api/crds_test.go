@@ -796,6 +796,18 @@ func TestCRDsOf(t *testing.T) {
 			t.Errorf("CRDsOf saw %q, want %q", seen[i], want)
 		}
 	}
+	names, err := api.CRDNames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != len(all) {
+		t.Fatalf("CRDNames: %d, CRDs: %d", len(names), len(all))
+	}
+	for i, n := range names {
+		if got := n.Kind + "." + n.Group + " " + n.Name; got != seen[i] {
+			t.Errorf("CRDNames[%d] = %q, want %q", i, got, seen[i])
+		}
+	}
 	some, err := api.CRDsOf(func(gk schema.GroupKind, _ string) bool {
 		return gk.Group == "storage.aztenant.io" && gk.Kind == "StorageAccount"
 	})

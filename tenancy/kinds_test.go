@@ -57,6 +57,11 @@ func TestTenantKindPatterns(t *testing.T) {
 				if got := p.allowsKind(gk); got != want {
 					t.Errorf("%v allows %s: %v, want %v", tc.kinds, gk, got, want)
 				}
+				// What a Tenant names (and so activates) is what it allows,
+				// but an empty list, which allows any kind, names none.
+				if got := KindsName(tc.kinds, gk); got != (want && len(tc.kinds) > 0) {
+					t.Errorf("%v names %s: %v, want %v", tc.kinds, gk, got, want && len(tc.kinds) > 0)
+				}
 			}
 			if reason, msg := p.validationError(); (reason != "") != tc.bad {
 				t.Errorf("validation: %q %q, want an error: %v", reason, msg, tc.bad)

@@ -63,6 +63,19 @@ func (r kindRule) matches(gk schema.GroupKind) bool {
 	return strings.EqualFold(r.kind, gk.Kind) && (r.group == "" || strings.EqualFold(r.group, gk.Group))
 }
 
+// KindsName reports whether an entry of a Tenant's spec.kinds names gk. An
+// empty list names no kind (though it allows every one): with
+// --crd-management=tenants a kind's CRD is installed only when some Tenant
+// names it.
+func KindsName(kinds []string, gk schema.GroupKind) bool {
+	for _, k := range kinds {
+		if r, ok := parseKindRule(k); ok && r.matches(gk) {
+			return true
+		}
+	}
+	return false
+}
+
 func compile(t *tenancyv1alpha1.Tenant) *policy {
 	p := &policy{
 		tenant:        t,

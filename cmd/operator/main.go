@@ -146,9 +146,15 @@ func run(ctx context.Context, restCfg *rest.Config, o options) error {
 		if _, err := operator.InstallCRDs(ctx, direct, kinds, 5*time.Minute); err != nil {
 			return fmt.Errorf("install CRDs (--crd-management=auto): %w", err)
 		}
+	case "tenants":
+		// The core kinds now; the others as Tenants name them.
+		if _, err := operator.InstallCRDs(ctx, direct, crdinstall.Pattern{}, 5*time.Minute); err != nil {
+			return fmt.Errorf("install CRDs (--crd-management=tenants): %w", err)
+		}
+		o.cfg.ActivateKinds = true
 	case "none":
 	default:
-		return fmt.Errorf("--crd-management %q: want auto or none", o.crdManagement)
+		return fmt.Errorf("--crd-management %q: want auto, tenants or none", o.crdManagement)
 	}
 	if sharded {
 		return operator.RunSharded(ctx, restCfg, scheme, o.cfg, operator.ShardOptions{

@@ -69,6 +69,14 @@ type Config struct {
 	// operator's --crd-pattern); nil serves every kind whose CRD is
 	// installed.
 	Kinds *crdinstall.Pattern
+	// ActivateKinds is --crd-management=tenants: a kind Kinds offers is
+	// installed once some Tenant names it, and removed when none has for
+	// KindsUnnamed and no object of it remains (crdinstall.Activator).
+	ActivateKinds bool
+	KindsUnnamed  time.Duration
+	// KindsRecheck is how often a kind no Tenant names, whose objects
+	// remain, is looked at again (a minute when zero).
+	KindsRecheck time.Duration
 	// Owns, when set (--shards), says whether this replica may act on a
 	// namespace's objects now; the reconcilers skip the others (defence in
 	// depth: the cache holds only the replica's shards already).
@@ -170,6 +178,22 @@ func Setup(ctx context.Context, mgr ctrl.Manager, cfg Config) (*Parts, error) {
 	}
 	if !cfg.SkipClusterControllers {
 		if err := (&tenancy.TenantReconciler{Client: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.ActivateKinds && !cfg.SkipClusterControllers {
+		direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+		if err != nil {
+			return nil, err
+		}
+		offered := crdinstall.Pattern{}
+		if cfg.Kinds != nil {
+			offered = *cfg.Kinds
+		}
+		if err := (&crdinstall.Activator{
+			Client: mgr.GetClient(), Direct: direct, Offered: offered, Names: tenancy.KindsName,
+			Recorder: mgr.GetEventRecorder("aztenant"), Unnamed: cfg.KindsUnnamed, Recheck: cfg.KindsRecheck,
+		}).SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
 	}
