@@ -314,6 +314,50 @@ func TestTemplateCRDSelection(t *testing.T) {
 		})
 	}
 
+	crdDeletes := func(m manifest) (names []string, any bool) {
+		for _, r := range m.clusterRole(t).Rules {
+			if slices.Contains(r.Resources, "customresourcedefinitions") && (slices.Contains(r.Verbs, "delete") || slices.Contains(r.Verbs, "*")) {
+				any = true
+				names = append(names, r.ResourceNames...)
+			}
+		}
+		return names, any
+	}
+	t.Run("activation pattern: the operator deletes no CRD", func(t *testing.T) {
+		if names, any := crdDeletes(render(t, nil)); any {
+			t.Errorf("the operator may delete CRDs: %v", names)
+		}
+	})
+	t.Run("activation tenants: the operator may delete the selected Azure kinds' CRDs, never the core ones", func(t *testing.T) {
+		m := render(t, map[string]any{"crds": map[string]any{"activation": "tenants", "unnamedFor": "90s", "pattern": "storage.aztenant.io/StorageAccount;cache.aztenant.io/*"}})
+		a := args(t, m.deployment(t))
+		wantFlag(t, a, "crd-management", "tenants")
+		wantFlag(t, a, "crd-unnamed-for", "90s")
+		core := func(n string) bool {
+			return strings.HasSuffix(n, ".identity.aztenant.io") || strings.HasSuffix(n, ".tenancy.aztenant.io") || strings.HasSuffix(n, ".plan.aztenant.io")
+		}
+		names, _ := crdDeletes(m)
+		if !slices.Contains(names, "storageaccounts.storage.aztenant.io") || !slices.Contains(names, "redis.cache.aztenant.io") {
+			t.Errorf("delete of CRDs %v: want the selected kinds'", names)
+		}
+		for _, n := range names {
+			if core(n) || n == "storageaccountsblobservices.storage.aztenant.io" {
+				t.Errorf("the operator may delete CRD %s: a core kind's, or one the pattern does not select", n)
+			}
+		}
+		updates := crdUpdateNames(t, m)
+		for _, n := range updates {
+			if !core(n) && !slices.Contains(names, n) {
+				t.Errorf("CRD %s may be updated but not deleted: want the same Azure kinds in both", n)
+			}
+		}
+		for _, n := range names {
+			if !slices.Contains(updates, n) {
+				t.Errorf("CRD %s may be deleted but not updated", n)
+			}
+		}
+	})
+
 	t.Run("install false: no CRD writes, the operator applies none", func(t *testing.T) {
 		m := render(t, map[string]any{"crds": map[string]any{"install": false}})
 		if names := crdUpdateNames(t, m); names != nil {

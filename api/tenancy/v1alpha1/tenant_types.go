@@ -51,7 +51,9 @@ type TenantSpec struct {
 	//     "network.aztenant.io/*" (every kind of a group),
 	//     "dbforpostgresql.aztenant.io/FlexibleServer*", "*/Vault".
 	// Matching is case-insensitive. A group's kinds are written
-	// "group/*" ("*.group" is refused). Empty allows any kind.
+	// "group/*" ("*.group" is refused). Empty allows any kind. Where the
+	// operator installs kinds as Tenants use them (--crd-management=tenants),
+	// the kinds listed here are installed; an empty list names none.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=200

@@ -96,6 +96,7 @@ operator applies the same selection from its --crd-pattern
 {{- $regexps := include "aztenant.crdRegexps" . | fromJsonArray }}
 {{- $core := include "aztenant.coreGroups" . | fromJsonArray }}
 {{- $in := list }}
+{{- $azure := list }}
 {{- $out := list }}
 {{- $resources := dict }}
 {{- range (.Files.Get "files/crds.yaml" | fromYamlArray) }}
@@ -109,12 +110,15 @@ operator applies the same selection from its --crd-pattern
 {{- end }}
 {{- if $want }}
 {{- $in = append $in .name }}
+{{- if not (has .group $core) }}
+{{- $azure = append $azure .name }}
+{{- end }}
 {{- $_ := set $resources .group (append (get $resources .group | default list) .plural) }}
 {{- else }}
 {{- $out = append $out $gk }}
 {{- end }}
 {{- end }}
-{{- toJson (dict "names" $in "omit" $out "resources" $resources) }}
+{{- toJson (dict "names" $in "azure" $azure "omit" $out "resources" $resources) }}
 {{- end }}
 
 {{/* crds.pattern as the operator's --crd-pattern: globs joined by ";". */}}
