@@ -62,10 +62,11 @@ const (
 )
 
 // Group maps an ASO API group to aztenant's: network.azure.com ->
-// network.aztenant.io, as every group is named (api/kinds.yaml).
+// network.aztenant.io, network.frontdoor.azure.com ->
+// network.frontdoor.aztenant.io, as every group is named (api/kinds.yaml).
 func Group(aso string) (string, bool) {
 	g, ok := strings.CutSuffix(aso, asoGroupSuffix)
-	if !ok || g == "" || strings.Contains(g, ".") {
+	if !ok || g == "" || strings.HasPrefix(g, ".") || strings.HasSuffix(g, ".") || strings.Contains(g, "..") {
 		return "", false
 	}
 	return g + groupSuffix, true
