@@ -46,6 +46,7 @@ generate: ## Regenerate deepcopy code and CRDs from the API types.
 	$(BIN)/controller-gen rbac:roleName=aztenant-operator paths=./identity/... paths=./tenancy/... paths=./reconcilers/... output:rbac:artifacts:config=charts/aztenant/files
 	go test ./cmd/operator -run '^TestOperatorFlagsPage$$' -count=1 -update >/dev/null # docs/operator-flags.md's table, from the flag set
 	go test ./reconcilers -run '^TestConditionsPageReasonTable$$' -count=1 -update >/dev/null # docs/conditions.md's Ready reason table, from readyReasons and docs/conditions-reasons.yaml
+	go test ./emulator -run '^TestAnswersTable$$' -count=1 -update >/dev/null # emulator/answers/README.md, the table of what Azure's examples say per kind
 	go test ./internal/lab/bench -run '^TestBenchmarksPage$$' -count=1 -update >/dev/null # docs/benchmarks.md, whole, from the committed bench-results.json (aztenant-lab bench --from bench-results.json --markdown docs/benchmarks.md)
 
 # What make generate writes (kindgen also writes adapters, emulator facts, samples and the answers of Azure's examples; the docs pages' sections between GENERATED markers; docs/benchmarks.md whole, from bench-results.json).

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -132,6 +133,57 @@ func loadGeneratedSamples(t *testing.T, s *stack, ns, rg string) []generatedSamp
 	sort.SliceStable(out, func(i, j int) bool {
 		return slices.Index(order, gkOf[out[i].file]) < slices.Index(order, gkOf[out[j].file])
 	})
+	return onlySamples(t, out, gkOf, os.Getenv(samplesEnv))
+}
+
+// samplesEnv narrows the lifecycle test to some kinds' samples while one works on them:
+// globs over group/Kind separated by commas (cdn.aztenant.io/*, */Afd*), case-insensitive.
+// Their owners' samples come too. Unset: every sample.
+const samplesEnv = "AZTENANT_SAMPLES"
+
+// onlySamples keeps the samples whose kind a glob of globs matches, and their owners'.
+func onlySamples(t *testing.T, all []generatedSample, gkOf map[string]schema.GroupKind, globs string) []generatedSample {
+	t.Helper()
+	if globs == "" {
+		return all
+	}
+	byName := map[string]generatedSample{}
+	for _, sm := range all {
+		byName[sm.obj.GetName()] = sm
+	}
+	keep := map[string]bool{}
+	var add func(sm generatedSample)
+	add = func(sm generatedSample) {
+		if keep[sm.file] {
+			return
+		}
+		keep[sm.file] = true
+		if o := sm.obj.Owner(); o != nil && o.Name != "" {
+			if owner, ok := byName[o.Name]; ok {
+				add(owner)
+			}
+		}
+	}
+	for _, sm := range all {
+		gk := gkOf[sm.file]
+		for _, g := range strings.Split(globs, ",") {
+			if ok, err := path.Match(strings.ToLower(strings.TrimSpace(g)), strings.ToLower(gk.Group+"/"+gk.Kind)); err != nil {
+				t.Fatalf("%s=%q: %v", samplesEnv, globs, err)
+			} else if ok {
+				add(sm)
+			}
+		}
+	}
+	var out []generatedSample
+	for _, sm := range all {
+		if keep[sm.file] {
+			out = append(out, sm)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s=%q selects no sample", samplesEnv, globs)
+	}
+	t.Logf("%s=%q: %d of %d samples (with their owners)", samplesEnv, globs, len(out), len(all))
 	return out
 }
 

@@ -8,8 +8,8 @@ import "k8s.io/apimachinery/pkg/runtime"
 func addGeneratedKinds(s *runtime.Scheme) {
 	s.AddKnownTypes(GroupVersion,
 		&ManagedCluster{}, &ManagedClusterList{},
-		&ManagedClustersMaintenanceConfiguration{}, &ManagedClustersMaintenanceConfigurationList{},
-		&ManagedClustersTrustedAccessRoleBinding{}, &ManagedClustersTrustedAccessRoleBindingList{},
+		&MaintenanceConfiguration{}, &MaintenanceConfigurationList{},
+		&TrustedAccessRoleBinding{}, &TrustedAccessRoleBindingList{},
 		&ManagedClustersManagedNamespace{}, &ManagedClustersManagedNamespaceList{},
 		&Snapshot{}, &SnapshotList{},
 		&ManagedClustersAgentPool{}, &ManagedClustersAgentPoolList{},
