@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path"
@@ -207,6 +208,20 @@ func readyTrue(obj azurev1alpha1.Resource) bool {
 	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == obj.GetGeneration()
 }
 
+// samplesSyncPeriod is the lifecycle test's sync period: 16 s, or longer where the samples
+// are more than maxSampleReads a second could read in 16 s.
+func samplesSyncPeriod(t *testing.T) time.Duration {
+	files, err := filepath.Glob("../../examples/generated/*/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	period := 16 * time.Second
+	if need := time.Duration(math.Ceil(float64(len(files))/maxSampleReads)) * time.Second; need > period {
+		period = need
+	}
+	return period
+}
+
 // maxSampleReads is the most reads a second the lifecycle test's syncs may ask of the
 // namespace's read budget (25 a second), leaving the rest to its plans and portal edits.
 const maxSampleReads = 20
@@ -229,7 +244,7 @@ func TestGeneratedKindsLifecycle(t *testing.T) {
 	// reads a second (armlimit, as ARM's). A period that asks for more keeps the budget in
 	// debt, and a plan's previews wait behind every sync in the namespace; below
 	// maxSampleReads a second, they do not.
-	cfg.SyncPeriod = 16 * time.Second
+	cfg.SyncPeriod = samplesSyncPeriod(t)
 	cfg.Kinds = stacktest.EveryKind
 	s := &stack{stacktest.NewTuned(t, cfg, azureLikeAnswers, ns)}
 	ctx := t.Context()
