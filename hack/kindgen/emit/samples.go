@@ -216,6 +216,11 @@ var sampleValues = map[string]map[string]any{
 	"eventgrid/DomainsEventSubscription":       sampleEventSubscription,
 	"eventgrid/DomainsTopicsEventSubscription": sampleEventSubscription,
 	"eventgrid/SystemTopicsEventSubscription":  sampleEventSubscription,
+	// The resource group's own events (resources written) into the sample queue.
+	"eventgrid/EventSubscription": {"eventDeliverySchema": "EventGridSchema",
+		"destination": sampleEventSubscription["destination"],
+		"filter":      map[string]any{"includedEventTypes": []any{"Microsoft.Resources.ResourceWriteSuccess"}},
+		"retryPolicy": map[string]any{"maxDeliveryAttempts": 10, "eventTimeToLiveInMinutes": 1440}},
 	// --- Container Apps ---
 	"app/ManagedEnvironment": {"zoneRedundant": false, "workloadProfiles": []any{map[string]any{"name": "Consumption", "workloadProfileType": "Consumption"}},
 		"peerAuthentication": map[string]any{"mtls": map[string]any{"enabled": true}}},
@@ -268,6 +273,15 @@ var sampleValues = map[string]map[string]any{
 		"criteria": map[string]any{"allOf": []any{map[string]any{"query": "AzureActivity | where Level == 'Error'", "timeAggregation": "Count",
 			"operator": "GreaterThan", "threshold": 0}}}},
 	"insights/DataCollectionEndpoint": {"description": "the team's ingestion endpoint", "networkAcls": map[string]any{"publicNetworkAccess": "Enabled"}},
+	// A key vault's audit logs and metrics sent to the team's workspace.
+	"insights/DiagnosticSetting": {"owner": map[string]any{"group": "keyvault.aztenant.io", "kind": "Vault", "name": "sample-vault-01"},
+		"workspaceReference": map[string]any{"group": "operationalinsights.aztenant.io", "kind": "Workspace", "name": "sample-workspace"},
+		"logs":    []any{map[string]any{"categoryGroup": "audit", "enabled": true}},
+		"metrics": []any{map[string]any{"category": "AllMetrics", "enabled": true}}},
+	// A virtual machine's syslog collected by the sample rule.
+	"insights/DataCollectionRuleAssociation": {"owner": map[string]any{"group": "compute.aztenant.io", "kind": "VirtualMachine", "name": "sample-virtualmachine"},
+		"description":                "syslog of the sample VM",
+		"dataCollectionRuleReference": map[string]any{"group": "insights.aztenant.io", "kind": "DataCollectionRule", "name": "sample-datacollectionrule"}},
 	"insights/DataCollectionRule": {"description": "syslog to the team's workspace",
 		"dataSources": map[string]any{"syslog": []any{map[string]any{"name": "syslog", "streams": []any{"Microsoft-Syslog"},
 			"facilityNames": []any{"auth"}, "logLevels": []any{"Warning"}}}},
@@ -622,6 +636,9 @@ func sampleFile(k *Kind) []byte {
 		if key != "name" {
 			spec[key] = v
 		}
+	}
+	if o, ok := spec["owner"].(map[string]any); ok {
+		owner, _ = o["name"].(string) // an extension kind's sample may sit on another owner
 	}
 	obj := map[string]any{
 		"apiVersion": k.Group.Aztenant + "/v1alpha1",
