@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -22,6 +24,7 @@ import (
 	"github.com/aztenant/aztenant/hack/kindgen/model"
 	"github.com/aztenant/aztenant/hack/kindgen/sdk"
 	"github.com/aztenant/aztenant/hack/kindgen/specfacts"
+	"sigs.k8s.io/yaml"
 )
 
 // defaultConfig is relative to this module's directory, where `go -C hack/kindgen run .`
@@ -48,6 +51,7 @@ func (e *usageError) Error() string { return e.msg }
 const usage = `usage: kindgen model -kind NAME [-group GROUP] [-config FILE]
        kindgen check [-config FILE]
        kindgen generate [-config FILE] [-out DIR]
+       kindgen table [-config FILE] [-out DIR]    (only examples/generated/README.md: make generate's last step)
        kindgen answers [-config FILE] [-out DIR]
        kindgen history [-config FILE]
        kindgen specfacts -from DIR -source TEXT [-config FILE]`
@@ -89,7 +93,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(models[0])
 	case "generate":
-		return generate(ctx, file, *outDir, out)
+		return generate(ctx, file, *outDir, false, out)
+	case "table":
+		return generate(ctx, file, *outDir, true, out)
 	case "answers":
 		return answers(ctx, file, *outDir, out)
 	case "history":
@@ -166,7 +172,7 @@ func lro(k *model.Kind) string {
 
 // generate writes the files of the wave's kinds (emit.Wave: every kind of the config not
 // written by hand, parents first) under root.
-func generate(ctx context.Context, file *config.File, root string, out io.Writer) error {
+func generate(ctx context.Context, file *config.File, root string, onlyTable bool, out io.Writer) error {
 	start := time.Now()
 	// Every kind is read: the others say which of the wave's fields are child kinds.
 	all, pkgs, err := sdk.ReadAllPackages(ctx, ".", file, file.Kinds)
@@ -189,9 +195,16 @@ func generate(ctx context.Context, file *config.File, root string, out io.Writer
 			m.ChildName = k.ChildName
 		}
 	}
-	files, err := emit.Generate(models, all, ans.Column)
+	cells, err := tableCells(root, ans.Column)
 	if err != nil {
 		return err
+	}
+	files, err := emit.Generate(models, all, cells)
+	if err != nil {
+		return err
+	}
+	if onlyTable {
+		return os.WriteFile(filepath.Join(root, emit.TablePath), files[emit.TablePath], 0o644)
 	}
 	for path, data := range ans.Files {
 		files[path] = data
@@ -202,6 +215,63 @@ func generate(ctx context.Context, file *config.File, root string, out io.Writer
 	fmt.Fprintf(out, "kindgen: %d kinds, %d files in %s\n", len(models), len(files), time.Since(start).Round(time.Millisecond))
 	summariseAnswers(out, ans)
 	return nil
+}
+
+// Where the kinds table's ASO and risk columns are read, under the repository root.
+const (
+	asoKindsFile    = "internal/asoconvert/testdata/aso-kinds.tsv"
+	constraintsFile = "examples/policy/constraints.yaml"
+)
+
+// tableCells reads the kinds table's cells from outside the SDK: ASO's kinds, and the
+// templates the example constraints apply to each kind (by template directory name:
+// the constraint kind without its Aztenant prefix, lower-cased).
+func tableCells(root string, answers func(string) string) (emit.Cells, error) {
+	cells := emit.Cells{Answers: answers, ASO: map[string]bool{}, Risks: map[string][]string{}}
+	table, err := os.ReadFile(filepath.Join(root, asoKindsFile))
+	if err != nil {
+		return cells, err
+	}
+	for _, line := range strings.Split(string(table), "\n") {
+		if f := strings.Split(line, "\t"); len(f) > 2 && !strings.HasPrefix(line, "#") {
+			cells.ASO[f[0]+"/"+f[1]] = true
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(root, constraintsFile))
+	if err != nil {
+		return cells, err
+	}
+	for _, doc := range strings.Split(string(raw), "\n---") {
+		var c struct {
+			Kind string `json:"kind"`
+			Spec struct {
+				Match struct {
+					Kinds []struct {
+						APIGroups []string `json:"apiGroups"`
+						Kinds     []string `json:"kinds"`
+					} `json:"kinds"`
+				} `json:"match"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &c); err != nil {
+			return cells, fmt.Errorf("%s: %w", constraintsFile, err)
+		}
+		template := strings.ToLower(strings.TrimPrefix(c.Kind, "Aztenant"))
+		for _, m := range c.Spec.Match.Kinds {
+			for _, g := range m.APIGroups {
+				for _, k := range m.Kinds {
+					key := strings.TrimSuffix(g, ".aztenant.io") + "/" + k
+					if !slices.Contains(cells.Risks[key], template) {
+						cells.Risks[key] = append(cells.Risks[key], template)
+					}
+				}
+			}
+		}
+	}
+	for _, r := range cells.Risks {
+		slices.Sort(r)
+	}
+	return cells, nil
 }
 
 // readFacts completes the models with what the committed files read from outside the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/aztenant/aztenant/hack/kindgen/model"
@@ -32,5 +33,26 @@ func TestUsage(t *testing.T) {
 		if !errors.As(err, &u) {
 			t.Errorf("%v: err = %v, want a usage error", args, err)
 		}
+	}
+}
+
+// The kinds table's ASO and risk columns come from ASO's kinds table and the example
+// constraints, read from the repository.
+func TestTableCells(t *testing.T) {
+	cells, err := tableCells("../..", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cells.ASO["storage/StorageAccount"] || cells.ASO["storage/NoSuchKind"] {
+		t.Errorf("ASO column: StorageAccount %v, NoSuchKind %v", cells.ASO["storage/StorageAccount"], cells.ASO["storage/NoSuchKind"])
+	}
+	if len(cells.ASO) < 290 {
+		t.Errorf("ASO's kinds: %d, want ASO v2.21's 293", len(cells.ASO))
+	}
+	if r := cells.Risks["storage/StorageAccount"]; !slices.Contains(r, "publicnetworkaccess") || !slices.IsSorted(r) {
+		t.Errorf("StorageAccount's risk templates: %v, want publicnetworkaccess among them, sorted", r)
+	}
+	if r := cells.Risks["authorization/RoleAssignment"]; !slices.Contains(r, "roleassignment") {
+		t.Errorf("RoleAssignment's risk templates: %v, want roleassignment", r)
 	}
 }

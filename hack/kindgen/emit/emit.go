@@ -99,8 +99,8 @@ type Files map[string][]byte
 
 // Generate builds every file for the models of the wave; all are the models of every kind
 // of the config (the wave's included), which say which kinds are children of which.
-// answers gives the kinds table's "answers" cell of a kind, by group/Kind (nil: "echo").
-func Generate(models, all []*model.Kind, answers func(key string) string) (Files, error) {
+// cells gives the kinds table's cells read from outside the SDK.
+func Generate(models, all []*model.Kind, cells Cells) (Files, error) {
 	kinds, err := prepare(models, all)
 	if err != nil {
 		return nil, err
@@ -144,8 +144,24 @@ func Generate(models, all []*model.Kind, answers func(key string) string) (Files
 		}
 	}
 	files["charts/aztenant/files/generated-user-roles.yaml"] = userRolesFile(order, groups)
-	files["examples/generated/README.md"] = kindsTable(kinds, answers)
+	files[TablePath] = kindsTable(kinds, cells)
 	return files, nil
+}
+
+// TablePath is the kinds table, examples/generated/README.md.
+const TablePath = "examples/generated/README.md"
+
+// Cells are the kinds table's cells that come from outside the SDK, each by a kind's
+// group/Kind (ASO's short group: network/VirtualNetwork).
+type Cells struct {
+	// Answers is what the emulator answers a PUT from (nil: "echo").
+	Answers func(key string) string
+	// ASO is ASO v2.21's group and kind of the same name, where it has one
+	// (internal/asoconvert/testdata/aso-kinds.tsv).
+	ASO map[string]bool
+	// Risks are the policy library's templates an example constraint applies to the
+	// kind (examples/policy/constraints.yaml), by template directory name.
+	Risks map[string][]string
 }
 
 func (f Files) goFile(path, src string) error {

@@ -39,7 +39,7 @@ func readOnce() {
 			read.err = err
 			return
 		}
-		read.files, read.err = emit.Generate(read.wave, read.all, nil)
+		read.files, read.err = emit.Generate(read.wave, read.all, emit.Cells{})
 	})
 }
 
@@ -138,7 +138,7 @@ func TestGenerate(t *testing.T) {
 
 // Kinds the emitters cannot do yet are refused, not emitted half-way.
 func TestGenerateRefusesExisting(t *testing.T) {
-	if _, err := emit.Generate([]*model.Kind{{Kind: "ResourceGroup", Existing: true}}, nil, nil); err == nil || !strings.Contains(err.Error(), "written by hand") {
+	if _, err := emit.Generate([]*model.Kind{{Kind: "ResourceGroup", Existing: true}}, nil, emit.Cells{}); err == nil || !strings.Contains(err.Error(), "written by hand") {
 		t.Errorf("an existing kind: %v", err)
 	}
 }
@@ -370,12 +370,12 @@ func TestGenerateAnsweredRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		field := flag(all[0], c.ro, c.flag)
-		_, err = emit.Generate(all, all, nil)
+		_, err = emit.Generate(all, all, emit.Cells{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s (%s): %v, want an error saying %q", c.name, field, err, c.want)
 		}
 	}
-	if _, err := emit.Generate(all, all, nil); err != nil {
+	if _, err := emit.Generate(all, all, emit.Cells{}); err != nil {
 		t.Errorf("unchanged: %v", err)
 	}
 }
@@ -655,7 +655,7 @@ func TestGenerateSecretExports(t *testing.T) {
 	all[0].ConfigMapExports = &model.ExportsFlag{Doc: "ConfigMaps receive the endpoint.", Flag: flag, Keys: []model.Export{
 		{Name: "documentEndpoint", Status: "documentEndpoint", Doc: "DocumentEndpoint is the endpoint."},
 	}}
-	files, err := emit.Generate(all, all, nil)
+	files, err := emit.Generate(all, all, emit.Cells{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -714,7 +714,7 @@ func TestGenerateExtensionKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := emit.Generate(wave, all, nil)
+	files, err := emit.Generate(wave, all, emit.Cells{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -776,23 +776,23 @@ func TestGenerateExtensionRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	ra, vnet := all[0], all[1]
-	if _, err := emit.Generate([]*model.Kind{ra}, all, nil); err == nil || !strings.Contains(err.Error(), "neither written by hand nor generated before it") {
+	if _, err := emit.Generate([]*model.Kind{ra}, all, emit.Cells{}); err == nil || !strings.Contains(err.Error(), "neither written by hand nor generated before it") {
 		t.Errorf("owners not generated: %v", err)
 	}
 	bare := *ra
 	bare.Extension = nil
 	bare.Name = nil
-	if _, err := emit.Generate([]*model.Kind{&bare}, all, nil); err == nil || !strings.Contains(err.Error(), "needs extension.owners") {
+	if _, err := emit.Generate([]*model.Kind{&bare}, all, emit.Cells{}); err == nil || !strings.Contains(err.Error(), "needs extension.owners") {
 		t.Errorf("no extension: %v", err)
 	}
 	wrong := *vnet
 	wrong.Extension = ra.Extension
-	if _, err := emit.Generate([]*model.Kind{&wrong}, all, nil); err == nil || !strings.Contains(err.Error(), "extension is for extension resources") {
+	if _, err := emit.Generate([]*model.Kind{&wrong}, all, emit.Cells{}); err == nil || !strings.Contains(err.Error(), "extension is for extension resources") {
 		t.Errorf("extension on a resource group's resource: %v", err)
 	}
 	uuid := *vnet
 	uuid.Name = ra.Name
-	if _, err := emit.Generate([]*model.Kind{&uuid}, all, nil); err == nil || !strings.Contains(err.Error(), "name.uuid is for extension resources") {
+	if _, err := emit.Generate([]*model.Kind{&uuid}, all, emit.Cells{}); err == nil || !strings.Contains(err.Error(), "name.uuid is for extension resources") {
 		t.Errorf("name.uuid on a resource group's resource: %v", err)
 	}
 }

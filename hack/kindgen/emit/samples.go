@@ -276,11 +276,11 @@ var sampleValues = map[string]map[string]any{
 	// A key vault's audit logs and metrics sent to the team's workspace.
 	"insights/DiagnosticSetting": {"owner": map[string]any{"group": "keyvault.aztenant.io", "kind": "Vault", "name": "sample-vault-01"},
 		"workspaceReference": map[string]any{"group": "operationalinsights.aztenant.io", "kind": "Workspace", "name": "sample-workspace"},
-		"logs":    []any{map[string]any{"categoryGroup": "audit", "enabled": true}},
-		"metrics": []any{map[string]any{"category": "AllMetrics", "enabled": true}}},
+		"logs":               []any{map[string]any{"categoryGroup": "audit", "enabled": true}},
+		"metrics":            []any{map[string]any{"category": "AllMetrics", "enabled": true}}},
 	// A virtual machine's syslog collected by the sample rule.
 	"insights/DataCollectionRuleAssociation": {"owner": map[string]any{"group": "compute.aztenant.io", "kind": "VirtualMachine", "name": "sample-virtualmachine"},
-		"description":                "syslog of the sample VM",
+		"description":                 "syslog of the sample VM",
 		"dataCollectionRuleReference": map[string]any{"group": "insights.aztenant.io", "kind": "DataCollectionRule", "name": "sample-datacollectionrule"}},
 	"insights/DataCollectionRule": {"description": "syslog to the team's workspace",
 		"dataSources": map[string]any{"syslog": []any{map[string]any{"name": "syslog", "streams": []any{"Microsoft-Syslog"},
@@ -299,9 +299,9 @@ var sampleValues = map[string]map[string]any{
 	"apimanagement/ApiVersionSet": {"displayName": "Orders", "versioningScheme": "Header", "versionHeaderName": "Api-Version"},
 	"apimanagement/Backend": {"protocol": "http", "url": "https://orders.example.com", "description": "the orders service",
 		"tls": map[string]any{"validateCertificateChain": true, "validateCertificateName": true}},
-	"apimanagement/Cache":   {"useFromLocation": "default", "description": "a Redis cache", "connectionString": adminPassword},
+	"apimanagement/Cache":          {"useFromLocation": "default", "description": "a Redis cache", "connectionString": adminPassword},
 	"apimanagement/ServiceGateway": {"description": "the on-premises gateway", "locationData": map[string]any{"name": "on-premises"}},
-	"apimanagement/Group":   {"displayName": "Partners", "description": "partner developers", "type": "custom"},
+	"apimanagement/Group":          {"displayName": "Partners", "description": "partner developers", "type": "custom"},
 	"apimanagement/IdentityProvider": {"name": "aad", "type": "aad", "clientId": "00000000-0000-0000-0000-000000000001",
 		"clientSecret": adminPassword, "allowedTenants": []any{"contoso.onmicrosoft.com"}},
 	"apimanagement/Logger":     {"loggerType": "azureMonitor", "isBuffered": true, "description": "to Azure Monitor"},
@@ -392,12 +392,12 @@ var sampleValues = map[string]map[string]any{
 		"actions": []any{"repositories/web/content/read", "repositories/web/metadata/read"}},
 	"containerregistry/RegistriesToken": {"name": "ci-pull", "status": "enabled",
 		"scopeMapReference": map[string]any{"kind": "RegistriesScopeMap", "name": "web-pull"}},
-	"containerregistry/RegistryCacheRule":                    {"name": "docker-nginx", "sourceRepository": "docker.io/library/nginx", "targetRepository": "mirror/nginx"},
+	"containerregistry/RegistryCacheRule":       {"name": "docker-nginx", "sourceRepository": "docker.io/library/nginx", "targetRepository": "mirror/nginx"},
 	"containerservice/MaintenanceConfiguration": {"name": "default", "timeInWeek": []any{map[string]any{"day": "Saturday", "hourSlots": []any{1, 2, 3}}}},
 	// --- batch 5: children and companions ---
 	"servicebus/NamespacesAuthorizationRule":        {"name": "send-listen", "rights": []any{"Listen", "Send"}},
 	"servicebus/NamespacesQueuesAuthorizationRule":  {"name": "listen", "rights": []any{"Listen"}},
-	"servicebus/TopicAuthorizationRule":  {"name": "send", "rights": []any{"Send"}},
+	"servicebus/TopicAuthorizationRule":             {"name": "send", "rights": []any{"Send"}},
 	"eventhub/NamespacesAuthorizationRule":          {"name": "send-listen", "rights": []any{"Listen", "Send"}},
 	"eventhub/NamespacesEventhubsAuthorizationRule": {"name": "listen", "rights": []any{"Listen"}},
 	"eventhub/NamespacesSchemagroup":                {"name": "orders", "schemaCompatibility": "Backward", "schemaType": "Avro"},
@@ -489,8 +489,8 @@ var sampleValues = map[string]map[string]any{
 	"compute/GalleriesApplicationsVersion": {"name": "1.0.0", "publishingProfile": map[string]any{"replicaCount": 1,
 		"source":        map[string]any{"mediaLink": "https://samplestorage01.blob.core.windows.net/apps/agent.tar.gz"},
 		"manageActions": map[string]any{"install": "tar -xzf agent.tar.gz && ./install.sh", "remove": "./uninstall.sh"}}},
-	"compute/CapacityReservation": {"sku": map[string]any{"name": "Standard_D2s_v5", "capacity": 2}, "zones": []any{"1"}},
-	"cognitiveservices/AccountsRaiBlocklist":               {"name": "sample-blocklist", "description": "words the team blocks"},
+	"compute/CapacityReservation":            {"sku": map[string]any{"name": "Standard_D2s_v5", "capacity": 2}, "zones": []any{"1"}},
+	"cognitiveservices/AccountsRaiBlocklist": {"name": "sample-blocklist", "description": "words the team blocks"},
 	"signalrservice/CustomDomain": {"name": "chat", "domainName": "chat.example.com",
 		"customCertificate": map[string]any{"reference": map[string]any{"armId": sampleSub + "/resourceGroups/sample-rg/providers/Microsoft.SignalRService/signalR/sample-signalr-01/customCertificates/chat"}}},
 	"webpubsub/WebPubSubCustomDomain": {"name": "pubsub", "domainName": "pubsub.example.com",
@@ -703,13 +703,13 @@ func (g *types) sampleOf(f goField) any {
 // kindsTable is examples/generated/README.md: every generated kind with its ARM type,
 // api-version, how Azure answers its writes, what the emulator answers from, and its
 // sample.
-func kindsTable(kinds []*Kind, answers func(key string) string) []byte {
+func kindsTable(kinds []*Kind, cells Cells) []byte {
 	var b strings.Builder
 	b.WriteString("<!-- Code generated by kindgen. DO NOT EDIT. -->\n# Generated kinds\n\n")
 	fmt.Fprintf(&b, "The %d kinds `hack/kindgen` writes from the Azure SDK for Go (`api/kinds.yaml`), with ASO's group and\nkind names (`<group>.azure.com` there, `<group>.aztenant.io` here). Each has a sample here, which\n`TestGeneratedKindsLifecycle` (reconcilers/kinds) creates, changes in \"the portal\" and deletes.\n`kubectl explain` shows the SDK's field docs. On the demo (`make demo`, then its KUBECONFIG), the\nAPI server checks a sample without creating it:\n\n", len(kinds))
 	b.WriteString("```sh\nbin/kubectl explain virtualnetworkssubnets.spec.addressPrefix --api-version=network.aztenant.io/v1alpha1\nbin/kubectl apply --dry-run=server -n team-a -f examples/generated/network/virtualnetwork.yaml\n```\n\n")
-	b.WriteString("The answers column says what the emulator's answers to a PUT can be built from: the smallest of\nAzure's documented PUT examples at the pinned api-version (azure-rest-api-specs, read from the SDK\nmodule's example tests into `emulator/answers/`), or, where Azure documents none, an echo\nof the request.\n\n")
-	b.WriteString("| group | kind | owner | ARM type | api-version | create | delete | answers | sample |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("The answers column says what the emulator's answers to a PUT can be built from: the smallest of\nAzure's documented PUT examples at the pinned api-version (azure-rest-api-specs, read from the SDK\nmodule's example tests into `emulator/answers/`), or, where Azure documents none, an echo\nof the request. The ASO column says whether ASO v2.21 has a kind of the same group and name\n(`internal/asoconvert/testdata/aso-kinds.tsv`, from ASO's API reference), which `aztenant convert`\nmaps to this one; the risk column names the policy library's templates ([policy/library](../../policy/library))\nthat the example constraints ([examples/policy/constraints.yaml](../policy/constraints.yaml)) apply to the kind.\n\n")
+	b.WriteString("| group | kind | owner | ARM type | api-version | create | delete | answers | ASO | risk templates | sample |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, k := range kinds {
 		owner := "ResourceGroup"
 		switch {
@@ -724,12 +724,21 @@ func kindsTable(kinds []*Kind, answers func(key string) string) []byte {
 		if k.Delete != nil {
 			del = opShape(k.Delete)
 		}
+		key := k.Group.Name + "/" + k.Kind.Kind
 		ans := "echo"
-		if answers != nil {
-			ans = answers(k.Group.Name + "/" + k.Kind.Kind)
+		if cells.Answers != nil {
+			ans = cells.Answers(key)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | `%s` | %s | %s | %s | %s | [%s](%s/%s.yaml) |\n", k.Group.Aztenant, k.Kind.Kind, owner, k.ARMType, k.APIVersion,
-			opShape(k.Create), del, ans, strings.ToLower(k.Kind.Kind), k.Group.Name, strings.ToLower(k.Kind.Kind))
+		aso := "—"
+		if cells.ASO[key] {
+			aso = k.Group.ASO + "/" + k.Kind.Kind
+		}
+		risks := "—"
+		if r := cells.Risks[key]; len(r) > 0 {
+			risks = strings.Join(r, ", ")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | `%s` | %s | %s | %s | %s | %s | %s | [%s](%s/%s.yaml) |\n", k.Group.Aztenant, k.Kind.Kind, owner, k.ARMType, k.APIVersion,
+			opShape(k.Create), del, ans, aso, risks, strings.ToLower(k.Kind.Kind), k.Group.Name, strings.ToLower(k.Kind.Kind))
 	}
 	return []byte(b.String())
 }
