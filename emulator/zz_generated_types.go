@@ -672,6 +672,18 @@ func generatedBehaviours() []*typeBehaviour {
 		// containerservice/Snapshot, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
 		{fullType: "Microsoft.ContainerService/snapshots", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 SnapshotsClient.CreateOrUpdate, UpdateTags, Delete"}},
+		// containerservice/Fleet, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerService/fleets", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservicefleet/armcontainerservicefleet@v1.2.0 FleetsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// containerservice/FleetsMember, parent Microsoft.ContainerService/fleets; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerService/fleets/members", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservicefleet/armcontainerservicefleet@v1.2.0 FleetMembersClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// containerservice/FleetsUpdateStrategy, parent Microsoft.ContainerService/fleets; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.ContainerService/fleets/updateStrategies", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservicefleet/armcontainerservicefleet@v1.2.0 FleetUpdateStrategiesClient.BeginCreateOrUpdate, BeginDelete"}},
+		// containerservice/FleetsUpdateRun, parent Microsoft.ContainerService/fleets; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.ContainerService/fleets/updateRuns", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservicefleet/armcontainerservicefleet@v1.2.0 UpdateRunsClient.BeginCreateOrUpdate, BeginDelete"}},
 		// documentdb/MongodbRoleDefinition, parent Microsoft.DocumentDB/databaseAccounts; create long-running, delete long-running.
 		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 MongoDBResourcesClient.BeginCreateUpdateMongoRoleDefinition, BeginDeleteMongoRoleDefinition"}},
@@ -1164,6 +1176,10 @@ var generatedTypes = []registeredType{
 	{"Microsoft.ContainerService/managedClusters/trustedAccessRoleBindings", []string{"2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
 	{"Microsoft.ContainerService/managedClusters/managedNamespaces", []string{"2025-09-01", "2025-10-01"}},
 	{"Microsoft.ContainerService/snapshots", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.ContainerService/fleets", []string{"2024-04-01"}},
+	{"Microsoft.ContainerService/fleets/members", []string{"2024-04-01"}},
+	{"Microsoft.ContainerService/fleets/updateStrategies", []string{"2024-04-01"}},
+	{"Microsoft.ContainerService/fleets/updateRuns", []string{"2024-04-01"}},
 	{"Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", []string{"2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
 	{"Microsoft.DocumentDB/databaseAccounts/mongodbUserDefinitions", []string{"2022-08-15", "2022-11-15", "2023-04-15", "2023-11-15", "2024-05-15", "2024-08-15", "2024-11-15", "2025-10-15"}},
 	{"Microsoft.Network/virtualNetworkGateways", []string{"2021-08-01", "2022-01-01", "2022-05-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-02-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-09-01", "2023-11-01", "2024-01-01", "2024-03-01", "2024-05-01", "2024-07-01", "2024-10-01", "2025-01-01", "2025-03-01", "2025-05-01"}},

@@ -12,6 +12,10 @@ func addGeneratedKinds(s *runtime.Scheme) {
 		&TrustedAccessRoleBinding{}, &TrustedAccessRoleBindingList{},
 		&ManagedClustersManagedNamespace{}, &ManagedClustersManagedNamespaceList{},
 		&Snapshot{}, &SnapshotList{},
+		&Fleet{}, &FleetList{},
+		&FleetsMember{}, &FleetsMemberList{},
+		&FleetsUpdateStrategy{}, &FleetsUpdateStrategyList{},
+		&FleetsUpdateRun{}, &FleetsUpdateRunList{},
 		&ManagedClustersAgentPool{}, &ManagedClustersAgentPoolList{},
 	)
 }

@@ -393,6 +393,16 @@ var sampleValues = map[string]map[string]any{
 	"containerregistry/RegistriesToken": {"name": "ci-pull", "status": "enabled",
 		"scopeMapReference": map[string]any{"kind": "RegistriesScopeMap", "name": "web-pull"}},
 	"containerregistry/RegistryCacheRule":       {"name": "docker-nginx", "sourceRepository": "docker.io/library/nginx", "targetRepository": "mirror/nginx"},
+	// A hubless fleet, the sample cluster its member in the canary group, a strategy
+	// upgrading that group first, and a run of node image upgrades by it (created
+	// NotStarted: Azure starts a run only on its start action).
+	"containerservice/FleetsMember": {"clusterResourceReference": map[string]any{"group": "containerservice.aztenant.io", "kind": "ManagedCluster", "name": "sample-aks"},
+		"group": "canary"},
+	"containerservice/FleetsUpdateStrategy": {"strategy": map[string]any{"stages": []any{map[string]any{"name": "canary",
+		"groups": []any{map[string]any{"name": "canary"}}, "afterStageWaitInSeconds": 3600}}}},
+	"containerservice/FleetsUpdateRun": {"managedClusterUpdate": map[string]any{"upgrade": map[string]any{"type": "NodeImageOnly"},
+		"nodeImageSelection": map[string]any{"type": "Latest"}},
+		"updateStrategyReference": map[string]any{"group": "containerservice.aztenant.io", "kind": "FleetsUpdateStrategy", "name": "sample-fleetsupdatestrategy"}},
 	"containerservice/MaintenanceConfiguration": {"name": "default", "timeInWeek": []any{map[string]any{"day": "Saturday", "hourSlots": []any{1, 2, 3}}}},
 	// --- batch 5: children and companions ---
 	"servicebus/NamespacesAuthorizationRule":        {"name": "send-listen", "rights": []any{"Listen", "Send"}},
