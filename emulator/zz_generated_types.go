@@ -672,6 +672,12 @@ func generatedBehaviours() []*typeBehaviour {
 		// containerservice/Snapshot, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
 		{fullType: "Microsoft.ContainerService/snapshots", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 SnapshotsClient.CreateOrUpdate, UpdateTags, Delete"}},
+		// cache/RedisEnterprise, parent Microsoft.Resources/resourceGroups; create long-running (final state via original-uri), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cache/redisEnterprise", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/redisenterprise/armredisenterprise@v1.2.0 Client.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cache/RedisEnterpriseDatabase, parent Microsoft.Cache/redisEnterprise; create long-running (final state via original-uri), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cache/redisEnterprise/databases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryKey\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}), nameAsPath: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/redisenterprise/armredisenterprise@v1.2.0 DatabasesClient.BeginCreate, BeginUpdate, BeginDelete"}},
 		// containerservice/Fleet, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.ContainerService/fleets", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservicefleet/armcontainerservicefleet@v1.2.0 FleetsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
@@ -1176,6 +1182,8 @@ var generatedTypes = []registeredType{
 	{"Microsoft.ContainerService/managedClusters/trustedAccessRoleBindings", []string{"2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
 	{"Microsoft.ContainerService/managedClusters/managedNamespaces", []string{"2025-09-01", "2025-10-01"}},
 	{"Microsoft.ContainerService/snapshots", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.Cache/redisEnterprise", []string{"2022-01-01"}},
+	{"Microsoft.Cache/redisEnterprise/databases", []string{"2022-01-01"}},
 	{"Microsoft.ContainerService/fleets", []string{"2024-04-01"}},
 	{"Microsoft.ContainerService/fleets/members", []string{"2024-04-01"}},
 	{"Microsoft.ContainerService/fleets/updateStrategies", []string{"2024-04-01"}},

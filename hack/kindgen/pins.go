@@ -32,6 +32,7 @@ import (
 	_ "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/postgresql/armpostgresqlflexibleservers/v5"
 	_ "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/privatedns/armprivatedns"
 	_ "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/redis/armredis/v3"
+	_ "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/redisenterprise/armredisenterprise"
 	_ "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
 	_ "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/search/armsearch"
 	_ "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/servicebus/armservicebus"

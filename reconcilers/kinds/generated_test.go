@@ -164,9 +164,9 @@ func onlySamples(t *testing.T, all []generatedSample, gkOf map[string]schema.Gro
 	if globs == "" {
 		return all
 	}
-	byName := map[string]generatedSample{}
+	byName := map[string][]generatedSample{} // samples of several kinds may share a name ("default")
 	for _, sm := range all {
-		byName[sm.obj.GetName()] = sm
+		byName[sm.obj.GetName()] = append(byName[sm.obj.GetName()], sm)
 	}
 	keep := map[string]bool{}
 	var add func(sm generatedSample)
@@ -176,8 +176,14 @@ func onlySamples(t *testing.T, all []generatedSample, gkOf map[string]schema.Gro
 		}
 		keep[sm.file] = true
 		if o := sm.obj.Owner(); o != nil && o.Name != "" {
-			if owner, ok := byName[o.Name]; ok {
-				add(owner)
+			ownerKind := sm.kind.Facts().OwnerKind
+			if ok, has := sm.obj.(interface{ OwnerGroupKind() schema.GroupKind }); has {
+				ownerKind = ok.OwnerGroupKind()
+			}
+			for _, owner := range byName[o.Name] {
+				if gkOf[owner.file] == ownerKind {
+					add(owner)
+				}
 			}
 		}
 		spec, err := json.Marshal(sm.obj)

@@ -259,6 +259,8 @@ var generated = []generatedKind{
 	{containerservicev1alpha1.TrustedAccessRoleBindingGroupKind, TrustedAccessRoleBinding{}},
 	{containerservicev1alpha1.ManagedClustersManagedNamespaceGroupKind, ManagedClustersManagedNamespace{}},
 	{containerservicev1alpha1.SnapshotGroupKind, ContainerserviceSnapshot{}},
+	{cachev1alpha1.RedisEnterpriseGroupKind, RedisEnterprise{}},
+	{cachev1alpha1.RedisEnterpriseDatabaseGroupKind, RedisEnterpriseDatabase{}},
 	{containerservicev1alpha1.FleetGroupKind, Fleet{}},
 	{containerservicev1alpha1.FleetsMemberGroupKind, FleetsMember{}},
 	{containerservicev1alpha1.FleetsUpdateStrategyGroupKind, FleetsUpdateStrategy{}},

@@ -9,6 +9,8 @@ func addGeneratedKinds(s *runtime.Scheme) {
 	s.AddKnownTypes(GroupVersion,
 		&Redis{}, &RedisList{},
 		&RedisPatchSchedule{}, &RedisPatchScheduleList{},
+		&RedisEnterprise{}, &RedisEnterpriseList{},
+		&RedisEnterpriseDatabase{}, &RedisEnterpriseDatabaseList{},
 		&RedisFirewallRule{}, &RedisFirewallRuleList{},
 	)
 }

@@ -403,6 +403,11 @@ var sampleValues = map[string]map[string]any{
 	"containerservice/FleetsUpdateRun": {"managedClusterUpdate": map[string]any{"upgrade": map[string]any{"type": "NodeImageOnly"},
 		"nodeImageSelection": map[string]any{"type": "Latest"}},
 		"updateStrategyReference": map[string]any{"group": "containerservice.aztenant.io", "kind": "FleetsUpdateStrategy", "name": "sample-fleetsupdatestrategy"}},
+	// An Enterprise cluster of the smallest SKU and its one database, which Azure names
+	// "default" (a cluster holds one: learn.microsoft.com/azure/azure-cache-for-redis/managed-redis).
+	"cache/RedisEnterprise": {"sku": map[string]any{"name": "Enterprise_E10", "capacity": 2}, "minimumTlsVersion": "1.2"},
+	"cache/RedisEnterpriseDatabase": {"name": "default", "clientProtocol": "Encrypted", "port": 10000,
+		"clusteringPolicy": "EnterpriseCluster", "evictionPolicy": "NoEviction"},
 	"containerservice/MaintenanceConfiguration": {"name": "default", "timeInWeek": []any{map[string]any{"day": "Saturday", "hourSlots": []any{1, 2, 3}}}},
 	// --- batch 5: children and companions ---
 	"servicebus/NamespacesAuthorizationRule":        {"name": "send-listen", "rights": []any{"Listen", "Send"}},
