@@ -8,22 +8,30 @@ import (
 	apimanagementv1alpha1 "github.com/aztenant/aztenant/api/apimanagement/v1alpha1"
 	appv1alpha1 "github.com/aztenant/aztenant/api/app/v1alpha1"
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
+	batchv1alpha1 "github.com/aztenant/aztenant/api/batch/v1alpha1"
 	cognitiveservicesv1alpha1 "github.com/aztenant/aztenant/api/cognitiveservices/v1alpha1"
+	communicationv1alpha1 "github.com/aztenant/aztenant/api/communication/v1alpha1"
 	computev1alpha1 "github.com/aztenant/aztenant/api/compute/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
+	datafactoryv1alpha1 "github.com/aztenant/aztenant/api/datafactory/v1alpha1"
+	dataprotectionv1alpha1 "github.com/aztenant/aztenant/api/dataprotection/v1alpha1"
 	dbformysqlv1alpha1 "github.com/aztenant/aztenant/api/dbformysql/v1alpha1"
+	devicesv1alpha1 "github.com/aztenant/aztenant/api/devices/v1alpha1"
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
 	eventgridv1alpha1 "github.com/aztenant/aztenant/api/eventgrid/v1alpha1"
 	eventhubv1alpha1 "github.com/aztenant/aztenant/api/eventhub/v1alpha1"
 	insightsv1alpha1 "github.com/aztenant/aztenant/api/insights/v1alpha1"
 	keyvaultv1alpha1 "github.com/aztenant/aztenant/api/keyvault/v1alpha1"
+	kustov1alpha1 "github.com/aztenant/aztenant/api/kusto/v1alpha1"
 	machinelearningservicesv1alpha1 "github.com/aztenant/aztenant/api/machinelearningservices/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
+	notificationhubsv1alpha1 "github.com/aztenant/aztenant/api/notificationhubs/v1alpha1"
 	operationalinsightsv1alpha1 "github.com/aztenant/aztenant/api/operationalinsights/v1alpha1"
 	searchv1alpha1 "github.com/aztenant/aztenant/api/search/v1alpha1"
 	servicebusv1alpha1 "github.com/aztenant/aztenant/api/servicebus/v1alpha1"
 	signalrservicev1alpha1 "github.com/aztenant/aztenant/api/signalrservice/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
+	synapsev1alpha1 "github.com/aztenant/aztenant/api/synapse/v1alpha1"
 	webv1alpha1 "github.com/aztenant/aztenant/api/web/v1alpha1"
 	webpubsubv1alpha1 "github.com/aztenant/aztenant/api/webpubsub/v1alpha1"
 )
@@ -51,4 +59,12 @@ var generatedGroups = runtime.SchemeBuilder{
 	webpubsubv1alpha1.AddToScheme,
 	searchv1alpha1.AddToScheme,
 	machinelearningservicesv1alpha1.AddToScheme,
+	kustov1alpha1.AddToScheme,
+	batchv1alpha1.AddToScheme,
+	datafactoryv1alpha1.AddToScheme,
+	devicesv1alpha1.AddToScheme,
+	notificationhubsv1alpha1.AddToScheme,
+	communicationv1alpha1.AddToScheme,
+	dataprotectionv1alpha1.AddToScheme,
+	synapsev1alpha1.AddToScheme,
 }

@@ -678,6 +678,60 @@ func generatedBehaviours() []*typeBehaviour {
 		// cache/RedisEnterpriseDatabase, parent Microsoft.Cache/redisEnterprise; create long-running (final state via original-uri), delete long-running (final state via azure-async-operation).
 		{fullType: "Microsoft.Cache/redisEnterprise/databases", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryKey\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}), nameAsPath: true,
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/redisenterprise/armredisenterprise@v1.2.0 DatabasesClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// kusto/Cluster, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Kusto/clusters", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/kusto/armkusto/v2@v2.3.0 ClustersClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// kusto/ClusterPrincipalAssignment, parent Microsoft.Kusto/clusters; create long-running, delete long-running.
+		{fullType: "Microsoft.Kusto/clusters/principalAssignments", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, nameAsPath: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/kusto/armkusto/v2@v2.3.0 ClusterPrincipalAssignmentsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// batch/BatchAccount, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Batch/batchAccounts", lro: LROConfig{Write: LROLocation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 202), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/batch/armbatch/v2@v2.0.0 AccountClient.BeginCreate, Update, BeginDelete"}},
+		// datafactory/Factory, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.DataFactory/factories", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/datafactory/armdatafactory/v9@v9.1.0 FactoriesClient.CreateOrUpdate, Update, Delete"}},
+		// devices/IotHub, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Devices/IotHubs", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"nextLink\":\"example\",\"value\":[{\"keyName\":\"key1\",\"primaryKey\":\"\\u0000secret\",\"rights\":\"DeviceConnect\",\"secondaryKey\":\"\\u0000secret\"},{\"keyName\":\"key2\",\"primaryKey\":\"\\u0000secret\",\"rights\":\"DeviceConnect\",\"secondaryKey\":\"\\u0000secret\"}]}"}),
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200), delete: sdkOp(LROLocation, 200, 202, 204, 404), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/iothub/armiothub@v1.3.0 ResourceClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// notificationhubs/Namespace, parent Microsoft.Resources/resourceGroups; create synchronous, delete long-running.
+		{fullType: "Microsoft.NotificationHubs/namespaces", lro: LROConfig{Write: LROSync, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/notificationhubs/armnotificationhubs@v1.2.0 NamespacesClient.CreateOrUpdate, Patch, BeginDelete"}},
+		// notificationhubs/NamespacesAuthorizationRule, parent Microsoft.NotificationHubs/namespaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.NotificationHubs/namespaces/AuthorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/notificationhubs/armnotificationhubs@v1.2.0 NamespacesClient.CreateOrUpdateAuthorizationRule, DeleteAuthorizationRule"}},
+		// notificationhubs/NotificationHub, parent Microsoft.NotificationHubs/namespaces; create synchronous, delete synchronous.
+		{fullType: "Microsoft.NotificationHubs/namespaces/notificationHubs", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"pnscredentials": "{\"id\":\"example\",\"location\":\"example\",\"name\":\"example\",\"properties\":{\"admCredential\":{\"properties\":{\"authTokenUrl\":\"example\",\"clientId\":\"example\",\"clientSecret\":\"\\u0000secret\"}},\"apnsCredential\":{\"properties\":{\"apnsCertificate\":\"example\",\"appId\":\"example\",\"appName\":\"example\",\"certificateKey\":\"example\",\"endpoint\":\"example\",\"keyId\":\"example\",\"thumbprint\":\"example\",\"token\":\"example\"}},\"baiduCredential\":{\"properties\":{\"baiduApiKey\":\"example\",\"baiduEndPoint\":\"example\",\"baiduSecretKey\":\"\\u0000secret\"}},\"gcmCredential\":{\"properties\":{\"gcmEndpoint\":\"example\",\"googleApiKey\":\"example\"}},\"mpnsCredential\":{\"properties\":{\"certificateKey\":\"example\",\"mpnsCertificate\":\"example\",\"thumbprint\":\"example\"}},\"wnsCredential\":{\"properties\":{\"packageSid\":\"example\",\"secretKey\":\"\\u0000secret\",\"windowsLiveEndpoint\":\"example\"}}},\"sku\":{\"family\":\"example\",\"name\":\"Basic\",\"size\":\"example\",\"tier\":\"example\"},\"type\":\"example\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/notificationhubs/armnotificationhubs@v1.2.0 Client.CreateOrUpdate, Patch, Delete"}},
+		// notificationhubs/NotificationHubsAuthorizationRule, parent Microsoft.NotificationHubs/namespaces/notificationHubs; create synchronous, delete synchronous.
+		{fullType: "Microsoft.NotificationHubs/namespaces/notificationHubs/AuthorizationRules", lro: LROConfig{Write: LROSync, Delete: LROSync}, actions: secretActions(map[string]string{"listkeys": "{\"keyName\":\"example\",\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/notificationhubs/armnotificationhubs@v1.2.0 Client.CreateOrUpdateAuthorizationRule, DeleteAuthorizationRule"}},
+		// communication/CommunicationService, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Communication/communicationServices", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation}, actions: secretActions(map[string]string{"listkeys": "{\"primaryConnectionString\":\"\\u0000secret\",\"primaryKey\":\"\\u0000secret\",\"secondaryConnectionString\":\"\\u0000secret\",\"secondaryKey\":\"\\u0000secret\"}"}),
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/communication/armcommunication/v2@v2.3.0 ServicesClient.BeginCreateOrUpdate, Update, BeginDelete"}},
+		// communication/EmailService, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Communication/emailServices", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/communication/armcommunication/v2@v2.3.0 EmailServicesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// communication/Domain, parent Microsoft.Communication/emailServices; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.Communication/emailServices/domains", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/communication/armcommunication/v2@v2.3.0 DomainsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// communication/SenderUsername, parent Microsoft.Communication/emailServices/domains; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Communication/emailServices/domains/senderUsernames", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/communication/armcommunication/v2@v2.3.0 SenderUsernamesClient.CreateOrUpdate, Delete"}},
+		// dataprotection/BackupVault, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.DataProtection/backupVaults", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/dataprotection/armdataprotection/v3@v3.1.0 BackupVaultsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// dataprotection/BackupVaultsBackupPolicy, parent Microsoft.DataProtection/backupVaults; create synchronous, delete synchronous.
+		{fullType: "Microsoft.DataProtection/backupVaults/backupPolicies", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/dataprotection/armdataprotection/v3@v3.1.0 BackupPoliciesClient.CreateOrUpdate, Delete"}},
+		// dataprotection/BackupVaultsBackupInstance, parent Microsoft.DataProtection/backupVaults; create long-running, delete long-running.
+		{fullType: "Microsoft.DataProtection/backupVaults/backupInstances", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/dataprotection/armdataprotection/v3@v3.1.0 BackupInstancesClient.BeginCreateOrUpdate, BeginDelete"}},
+		// synapse/Workspace, parent Microsoft.Resources/resourceGroups; create long-running (final state via location), delete long-running (final state via location).
+		{fullType: "Microsoft.Synapse/workspaces", lro: LROConfig{Write: LROLocation, Delete: LROLocation}, writeOnly: []string{"properties.sqlAdministratorLoginPassword"},
+			shapes: &sdkShapes{put: sdkOp(LROLocation, 200, 201), patch: sdkOp(LROLocation, 200, 201), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/synapse/armsynapse@v0.8.0 WorkspacesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// synapse/WorkspacesBigDataPool, parent Microsoft.Synapse/workspaces; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Synapse/workspaces/bigDataPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROSync, 200), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/synapse/armsynapse@v0.8.0 BigDataPoolsClient.BeginCreateOrUpdate, Update, BeginDelete"}},
 		// containerservice/Fleet, parent Microsoft.Resources/resourceGroups; create long-running (final state via azure-async-operation), delete long-running (final state via location).
 		{fullType: "Microsoft.ContainerService/fleets", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservicefleet/armcontainerservicefleet@v1.2.0 FleetsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
@@ -1184,6 +1238,24 @@ var generatedTypes = []registeredType{
 	{"Microsoft.ContainerService/snapshots", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
 	{"Microsoft.Cache/redisEnterprise", []string{"2022-01-01"}},
 	{"Microsoft.Cache/redisEnterprise/databases", []string{"2022-01-01"}},
+	{"Microsoft.Kusto/clusters", []string{"2024-04-13"}},
+	{"Microsoft.Kusto/clusters/principalAssignments", []string{"2024-04-13"}},
+	{"Microsoft.Batch/batchAccounts", []string{"2023-05-01"}},
+	{"Microsoft.DataFactory/factories", []string{"2018-06-01"}},
+	{"Microsoft.Devices/IotHubs", []string{"2023-06-30"}},
+	{"Microsoft.NotificationHubs/namespaces", []string{"2017-04-01"}},
+	{"Microsoft.NotificationHubs/namespaces/AuthorizationRules", []string{"2017-04-01"}},
+	{"Microsoft.NotificationHubs/namespaces/notificationHubs", []string{"2017-04-01"}},
+	{"Microsoft.NotificationHubs/namespaces/notificationHubs/AuthorizationRules", []string{"2017-04-01"}},
+	{"Microsoft.Communication/communicationServices", []string{"2025-09-01"}},
+	{"Microsoft.Communication/emailServices", []string{"2025-09-01"}},
+	{"Microsoft.Communication/emailServices/domains", []string{"2025-09-01"}},
+	{"Microsoft.Communication/emailServices/domains/senderUsernames", []string{"2025-09-01"}},
+	{"Microsoft.DataProtection/backupVaults", []string{"2024-04-01"}},
+	{"Microsoft.DataProtection/backupVaults/backupPolicies", []string{"2024-04-01"}},
+	{"Microsoft.DataProtection/backupVaults/backupInstances", []string{"2024-04-01"}},
+	{"Microsoft.Synapse/workspaces", []string{"2021-06-01"}},
+	{"Microsoft.Synapse/workspaces/bigDataPools", []string{"2021-06-01-preview"}},
 	{"Microsoft.ContainerService/fleets", []string{"2024-04-01"}},
 	{"Microsoft.ContainerService/fleets/members", []string{"2024-04-01"}},
 	{"Microsoft.ContainerService/fleets/updateStrategies", []string{"2024-04-01"}},

@@ -7,21 +7,28 @@ import (
 	appv1alpha1 "github.com/aztenant/aztenant/api/app/v1alpha1"
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
 	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
+	batchv1alpha1 "github.com/aztenant/aztenant/api/batch/v1alpha1"
 	cachev1alpha1 "github.com/aztenant/aztenant/api/cache/v1alpha1"
 	cognitiveservicesv1alpha1 "github.com/aztenant/aztenant/api/cognitiveservices/v1alpha1"
+	communicationv1alpha1 "github.com/aztenant/aztenant/api/communication/v1alpha1"
 	computev1alpha1 "github.com/aztenant/aztenant/api/compute/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
 	containerservicev1alpha1 "github.com/aztenant/aztenant/api/containerservice/v1alpha1"
+	datafactoryv1alpha1 "github.com/aztenant/aztenant/api/datafactory/v1alpha1"
+	dataprotectionv1alpha1 "github.com/aztenant/aztenant/api/dataprotection/v1alpha1"
 	dbformysqlv1alpha1 "github.com/aztenant/aztenant/api/dbformysql/v1alpha1"
 	dbforpostgresqlv1alpha1 "github.com/aztenant/aztenant/api/dbforpostgresql/v1alpha1"
+	devicesv1alpha1 "github.com/aztenant/aztenant/api/devices/v1alpha1"
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
 	eventgridv1alpha1 "github.com/aztenant/aztenant/api/eventgrid/v1alpha1"
 	eventhubv1alpha1 "github.com/aztenant/aztenant/api/eventhub/v1alpha1"
 	insightsv1alpha1 "github.com/aztenant/aztenant/api/insights/v1alpha1"
 	keyvaultv1alpha1 "github.com/aztenant/aztenant/api/keyvault/v1alpha1"
+	kustov1alpha1 "github.com/aztenant/aztenant/api/kusto/v1alpha1"
 	machinelearningservicesv1alpha1 "github.com/aztenant/aztenant/api/machinelearningservices/v1alpha1"
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
+	notificationhubsv1alpha1 "github.com/aztenant/aztenant/api/notificationhubs/v1alpha1"
 	operationalinsightsv1alpha1 "github.com/aztenant/aztenant/api/operationalinsights/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	searchv1alpha1 "github.com/aztenant/aztenant/api/search/v1alpha1"
@@ -29,6 +36,7 @@ import (
 	signalrservicev1alpha1 "github.com/aztenant/aztenant/api/signalrservice/v1alpha1"
 	sqlv1alpha1 "github.com/aztenant/aztenant/api/sql/v1alpha1"
 	storagev1alpha1 "github.com/aztenant/aztenant/api/storage/v1alpha1"
+	synapsev1alpha1 "github.com/aztenant/aztenant/api/synapse/v1alpha1"
 	webv1alpha1 "github.com/aztenant/aztenant/api/web/v1alpha1"
 	webpubsubv1alpha1 "github.com/aztenant/aztenant/api/webpubsub/v1alpha1"
 )
@@ -117,7 +125,7 @@ var generated = []generatedKind{
 	{eventhubv1alpha1.NamespacesEventhubGroupKind, NamespacesEventhub{}},
 	{eventhubv1alpha1.NamespacesEventhubsConsumerGroupGroupKind, NamespacesEventhubsConsumerGroup{}},
 	{eventgridv1alpha1.TopicGroupKind, Topic{}},
-	{eventgridv1alpha1.DomainGroupKind, Domain{}},
+	{eventgridv1alpha1.DomainGroupKind, EventgridDomain{}},
 	{eventgridv1alpha1.DomainsTopicGroupKind, DomainsTopic{}},
 	{eventgridv1alpha1.SystemTopicGroupKind, SystemTopic{}},
 	{eventgridv1alpha1.TopicsEventSubscriptionGroupKind, TopicsEventSubscription{}},
@@ -261,6 +269,24 @@ var generated = []generatedKind{
 	{containerservicev1alpha1.SnapshotGroupKind, ContainerserviceSnapshot{}},
 	{cachev1alpha1.RedisEnterpriseGroupKind, RedisEnterprise{}},
 	{cachev1alpha1.RedisEnterpriseDatabaseGroupKind, RedisEnterpriseDatabase{}},
+	{kustov1alpha1.ClusterGroupKind, KustoCluster{}},
+	{kustov1alpha1.ClusterPrincipalAssignmentGroupKind, ClusterPrincipalAssignment{}},
+	{batchv1alpha1.BatchAccountGroupKind, BatchAccount{}},
+	{datafactoryv1alpha1.FactoryGroupKind, Factory{}},
+	{devicesv1alpha1.IotHubGroupKind, IotHub{}},
+	{notificationhubsv1alpha1.NamespaceGroupKind, NotificationhubsNamespace{}},
+	{notificationhubsv1alpha1.NamespacesAuthorizationRuleGroupKind, NotificationhubsNamespacesAuthorizationRule{}},
+	{notificationhubsv1alpha1.NotificationHubGroupKind, NotificationHub{}},
+	{notificationhubsv1alpha1.NotificationHubsAuthorizationRuleGroupKind, NotificationHubsAuthorizationRule{}},
+	{communicationv1alpha1.CommunicationServiceGroupKind, CommunicationService{}},
+	{communicationv1alpha1.EmailServiceGroupKind, EmailService{}},
+	{communicationv1alpha1.DomainGroupKind, CommunicationDomain{}},
+	{communicationv1alpha1.SenderUsernameGroupKind, SenderUsername{}},
+	{dataprotectionv1alpha1.BackupVaultGroupKind, BackupVault{}},
+	{dataprotectionv1alpha1.BackupVaultsBackupPolicyGroupKind, BackupVaultsBackupPolicy{}},
+	{dataprotectionv1alpha1.BackupVaultsBackupInstanceGroupKind, BackupVaultsBackupInstance{}},
+	{synapsev1alpha1.WorkspaceGroupKind, SynapseWorkspace{}},
+	{synapsev1alpha1.WorkspacesBigDataPoolGroupKind, WorkspacesBigDataPool{}},
 	{containerservicev1alpha1.FleetGroupKind, Fleet{}},
 	{containerservicev1alpha1.FleetsMemberGroupKind, FleetsMember{}},
 	{containerservicev1alpha1.FleetsUpdateStrategyGroupKind, FleetsUpdateStrategy{}},

@@ -392,7 +392,7 @@ var sampleValues = map[string]map[string]any{
 		"actions": []any{"repositories/web/content/read", "repositories/web/metadata/read"}},
 	"containerregistry/RegistriesToken": {"name": "ci-pull", "status": "enabled",
 		"scopeMapReference": map[string]any{"kind": "RegistriesScopeMap", "name": "web-pull"}},
-	"containerregistry/RegistryCacheRule":       {"name": "docker-nginx", "sourceRepository": "docker.io/library/nginx", "targetRepository": "mirror/nginx"},
+	"containerregistry/RegistryCacheRule": {"name": "docker-nginx", "sourceRepository": "docker.io/library/nginx", "targetRepository": "mirror/nginx"},
 	// A hubless fleet, the sample cluster its member in the canary group, a strategy
 	// upgrading that group first, and a run of node image upgrades by it (created
 	// NotStarted: Azure starts a run only on its start action).
@@ -408,6 +408,47 @@ var sampleValues = map[string]map[string]any{
 	"cache/RedisEnterprise": {"sku": map[string]any{"name": "Enterprise_E10", "capacity": 2}, "minimumTlsVersion": "1.2"},
 	"cache/RedisEnterpriseDatabase": {"name": "default", "clientProtocol": "Encrypted", "port": 10000,
 		"clusteringPolicy": "EnterpriseCluster", "evictionPolicy": "NoEviction"},
+	// --- ASO's kinds of the modules pinned for issue 29 ---
+	"kusto/Cluster": {"name": "samplekusto01", "sku": map[string]any{"name": "Dev(No SLA)_Standard_E2a_v4", "tier": "Basic", "capacity": 1}},
+	"kusto/ClusterPrincipalAssignment": {"name": "sample-admins", "principalId": "11111111-2222-3333-4444-555555555555",
+		"principalType": "App", "role": "AllDatabasesViewer", "tenantId": "72f988bf-86f1-41af-91ab-2d7cd011db47"},
+	"batch/BatchAccount": {"name": "samplebatch01", "poolAllocationMode": "BatchService", "publicNetworkAccess": "Disabled",
+		"autoStorage": map[string]any{"storageAccountReference": map[string]any{"group": "storage.aztenant.io", "kind": "StorageAccount", "name": "samplestorage01"}}},
+	"datafactory/Factory":                                {"name": "sample-adf-01", "publicNetworkAccess": "Disabled"},
+	"devices/IotHub":                                     {"name": "sample-iothub-01", "sku": map[string]any{"name": "S1", "capacity": 1}},
+	"notificationhubs/Namespace":                         {"name": "sample-nh-namespace", "sku": map[string]any{"name": "Free"}, "namespaceType": "NotificationHub"},
+	"notificationhubs/NamespacesAuthorizationRule":       {"name": "listen", "rights": []any{"Listen"}},
+	"notificationhubs/NotificationHub":                   {"name": "sample-hub"},
+	"notificationhubs/NotificationHubsAuthorizationRule": {"name": "send", "rights": []any{"Send"}},
+	// Communication Services and their email live in the "global" location, their data
+	// in a geography (dataLocation); an Azure-managed domain is named AzureManagedDomain.
+	"communication/CommunicationService": {"name": "sample-acs", "location": "global", "dataLocation": "Europe"},
+	"communication/EmailService":         {"name": "sample-email", "location": "global", "dataLocation": "Europe"},
+	"communication/Domain":               {"name": "azure-managed-domain", "azureName": "AzureManagedDomain", "location": "global", "domainManagement": "AzureManaged"},
+	"communication/SenderUsername":       {"name": "donotreply", "username": "DoNotReply", "displayName": "Do not reply"},
+	// A vault with locally redundant storage, an operational-store policy of disk snapshots
+	// every four hours kept a week (Azure's example), and the sample disk protected by it.
+	"dataprotection/BackupVault": {"storageSettings": []any{map[string]any{"datastoreType": "VaultStore", "type": "LocallyRedundant"}}},
+	"dataprotection/BackupVaultsBackupPolicy": {"name": "disk-snapshots", "properties": map[string]any{"objectType": "BackupPolicy",
+		"datasourceTypes": []any{"Microsoft.Compute/disks"}, "policyRules": []any{
+			map[string]any{"name": "BackupHourly", "objectType": "AzureBackupRule",
+				"backupParameters": map[string]any{"objectType": "AzureBackupParams", "backupType": "Incremental"},
+				"dataStore":        map[string]any{"dataStoreType": "OperationalStore", "objectType": "DataStoreInfoBase"},
+				"trigger": map[string]any{"objectType": "ScheduleBasedTriggerContext",
+					"schedule":        map[string]any{"repeatingTimeIntervals": []any{"R/2019-11-20T08:00:00-08:00/PT4H"}},
+					"taggingCriteria": []any{map[string]any{"isDefault": true, "taggingPriority": 99, "tagInfo": map[string]any{"tagName": "Default"}}}}},
+			map[string]any{"name": "Default", "objectType": "AzureRetentionRule", "isDefault": true, "lifecycles": []any{map[string]any{
+				"deleteAfter":     map[string]any{"objectType": "AbsoluteDeleteOption", "duration": "P7D"},
+				"sourceDataStore": map[string]any{"dataStoreType": "OperationalStore", "objectType": "DataStoreInfoBase"}}}}}}},
+	"dataprotection/BackupVaultsBackupInstance": {"name": "sample-disk-backup", "objectType": "BackupInstance", "friendlyName": "sample-disk",
+		"dataSourceInfo": map[string]any{"objectType": "Datasource", "datasourceType": "Microsoft.Compute/disks", "resourceType": "Microsoft.Compute/disks",
+			"resourceLocation": "westeurope", "resourceName": "sample-disk",
+			"resourceReference": map[string]any{"group": "compute.aztenant.io", "kind": "Disk", "name": "sample-disk"}},
+		"policyInfo": map[string]any{"policyId": sampleSub + "/resourceGroups/sample-rg/providers/Microsoft.DataProtection/backupVaults/sample-backupvault/backupPolicies/disk-snapshots"}},
+	"synapse/Workspace": {"name": "sample-synapse-01", "sqlAdministratorLogin": "sqladmin", "sqlAdministratorLoginPassword": adminPassword,
+		"defaultDataLakeStorage": map[string]any{"accountUrl": "https://samplestorage01.dfs.core.windows.net", "filesystem": "synapse"}},
+	"synapse/WorkspacesBigDataPool": {"name": "sparkpool", "nodeCount": 3, "nodeSize": "Small", "nodeSizeFamily": "MemoryOptimized",
+		"sparkVersion": "3.4", "autoPause": map[string]any{"enabled": true, "delayInMinutes": 15}},
 	"containerservice/MaintenanceConfiguration": {"name": "default", "timeInWeek": []any{map[string]any{"day": "Saturday", "hourSlots": []any{1, 2, 3}}}},
 	// --- batch 5: children and companions ---
 	"servicebus/NamespacesAuthorizationRule":        {"name": "send-listen", "rights": []any{"Listen", "Send"}},

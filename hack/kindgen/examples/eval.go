@@ -333,6 +333,15 @@ func (ev *evaluator) typeOf(e ast.Expr) (types.Type, error) {
 			if tn, ok := ev.p.Types.Scope().Lookup(e.Sel.Name).(*types.TypeName); ok {
 				return tn.Type(), nil
 			}
+		} else if ok {
+			// A type of a package the SDK's package imports: []*time.Time{…} of schedule times.
+			for _, imp := range ev.p.Types.Imports() {
+				if imp.Name() == pkg.Name {
+					if tn, ok := imp.Scope().Lookup(e.Sel.Name).(*types.TypeName); ok {
+						return tn.Type(), nil
+					}
+				}
+			}
 		}
 	case *ast.StarExpr:
 		t, err := ev.typeOf(e.X)

@@ -13,14 +13,14 @@ import (
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
-// Domain adapts Microsoft.EventGrid/domains (armeventgrid/v2 DomainsClient).
-type Domain struct{}
+// EventgridDomain adapts Microsoft.EventGrid/domains (armeventgrid/v2 DomainsClient).
+type EventgridDomain struct{}
 
-var _ reconcilers.Kind = Domain{}
+var _ reconcilers.Kind = EventgridDomain{}
 
-func (Domain) New() azurev1alpha1.Resource { return &eventgridv1alpha1.Domain{} }
+func (EventgridDomain) New() azurev1alpha1.Resource { return &eventgridv1alpha1.Domain{} }
 
-func (Domain) Facts() reconcilers.Facts {
+func (EventgridDomain) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.EventGrid/domains",
 		APIVersion:   "2022-06-15",
@@ -28,7 +28,7 @@ func (Domain) Facts() reconcilers.Facts {
 	}
 }
 
-func (Domain) Hooks() reconcilers.Hooks {
+func (EventgridDomain) Hooks() reconcilers.Hooks {
 	return reconcilers.Hooks{
 		// The spec's location.
 		Location: func(obj azurev1alpha1.Resource) string {
@@ -36,16 +36,16 @@ func (Domain) Hooks() reconcilers.Hooks {
 		},
 		// The ARM IDs of the objects the spec refers to by name, and the values of its Secret references.
 		Resolve: func(ctx context.Context, c client.Reader, obj azurev1alpha1.Resource) (map[string]string, error) {
-			return resolveReferences(ctx, c, obj.GetNamespace(), eventgridv1alpha1.GroupVersion.Group, &obj.(*eventgridv1alpha1.Domain).Spec, domainShape)
+			return resolveReferences(ctx, c, obj.GetNamespace(), eventgridv1alpha1.GroupVersion.Group, &obj.(*eventgridv1alpha1.Domain).Spec, eventgridDomainShape)
 		},
 	}
 }
 
 // Desired is the spec as ARM's PUT body, with the references Resolve resolved (without them,
 // only those by ARM ID work).
-func (Domain) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
+func (EventgridDomain) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (map[string]any, error) {
 	x := obj.(*eventgridv1alpha1.Domain)
-	body, err := specBodyWith(&x.Spec, domainShape, eventgridv1alpha1.GroupVersion.Group, resolved)
+	body, err := specBodyWith(&x.Spec, eventgridDomainShape, eventgridv1alpha1.GroupVersion.Group, resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (Domain) Desired(obj azurev1alpha1.Resource, resolved map[string]string) (m
 }
 
 // Observe copies the read-only fields of a GET body into status.
-func (Domain) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
+func (EventgridDomain) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
 	x := obj.(*eventgridv1alpha1.Domain)
 	common := x.Status.ResourceStatus
 	x.Status = eventgridv1alpha1.DomainStatus{}
@@ -65,5 +65,5 @@ func (Domain) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
 	x.Status.ResourceStatus = common
 }
 
-// domainShape says which spec fields ARM nests under properties.
-var domainShape = &armShape{props: []string{"autoCreateTopicWithFirstSubscription", "autoDeleteTopicWithLastSubscription", "dataResidencyBoundary", "disableLocalAuth", "inboundIpRules", "inputSchema", "inputSchemaMapping", "publicNetworkAccess"}, fields: map[string]*armShape{"identity": &armShape{identities: []string{"userAssignedIdentities"}}}}
+// eventgridDomainShape says which spec fields ARM nests under properties.
+var eventgridDomainShape = &armShape{props: []string{"autoCreateTopicWithFirstSubscription", "autoDeleteTopicWithLastSubscription", "dataResidencyBoundary", "disableLocalAuth", "inboundIpRules", "inputSchema", "inputSchemaMapping", "publicNetworkAccess"}, fields: map[string]*armShape{"identity": &armShape{identities: []string{"userAssignedIdentities"}}}}
