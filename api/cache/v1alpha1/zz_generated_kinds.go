@@ -10,5 +10,6 @@ func addGeneratedKinds(s *runtime.Scheme) {
 		&Redis{}, &RedisList{},
 		&RedisPatchSchedule{}, &RedisPatchScheduleList{},
 		&RedisFirewallRule{}, &RedisFirewallRuleList{},
+		&RedisLinkedServer{}, &RedisLinkedServerList{},
 	)
 }

@@ -392,7 +392,10 @@ func sdkShapes(k *Kind) string {
 	}
 	var methods []string
 	for _, o := range []*model.Operation{k.Create, patch, k.Delete} {
-		if o != nil {
+		switch {
+		case o != nil && o.Client != "":
+			methods = append(methods, o.Client+"."+o.Method) // config: moreClients
+		case o != nil:
 			methods = append(methods, o.Method)
 		}
 	}
