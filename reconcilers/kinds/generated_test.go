@@ -138,10 +138,12 @@ func loadGeneratedSamples(t *testing.T, s *stack, ns, rg string) []generatedSamp
 
 // samplesEnv narrows the lifecycle test to some kinds' samples while one works on them:
 // globs over group/Kind separated by commas (cdn.aztenant.io/*, */Afd*), case-insensitive.
-// Their owners' samples come too. Unset: every sample.
+// Their owners' samples come too, and the samples their specs name by reference (a web
+// app's server farm). Unset: every sample.
 const samplesEnv = "AZTENANT_SAMPLES"
 
-// onlySamples keeps the samples whose kind a glob of globs matches, and their owners'.
+// onlySamples keeps the samples whose kind a glob of globs matches, their owners' and those
+// they name by reference ({kind, name}).
 func onlySamples(t *testing.T, all []generatedSample, gkOf map[string]schema.GroupKind, globs string) []generatedSample {
 	t.Helper()
 	if globs == "" {
@@ -161,6 +163,11 @@ func onlySamples(t *testing.T, all []generatedSample, gkOf map[string]schema.Gro
 		if o := sm.obj.Owner(); o != nil && o.Name != "" {
 			if owner, ok := byName[o.Name]; ok {
 				add(owner)
+			}
+		}
+		for _, name := range referencedNames(t, sm.obj) {
+			if ref, ok := byName[name]; ok {
+				add(ref)
 			}
 		}
 	}
@@ -930,4 +937,41 @@ func TestGeneratedKindsRefuseBadInput(t *testing.T) {
 		}
 		return readyTrue(server), nil
 	})
+}
+
+// referencedNames are the names of the objects a sample's spec refers to ({kind, name}
+// anywhere below spec, the shape of a reference by name).
+func referencedNames(t *testing.T, obj azurev1alpha1.Resource) []string {
+	t.Helper()
+	data, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Spec any `json:"spec"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(any)
+	walk = func(x any) {
+		switch x := x.(type) {
+		case map[string]any:
+			if kind, _ := x["kind"].(string); kind != "" {
+				if name, _ := x["name"].(string); name != "" {
+					out = append(out, name)
+				}
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v.Spec)
+	return out
 }
