@@ -1008,6 +1008,60 @@ func generatedBehaviours() []*typeBehaviour {
 		// containerservice/ManagedClustersAgentPool, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
 		{fullType: "Microsoft.ContainerService/managedClusters/agentPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 AgentPoolsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// sql/ServersAuditingSetting, parent Microsoft.Sql/servers; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/auditingSettings", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true, writeOnly: []string{"properties.storageAccountAccessKey"},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerBlobAuditingPoliciesClient.BeginCreateOrUpdate"}},
+		// sql/ServersDatabasesAuditingSetting, parent Microsoft.Sql/servers/databases; create synchronous, made with its parent, no delete.
+		{fullType: "Microsoft.Sql/servers/databases/auditingSettings", lro: LROConfig{Write: LROSync}, noDelete: true, writeOnly: []string{"properties.storageAccountAccessKey"},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 DatabaseBlobAuditingPoliciesClient.CreateOrUpdate"}},
+		// sql/ServersVulnerabilityAssessment, parent Microsoft.Sql/servers; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Sql/servers/vulnerabilityAssessments", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.storageAccountAccessKey", "properties.storageContainerSasKey"},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 ServerVulnerabilityAssessmentsClient.CreateOrUpdate, Delete"}},
+		// sql/ServersDatabasesVulnerabilityAssessment, parent Microsoft.Sql/servers/databases; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Sql/servers/databases/vulnerabilityAssessments", lro: LROConfig{Write: LROSync, Delete: LROSync}, writeOnly: []string{"properties.storageAccountAccessKey", "properties.storageContainerSasKey"},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 DatabaseVulnerabilityAssessmentsClient.CreateOrUpdate, Delete"}},
+		// dbforpostgresql/FlexibleServersAdministrator, parent Microsoft.DBforPostgreSQL/flexibleServers; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.DBforPostgreSQL/flexibleServers/administrators", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/postgresql/armpostgresqlflexibleservers/v5@v5.0.0 AdministratorsMicrosoftEntraClient.BeginCreateOrUpdate, BeginDelete"}},
+		// dbforpostgresql/FlexibleServersConfiguration, parent Microsoft.DBforPostgreSQL/flexibleServers; create long-running (final state via azure-async-operation), made with its parent, no delete.
+		{fullType: "Microsoft.DBforPostgreSQL/flexibleServers/configurations", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/postgresql/armpostgresqlflexibleservers/v5@v5.0.0 ConfigurationsClient.BeginPut, BeginUpdate"}},
+		// dbforpostgresql/FlexibleServersAdvancedThreatProtectionSettings, parent Microsoft.DBforPostgreSQL/flexibleServers; create long-running (final state via azure-async-operation), made with its parent, no delete.
+		{fullType: "Microsoft.DBforPostgreSQL/flexibleServers/advancedThreatProtectionSettings", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/postgresql/armpostgresqlflexibleservers/v5@v5.0.0 ServerThreatProtectionSettingsClient.BeginCreateOrUpdate"}},
+		// dbforpostgresql/FlexibleServersBackup, parent Microsoft.DBforPostgreSQL/flexibleServers; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.DBforPostgreSQL/flexibleServers/backups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/postgresql/armpostgresqlflexibleservers/v5@v5.0.0 BackupsAutomaticAndOnDemandClient.BeginCreate, BeginDelete"}},
+		// dbforpostgresql/FlexibleServersVirtualEndpoint, parent Microsoft.DBforPostgreSQL/flexibleServers; create long-running (final state via azure-async-operation), delete long-running (final state via location).
+		{fullType: "Microsoft.DBforPostgreSQL/flexibleServers/virtualendpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/postgresql/armpostgresqlflexibleservers/v5@v5.0.0 VirtualEndpointsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// dbformysql/FlexibleServersConfiguration, parent Microsoft.DBforMySQL/flexibleServers; create long-running (final state via original-uri), made with its parent, no delete.
+		{fullType: "Microsoft.DBforMySQL/flexibleServers/configurations", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/mysql/armmysqlflexibleservers/v2@v2.0.0 ConfigurationsClient.BeginCreateOrUpdate, BeginUpdate"}},
+		// signalrservice/CustomCertificate, parent Microsoft.SignalRService/signalR; create long-running, delete synchronous.
+		{fullType: "Microsoft.SignalRService/signalR/customCertificates", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/signalr/armsignalr@v1.2.0 CustomCertificatesClient.BeginCreateOrUpdate, Delete"}},
+		// cache/RedisLinkedServer, parent Microsoft.Cache/redis; create long-running, delete long-running.
+		{fullType: "Microsoft.Cache/redis/linkedServers", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 200, 202), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/redis/armredis/v3@v3.3.0 LinkedServerClient.BeginCreate, BeginDelete"}},
+		// web/SitesSourcecontrol, parent Microsoft.Web/sites; create long-running, delete synchronous.
+		{fullType: "Microsoft.Web/sites/sourcecontrols", lro: LROConfig{Write: LROAsyncOperation, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROSync, 200, 201, 202), delete: sdkOp(LROSync, 200, 202), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/appservice/armappservice/v5@v5.0.0 WebAppsClient.BeginCreateOrUpdateSourceControl, UpdateSourceControl, DeleteSourceControl"}},
+		// documentdb/SqlDatabaseThroughputSetting, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/throughputSettings", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginUpdateSQLDatabaseThroughput"}},
+		// documentdb/SqlDatabaseContainerThroughputSetting, parent Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/throughputSettings", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 SQLResourcesClient.BeginUpdateSQLContainerThroughput"}},
+		// documentdb/MongodbDatabaseThroughputSetting, parent Microsoft.DocumentDB/databaseAccounts/mongodbDatabases; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/throughputSettings", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 MongoDBResourcesClient.BeginUpdateMongoDBDatabaseThroughput"}},
+		// documentdb/MongodbDatabaseCollectionThroughputSetting, parent Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections; create long-running, made with its parent, no delete.
+		{fullType: "Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections/throughputSettings", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true,
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 202), patch: nil, delete: nil, source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cosmos/armcosmos/v3@v3.4.0 MongoDBResourcesClient.BeginUpdateMongoDBCollectionThroughput"}},
+		// apimanagement/ServiceGatewayCertificateAuthority, parent Microsoft.ApiManagement/service/gateways; create synchronous, delete synchronous.
+		{fullType: "Microsoft.ApiManagement/service/gateways/certificateAuthorities", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/apimanagement/armapimanagement/v3@v3.0.0 GatewayCertificateAuthorityClient.CreateOrUpdate, Delete"}},
 	}
 }
 
@@ -1348,4 +1402,22 @@ var generatedTypes = []registeredType{
 	{"Microsoft.DBforMySQL/flexibleServers/firewallRules", []string{"2021-05-01", "2024-12-30"}},
 	{"Microsoft.Cache/redis/firewallRules", []string{"2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
 	{"Microsoft.ContainerService/managedClusters/agentPools", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.Sql/servers/auditingSettings", []string{"2021-11-01-preview"}},
+	{"Microsoft.Sql/servers/databases/auditingSettings", []string{"2021-11-01-preview"}},
+	{"Microsoft.Sql/servers/vulnerabilityAssessments", []string{"2020-11-01-preview"}},
+	{"Microsoft.Sql/servers/databases/vulnerabilityAssessments", []string{"2020-11-01-preview"}},
+	{"Microsoft.DBforPostgreSQL/flexibleServers/administrators", []string{"2025-08-01"}},
+	{"Microsoft.DBforPostgreSQL/flexibleServers/configurations", []string{"2025-08-01"}},
+	{"Microsoft.DBforPostgreSQL/flexibleServers/advancedThreatProtectionSettings", []string{"2025-08-01"}},
+	{"Microsoft.DBforPostgreSQL/flexibleServers/backups", []string{"2025-08-01"}},
+	{"Microsoft.DBforPostgreSQL/flexibleServers/virtualendpoints", []string{"2025-08-01"}},
+	{"Microsoft.DBforMySQL/flexibleServers/configurations", []string{"2024-12-30"}},
+	{"Microsoft.SignalRService/signalR/customCertificates", []string{"2023-02-01"}},
+	{"Microsoft.Cache/redis/linkedServers", []string{"2024-11-01"}},
+	{"Microsoft.Web/sites/sourcecontrols", []string{"2024-11-01"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/throughputSettings", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/throughputSettings", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/throughputSettings", []string{"2025-10-15"}},
+	{"Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections/throughputSettings", []string{"2025-10-15"}},
+	{"Microsoft.ApiManagement/service/gateways/certificateAuthorities", []string{"2024-05-01"}},
 }

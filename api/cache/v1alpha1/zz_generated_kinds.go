@@ -12,5 +12,6 @@ func addGeneratedKinds(s *runtime.Scheme) {
 		&RedisEnterprise{}, &RedisEnterpriseList{},
 		&RedisEnterpriseDatabase{}, &RedisEnterpriseDatabaseList{},
 		&RedisFirewallRule{}, &RedisFirewallRuleList{},
+		&RedisLinkedServer{}, &RedisLinkedServerList{},
 	)
 }

@@ -10,5 +10,10 @@ func addGeneratedKinds(s *runtime.Scheme) {
 		&FlexibleServer{}, &FlexibleServerList{},
 		&FlexibleServersDatabase{}, &FlexibleServersDatabaseList{},
 		&FlexibleServersFirewallRule{}, &FlexibleServersFirewallRuleList{},
+		&FlexibleServersAdministrator{}, &FlexibleServersAdministratorList{},
+		&FlexibleServersConfiguration{}, &FlexibleServersConfigurationList{},
+		&FlexibleServersAdvancedThreatProtectionSettings{}, &FlexibleServersAdvancedThreatProtectionSettingsList{},
+		&FlexibleServersBackup{}, &FlexibleServersBackupList{},
+		&FlexibleServersVirtualEndpoint{}, &FlexibleServersVirtualEndpointList{},
 	)
 }

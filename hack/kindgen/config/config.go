@@ -71,6 +71,32 @@ type Kind struct {
 	// starts at /{scope}: role assignments, locks, diagnostic settings): the kinds its
 	// spec.owner may name, or any ARM ID of the subscription.
 	Extension *Extension `json:"extension,omitempty"`
+	// MoreClients are further SDK clients whose operations on the resource's own path are
+	// the resource's, where the SDK splits them (PostgreSQL's threat protection setting:
+	// read by AdvancedThreatProtectionSettingsClient, written by
+	// ServerThreatProtectionSettingsClient).
+	MoreClients *MoreClients `json:"moreClients,omitempty"`
+	// WithParent says, for a kind whose name is not fixed by the URL and that Azure has
+	// no DELETE for, that Azure creates every one with the parent (a server's
+	// configurations: its parameters): the object manages the existing one without
+	// adopt, and deleting it leaves it to go with its parent (reconcilers.Facts.WithParent).
+	// The SDK cannot tell it from a child without DELETE that Azure does not make (a Key
+	// Vault secret), so the config says it.
+	WithParent *Because `json:"withParent,omitempty"`
+}
+
+// MoreClients names further clients serving a resource's operations.
+type MoreClients struct {
+	// Clients are the SDK client type names.
+	Clients []string `json:"clients"`
+	// Because says why; required.
+	Because string `json:"because"`
+}
+
+// Because is an override that is only its reason.
+type Because struct {
+	// Because says why; required.
+	Because string `json:"because"`
 }
 
 // StatusFields are flat string fields of the status, each read from a nested path of
@@ -529,6 +555,19 @@ func (f *File) validate() error {
 				}
 				owners[o] = true
 			}
+		}
+		if m := k.MoreClients; m != nil {
+			if strings.TrimSpace(m.Because) == "" || len(m.Clients) == 0 {
+				return bad("moreClients: clients and because are required")
+			}
+			for _, c := range m.Clients {
+				if !goIdent.MatchString(c) || !strings.HasSuffix(c, "Client") || c == k.Client {
+					return bad("moreClients: %q is not an SDK client type name other than client", c)
+				}
+			}
+		}
+		if w := k.WithParent; w != nil && strings.TrimSpace(w.Because) == "" {
+			return bad("withParent without because")
 		}
 		if s := k.Spec; s != nil {
 			if strings.TrimSpace(s.Because) == "" || len(s.Markers) == 0 {

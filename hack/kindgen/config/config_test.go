@@ -16,6 +16,11 @@ func TestParseErrors(t *testing.T) {
 	const mods = "modules: {network: github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v9}\n"
 	cases := map[string]struct{ yaml, want string }{
 		"no kinds":                  {mods + "kinds: []", "no kinds"},
+		"withParent no because":     {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, withParent: {}}]", "withParent without because"},
+		"moreClients no because":    {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, moreClients: {clients: [BClient]}}]", "moreClients"},
+		"moreClients none":          {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, moreClients: {because: z}}]", "moreClients"},
+		"moreClients itself":        {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, moreClients: {clients: [AClient], because: z}}]", "other than client"},
+		"moreClients bad name":      {mods + "kinds: [{kind: A, group: network, module: network, client: AClient, moreClients: {clients: [b], because: z}}]", "moreClients"},
 		"unknown module":            {mods + "kinds: [{kind: VirtualNetwork, group: network, module: nope, client: VirtualNetworksClient}]", "module"},
 		"bad kind name":             {mods + "kinds: [{kind: virtualNetwork, group: network, module: network, client: VirtualNetworksClient}]", "kind name"},
 		"bad group":                 {mods + "kinds: [{kind: VirtualNetwork, group: network.azure.com, module: network, client: VirtualNetworksClient}]", "group"},

@@ -265,8 +265,8 @@ func prepare(models, all []*model.Kind) ([]*Kind, error) {
 		case m.Name != nil && m.Name.UUID && !extension:
 			return nil, fmt.Errorf("%s/%s: name.uuid is for extension resources, whose derived name holds their scope", m.Group.Name, m.Kind)
 		}
-		if (m.Scope != model.ScopeResourceGroup && !subscription && !extension) || m.Create == nil || (m.Delete == nil && m.FixedName == "") {
-			return nil, fmt.Errorf("%s/%s: only resource-group, subscription and extension resources with a create and a delete (or made with their parent, under a fixed name) are emitted", m.Group.Name, m.Kind)
+		if (m.Scope != model.ScopeResourceGroup && !subscription && !extension) || m.Create == nil || (m.Delete == nil && m.FixedName == "" && m.WithParent == nil) {
+			return nil, fmt.Errorf("%s/%s: only resource-group, subscription and extension resources with a create and a delete (or made with their parent: under a fixed name, or as the config's withParent says) are emitted", m.Group.Name, m.Kind)
 		}
 		k := &Kind{Kind: m, Adapter: m.Kind, Pkg: m.Group.Name + "v1alpha1", Dir: filepath.Join("api", m.Group.Name, "v1alpha1")}
 		if hand, err := os.ReadFile(filepath.Join("../..", k.Dir, "groupversion_info.go")); err == nil {
@@ -315,6 +315,12 @@ func (k *Kind) build(all []*model.Kind) error {
 	if k.Create.Request != nil && k.Create.Request.Kind == model.KindNamed && k.Types[k.Create.Request.Name] != nil {
 		body = k.Types[k.Create.Request.Name]
 	}
+	// A PUT without a body (a PostgreSQL on-demand backup: the name is all it takes):
+	// the spec is the owner and the name; every field of Azure's answer is status.
+	bodyless := k.Create.Request == nil
+	if bodyless {
+		body = &model.Type{Name: body.Name, Shape: body.Shape, Doc: body.Doc}
+	}
 	for i := range body.Fields {
 		f := &body.Fields[i]
 		switch {
@@ -350,7 +356,7 @@ func (k *Kind) build(all []*model.Kind) error {
 			return fmt.Errorf("%s/%s: property %s clashes with the spec's own field", k.Group.Name, k.Kind.Kind, f.JSON)
 		}
 	}
-	stat, _ := k.types.fieldsOf(readOnlyPart(k.Kind, k.Types[k.Resource]), statusMode, true)
+	stat, _ := k.types.fieldsOf(readOnlyPart(k.Kind, k.Types[k.Resource], bodyless), statusMode, true)
 	for _, f := range stat {
 		if commonStatus[f.JSON] {
 			// The common status has it (a query pack query's own "id" would hide the ARM
@@ -447,12 +453,14 @@ var commonStatus = map[string]bool{"conditions": true, "observedGeneration": tru
 	"resumeToken": true, "adopted": true, "writeOnlyHash": true, "managedTags": true}
 
 // readOnlyPart is the resource type cut to its read-only fields, its properties'
-// included: what the status reports (the spec holds the rest).
-func readOnlyPart(k *model.Kind, res *model.Type) *model.Type {
+// included: what the status reports (the spec holds the rest); all: every field, for a
+// kind whose PUT sends no body.
+func readOnlyPart(k *model.Kind, res *model.Type, all bool) *model.Type {
 	out := &model.Type{Name: res.Name, Shape: res.Shape, Doc: res.Doc}
 	for _, f := range res.Fields {
 		switch {
-		case f.ReadOnly, f.Status != nil:
+		case f.ReadOnly, f.Status != nil, all && f.JSON != "properties":
+			// all: the PUT sends no body, so nothing of the resource is the spec's.
 			// Status: the config reports a field the spec holds as Azure answers it.
 			out.Fields = append(out.Fields, f)
 		case f.JSON == "identity" && f.Type.Kind == model.KindNamed && k.Types[f.Type.Name] != nil:
@@ -463,7 +471,7 @@ func readOnlyPart(k *model.Kind, res *model.Type) *model.Type {
 			pt := k.Types[f.Type.Name]
 			ro := &model.Type{Name: pt.Name + "ReadOnly", Shape: pt.Shape, Doc: pt.Doc}
 			for _, pf := range pt.Fields {
-				if pf.ReadOnly || pf.Status != nil {
+				if pf.ReadOnly || pf.Status != nil || all {
 					ro.Fields = append(ro.Fields, pf)
 				}
 			}

@@ -796,3 +796,36 @@ func TestGenerateExtensionRefused(t *testing.T) {
 		t.Errorf("name.uuid on a resource group's resource: %v", err)
 	}
 }
+
+// Named children Azure makes with their parent (withParent), a PUT without a body and
+// operations split across clients: a configuration keeps azureName and declares WithParent
+// (the emulator refuses its DELETE); a backup's spec is its owner and name, its answer all
+// status; the threat protection setting's emulator shapes name the client that writes it.
+func TestGenerateParentMadeBodylessSplit(t *testing.T) {
+	files := generate(t)
+	cfgAPI := string(files["api/dbforpostgresql/v1alpha1/zz_generated_flexibleserversconfiguration.go"])
+	cfg := string(files["reconcilers/kinds/zz_generated_dbforpostgresqlflexibleserversconfiguration.go"])
+	if !strings.Contains(cfgAPI, "AzureName string `json:\"azureName,omitempty\"`") || !strings.Contains(cfg, "WithParent:   true") {
+		t.Errorf("the PostgreSQL configuration lacks azureName or WithParent:\n%s", cfg)
+	}
+	emu := string(files["emulator/zz_generated_types.go"])
+	if !strings.Contains(emu, `{fullType: "Microsoft.DBforPostgreSQL/flexibleServers/configurations", lro: LROConfig{Write: LROAsyncOperation}, noDelete: true`) {
+		t.Error("the emulator's facts do not say a PostgreSQL configuration has no DELETE")
+	}
+	if !strings.Contains(emu, "armpostgresqlflexibleservers/v5@v5.0.0 ServerThreatProtectionSettingsClient.BeginCreateOrUpdate") {
+		t.Error("the emulator's shapes of the threat protection setting do not name the client that writes it")
+	}
+	backup := string(files["api/dbforpostgresql/v1alpha1/zz_generated_flexibleserversbackup.go"])
+	spec := backup[strings.Index(backup, "type FlexibleServersBackupSpec struct"):]
+	spec = spec[:strings.Index(spec, "\n}\n")]
+	status := backup[strings.Index(backup, "type FlexibleServersBackupStatus struct"):]
+	status = status[:strings.Index(status, "\n}\n")]
+	for _, f := range []string{"backupType", "completedTime", "source"} {
+		if strings.Contains(spec, `json:"`+f) || !strings.Contains(status, `json:"`+f) {
+			t.Errorf("the backup's %s is not status only (its PUT has no body)", f)
+		}
+	}
+	if adapter := string(files["reconcilers/kinds/zz_generated_flexibleserversbackup.go"]); strings.Contains(adapter, "props:") {
+		t.Error("the backup's body nests properties, though its PUT has none")
+	}
+}

@@ -390,13 +390,23 @@ func sdkShapes(k *Kind) string {
 	if patch == nil {
 		patch = k.UpdateTags
 	}
-	var methods []string
+	var methods, qualified []string
+	split := false // some operation is another client's (config: moreClients)
 	for _, o := range []*model.Operation{k.Create, patch, k.Delete} {
-		if o != nil {
-			methods = append(methods, o.Method)
+		if o == nil {
+			continue
 		}
+		client := k.Client
+		if o.Client != "" {
+			client, split = o.Client, true
+		}
+		methods = append(methods, o.Method)
+		qualified = append(qualified, client+"."+o.Method)
 	}
 	src := fmt.Sprintf("%s@%s %s.%s", k.Module.Path, k.Module.Version, k.Client, strings.Join(methods, ", "))
+	if split {
+		src = fmt.Sprintf("%s@%s %s", k.Module.Path, k.Module.Version, strings.Join(qualified, ", "))
+	}
 	return fmt.Sprintf("&sdkShapes{put: %s, patch: %s, delete: %s, source: %q}", op(k.Create, false), op(patch, false), op(k.Delete, true), src)
 }
 

@@ -113,6 +113,10 @@ type Kind struct {
 	// Extension, for an extension resource (Scope extension), is what its owner may be,
 	// from the config (extension).
 	Extension *ExtensionFlag `json:"extension,omitempty"`
+	// WithParent, from the config (withParent), says that Azure creates every resource of
+	// the kind with its parent though its name is not fixed (a server's configurations),
+	// and Delete is then nil: Azure has no DELETE for it.
+	WithParent *Flag `json:"withParent,omitempty"`
 }
 
 // ExtensionFlag is what an extension resource may sit on (config: extension).
@@ -238,6 +242,9 @@ const (
 type Operation struct {
 	// Method is the SDK method (BeginCreateOrUpdate, NewListPager, ListKeys).
 	Method string `json:"method"`
+	// Client is the SDK client serving the method when it is not the kind's own
+	// (config: moreClients).
+	Client string `json:"client,omitempty"`
 	Verb   Verb   `json:"verb"`
 	// Name is the operation's short name: for an action its URL segment (listKeys), for
 	// others the method without Begin/New/Pager (CreateOrUpdate, List).

@@ -13,6 +13,7 @@ import (
 // the resource's path.
 type rawOp struct {
 	method        string
+	client        string // set for an operation of config's moreClients
 	httpMethod    string
 	path          string
 	apiVersion    string

@@ -19,6 +19,20 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 	if err != nil {
 		return nil, bad("%v", err)
 	}
+	if m := k.MoreClients; m != nil {
+		// Further clients serving the resource (config: moreClients): only their
+		// operations on the resource's own path or its collection count (classify).
+		for _, c := range m.Clients {
+			more, err := p.clientOps(c)
+			if err != nil {
+				return nil, bad("moreClients: %v", err)
+			}
+			for i := range more {
+				more[i].client = c
+			}
+			ops = append(ops, more...)
+		}
+	}
 	for i := range ops {
 		for param, v := range k.PathParams {
 			ops[i].path = strings.ReplaceAll(ops[i].path, "{"+param+"}", v)
@@ -91,6 +105,9 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 	if o := k.Object; o != nil {
 		mk.ObjectMarkers = &model.MarkersFlag{Markers: o.Markers, Flag: model.Flag{Source: "config", Reason: o.Because}}
 	}
+	if w := k.WithParent; w != nil {
+		mk.WithParent = &model.Flag{Source: "config", Reason: w.Because}
+	}
 	if len(mk.Parents) == 0 {
 		mk.Parents = nil
 	}
@@ -110,13 +127,14 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 	versions := map[string]bool{}
 	for _, op := range ops {
 		mo := classify(op, get.path, ap)
-		if mo.Verb == model.VerbOther && op.method != get.method && !related(op.path, get.path) {
+		isGet := op.method == get.method && op.client == ""
+		if mo.Verb == model.VerbOther && !isGet && !related(op.path, get.path) {
 			continue
 		}
 		versions[op.apiVersion] = true
 		g.addBodies(&mo, op)
 		switch {
-		case op.method == get.method:
+		case isGet:
 			mk.Get = &mo
 		case mo.Verb == model.VerbCreate && mk.Create == nil:
 			mk.Create = &mo
@@ -136,6 +154,12 @@ func Read(p *Package, file *config.File, k config.Kind) (*model.Kind, error) {
 		}
 	}
 	mk.Get.Verb = model.VerbGet
+	switch {
+	case mk.WithParent != nil && mk.Delete != nil:
+		return nil, bad("withParent: Azure has a DELETE for it (%s)", mk.Delete.Method)
+	case mk.WithParent != nil && mk.FixedName != "":
+		return nil, bad("withParent: its name is fixed (%s): a singleton without DELETE is made with its parent already", mk.FixedName)
+	}
 	for v := range versions {
 		mk.APIVersions = append(mk.APIVersions, v)
 	}
@@ -232,7 +256,7 @@ func (g *graph) addBodies(mo *model.Operation, op rawOp) {
 // classify places one raw operation against the resource's path.
 func classify(op rawOp, resourcePath string, ap armPath) model.Operation {
 	mo := model.Operation{
-		Method: op.method, HTTPMethod: op.httpMethod, Path: op.path, APIVersion: op.apiVersion,
+		Method: op.method, Client: op.client, HTTPMethod: op.httpMethod, Path: op.path, APIVersion: op.apiVersion,
 		StatusCodes: op.statusCodes, LongRunning: op.longRunning, FinalStateVia: op.finalStateVia,
 		Pageable: op.pageable, RequestOptional: op.requestOptional,
 		Name: strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(op.method, "Begin"), "New"), "Pager"),

@@ -496,6 +496,10 @@ func TestConfigErrors(t *testing.T) {
 			k.Fields = map[string]config.FieldOverride{"properties.nope": {Skip: true, Because: "test"}}
 		}, "nope"},
 		{"unknown get", func(k *config.Kind) { k.Get = "GetNothing" }, "Get"},
+		{"withParent with a delete", func(k *config.Kind) { k.WithParent = &config.Because{Because: "test"} }, "withParent: Azure has a DELETE"},
+		{"unknown more client", func(k *config.Kind) {
+			k.MoreClients = &config.MoreClients{Clients: []string{"NoSuchClient"}, Because: "test"}
+		}, "moreClients"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -517,5 +521,43 @@ func TestStableJSON(t *testing.T) {
 	b, _ := json.Marshal(read(t, "network/VirtualNetworksSubnet"))
 	if !bytes.Equal(a, b) {
 		t.Error("two reads of VirtualNetworksSubnet differ")
+	}
+}
+
+// TestSplitAndParentMadeKinds: moreClients adds another client's operations on the
+// resource's path (PostgreSQL's threat protection setting, written by another client than
+// reads it), named with their client; withParent lets a named child without DELETE through
+// (a server's configurations), and is refused where the name is fixed.
+func TestSplitAndParentMadeKinds(t *testing.T) {
+	file, pkgs := load(t)
+	read := func(group, kind string) *model.Kind {
+		t.Helper()
+		k := file.Find(group, kind)
+		if len(k) == 0 {
+			t.Fatalf("%s/%s is not in api/kinds.yaml", group, kind)
+		}
+		mk, err := sdk.Read(pkgs[file.Modules[k[0].Module]], file, k[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mk
+	}
+	atp := read("dbforpostgresql", "FlexibleServersAdvancedThreatProtectionSettings")
+	if atp.Create == nil || atp.Create.Client != "ServerThreatProtectionSettingsClient" || atp.Create.Method != "BeginCreateOrUpdate" {
+		t.Errorf("the threat protection setting's create is %+v, want ServerThreatProtectionSettingsClient.BeginCreateOrUpdate", atp.Create)
+	}
+	if atp.Get.Client != "" || atp.Delete != nil || atp.FixedName != "Default" {
+		t.Errorf("the threat protection setting: get %+v, delete %+v, fixed name %q", atp.Get, atp.Delete, atp.FixedName)
+	}
+	for _, group := range []string{"dbforpostgresql", "dbformysql"} {
+		cfg := read(group, "FlexibleServersConfiguration")
+		if cfg.WithParent == nil || cfg.WithParent.Source != "config" || cfg.Delete != nil || cfg.FixedName != "" || cfg.Create == nil {
+			t.Errorf("%s configuration: withParent %+v, delete %+v, fixed name %q, create %+v", group, cfg.WithParent, cfg.Delete, cfg.FixedName, cfg.Create)
+		}
+	}
+	k := file.Find("sql", "ServersAuditingSetting")[0]
+	k.WithParent = &config.Because{Because: "test"}
+	if _, err := sdk.Read(pkgs[file.Modules[k.Module]], file, k); err == nil || !strings.Contains(err.Error(), "its name is fixed") {
+		t.Errorf("withParent on a singleton: err = %v", err)
 	}
 }
