@@ -110,8 +110,8 @@ func TestConvertReportsWhatHasNoEquivalent(t *testing.T) {
 		}
 	}
 	want := []string{
-		"Cluster/team-a/analytics ",
 		"ResourceGroup/team-a/legacy-rg metadata.annotations[serviceoperator.azure.com/credential-from]",
+		"SecurityGroup/team-a/analytics ",
 	}
 	slices.Sort(lost)
 	if !slices.Equal(lost, want) {
