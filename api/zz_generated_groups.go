@@ -8,8 +8,10 @@ import (
 	apimanagementv1alpha1 "github.com/aztenant/aztenant/api/apimanagement/v1alpha1"
 	appv1alpha1 "github.com/aztenant/aztenant/api/app/v1alpha1"
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
+	cdnv1alpha1 "github.com/aztenant/aztenant/api/cdn/v1alpha1"
 	cognitiveservicesv1alpha1 "github.com/aztenant/aztenant/api/cognitiveservices/v1alpha1"
 	computev1alpha1 "github.com/aztenant/aztenant/api/compute/v1alpha1"
+	containerinstancev1alpha1 "github.com/aztenant/aztenant/api/containerinstance/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
 	dbformysqlv1alpha1 "github.com/aztenant/aztenant/api/dbformysql/v1alpha1"
 	documentdbv1alpha1 "github.com/aztenant/aztenant/api/documentdb/v1alpha1"
@@ -51,4 +53,6 @@ var generatedGroups = runtime.SchemeBuilder{
 	machinelearningservicesv1alpha1.AddToScheme,
 	computev1alpha1.AddToScheme,
 	dbformysqlv1alpha1.AddToScheme,
+	cdnv1alpha1.AddToScheme,
+	containerinstancev1alpha1.AddToScheme,
 }

@@ -927,6 +927,54 @@ func generatedBehaviours() []*typeBehaviour {
 		// containerservice/ManagedClustersAgentPool, parent Microsoft.ContainerService/managedClusters; create long-running, delete long-running.
 		{fullType: "Microsoft.ContainerService/managedClusters/agentPools", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: nil, delete: sdkOp(LROLocation, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerservice/armcontainerservice/v8@v8.2.0 AgentPoolsClient.BeginCreateOrUpdate, BeginDelete"}},
+		// cdn/Profile, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Cdn/profiles", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 ProfilesClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/ProfilesEndpoint, parent Microsoft.Cdn/profiles; create long-running, delete long-running.
+		{fullType: "Microsoft.Cdn/profiles/endpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 EndpointsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/AfdEndpoint, parent Microsoft.Cdn/profiles; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/afdEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 AFDEndpointsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/AfdOriginGroup, parent Microsoft.Cdn/profiles; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/originGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 AFDOriginGroupsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/AfdOrigin, parent Microsoft.Cdn/profiles/originGroups; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/originGroups/origins", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 AFDOriginsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/AfdCustomDomain, parent Microsoft.Cdn/profiles; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/customDomains", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 AFDCustomDomainsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/RuleSet, parent Microsoft.Cdn/profiles; create synchronous, delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/ruleSets", lro: LROConfig{Write: LROSync, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 RuleSetsClient.Create, BeginDelete"}},
+		// cdn/Rule, parent Microsoft.Cdn/profiles/ruleSets; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/ruleSets/rules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 RulesClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/Secret, parent Microsoft.Cdn/profiles; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/secrets", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 SecretsClient.BeginCreate, BeginDelete"}},
+		// cdn/SecurityPolicy, parent Microsoft.Cdn/profiles; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/securityPolicies", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 SecurityPoliciesClient.BeginCreate, BeginPatch, BeginDelete"}},
+		// cdn/Route, parent Microsoft.Cdn/profiles/afdEndpoints; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/afdEndpoints/routes", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 RoutesClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// network/TrafficManagerProfile, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/trafficmanagerprofiles", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/trafficmanager/armtrafficmanager@v1.3.0 ProfilesClient.CreateOrUpdate, Update, Delete"}},
+		// network/TrafficManagerProfilesAzureEndpoint, parent Microsoft.Network/trafficmanagerprofiles; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/trafficmanagerprofiles/AzureEndpoints", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/trafficmanager/armtrafficmanager@v1.3.0 EndpointsClient.CreateOrUpdate, Update, Delete"}},
+		// network/TrafficManagerProfilesExternalEndpoint, parent Microsoft.Network/trafficmanagerprofiles; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/trafficmanagerprofiles/ExternalEndpoints", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/trafficmanager/armtrafficmanager@v1.3.0 EndpointsClient.CreateOrUpdate, Update, Delete"}},
+		// network/TrafficManagerProfilesNestedEndpoint, parent Microsoft.Network/trafficmanagerprofiles; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/trafficmanagerprofiles/NestedEndpoints", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/trafficmanager/armtrafficmanager@v1.3.0 EndpointsClient.CreateOrUpdate, Update, Delete"}},
+		// containerinstance/ContainerGroup, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.ContainerInstance/containerGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerinstance/armcontainerinstance/v2@v2.4.0 ContainerGroupsClient.BeginCreateOrUpdate, Update, BeginDelete"}},
 	}
 }
 
@@ -1240,4 +1288,20 @@ var generatedTypes = []registeredType{
 	{"Microsoft.DBforMySQL/flexibleServers/firewallRules", []string{"2021-05-01", "2024-12-30"}},
 	{"Microsoft.Cache/redis/firewallRules", []string{"2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
 	{"Microsoft.ContainerService/managedClusters/agentPools", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.Cdn/profiles", []string{"2024-02-01"}},
+	{"Microsoft.Cdn/profiles/endpoints", []string{"2024-02-01"}},
+	{"Microsoft.Cdn/profiles/afdEndpoints", []string{"2024-02-01"}},
+	{"Microsoft.Cdn/profiles/originGroups", []string{"2024-02-01"}},
+	{"Microsoft.Cdn/profiles/originGroups/origins", []string{"2024-02-01"}},
+	{"Microsoft.Cdn/profiles/customDomains", []string{"2024-02-01"}},
+	{"Microsoft.Cdn/profiles/ruleSets", []string{"2024-02-01"}},
+	{"Microsoft.Cdn/profiles/ruleSets/rules", []string{"2024-02-01"}},
+	{"Microsoft.Cdn/profiles/secrets", []string{"2024-02-01"}},
+	{"Microsoft.Cdn/profiles/securityPolicies", []string{"2024-02-01"}},
+	{"Microsoft.Cdn/profiles/afdEndpoints/routes", []string{"2024-02-01"}},
+	{"Microsoft.Network/trafficmanagerprofiles", []string{"2022-04-01"}},
+	{"Microsoft.Network/trafficmanagerprofiles/AzureEndpoints", []string{"2022-04-01"}},
+	{"Microsoft.Network/trafficmanagerprofiles/ExternalEndpoints", []string{"2022-04-01"}},
+	{"Microsoft.Network/trafficmanagerprofiles/NestedEndpoints", []string{"2022-04-01"}},
+	{"Microsoft.ContainerInstance/containerGroups", []string{"2023-05-01"}},
 }

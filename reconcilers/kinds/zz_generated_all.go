@@ -8,8 +8,10 @@ import (
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
 	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
 	cachev1alpha1 "github.com/aztenant/aztenant/api/cache/v1alpha1"
+	cdnv1alpha1 "github.com/aztenant/aztenant/api/cdn/v1alpha1"
 	cognitiveservicesv1alpha1 "github.com/aztenant/aztenant/api/cognitiveservices/v1alpha1"
 	computev1alpha1 "github.com/aztenant/aztenant/api/compute/v1alpha1"
+	containerinstancev1alpha1 "github.com/aztenant/aztenant/api/containerinstance/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
 	containerservicev1alpha1 "github.com/aztenant/aztenant/api/containerservice/v1alpha1"
 	dbformysqlv1alpha1 "github.com/aztenant/aztenant/api/dbformysql/v1alpha1"
@@ -344,4 +346,20 @@ var generated = []generatedKind{
 	{dbformysqlv1alpha1.FlexibleServersFirewallRuleGroupKind, DbformysqlFlexibleServersFirewallRule{}},
 	{cachev1alpha1.RedisFirewallRuleGroupKind, RedisFirewallRule{}},
 	{containerservicev1alpha1.ManagedClustersAgentPoolGroupKind, ManagedClustersAgentPool{}},
+	{cdnv1alpha1.ProfileGroupKind, Profile{}},
+	{cdnv1alpha1.ProfilesEndpointGroupKind, ProfilesEndpoint{}},
+	{cdnv1alpha1.AfdEndpointGroupKind, AfdEndpoint{}},
+	{cdnv1alpha1.AfdOriginGroupGroupKind, AfdOriginGroup{}},
+	{cdnv1alpha1.AfdOriginGroupKind, AfdOrigin{}},
+	{cdnv1alpha1.AfdCustomDomainGroupKind, AfdCustomDomain{}},
+	{cdnv1alpha1.RuleSetGroupKind, RuleSet{}},
+	{cdnv1alpha1.RuleGroupKind, Rule{}},
+	{cdnv1alpha1.SecretGroupKind, Secret{}},
+	{cdnv1alpha1.SecurityPolicyGroupKind, SecurityPolicy{}},
+	{cdnv1alpha1.RouteGroupKind, Route{}},
+	{networkv1alpha1.TrafficManagerProfileGroupKind, TrafficManagerProfile{}},
+	{networkv1alpha1.TrafficManagerProfilesAzureEndpointGroupKind, TrafficManagerProfilesAzureEndpoint{}},
+	{networkv1alpha1.TrafficManagerProfilesExternalEndpointGroupKind, TrafficManagerProfilesExternalEndpoint{}},
+	{networkv1alpha1.TrafficManagerProfilesNestedEndpointGroupKind, TrafficManagerProfilesNestedEndpoint{}},
+	{containerinstancev1alpha1.ContainerGroupGroupKind, ContainerGroup{}},
 }

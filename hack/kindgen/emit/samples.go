@@ -285,9 +285,9 @@ var sampleValues = map[string]map[string]any{
 	"apimanagement/ApiVersionSet": {"displayName": "Orders", "versioningScheme": "Header", "versionHeaderName": "Api-Version"},
 	"apimanagement/Backend": {"protocol": "http", "url": "https://orders.example.com", "description": "the orders service",
 		"tls": map[string]any{"validateCertificateChain": true, "validateCertificateName": true}},
-	"apimanagement/Cache":   {"useFromLocation": "default", "description": "a Redis cache", "connectionString": adminPassword},
+	"apimanagement/Cache":          {"useFromLocation": "default", "description": "a Redis cache", "connectionString": adminPassword},
 	"apimanagement/ServiceGateway": {"description": "the on-premises gateway", "locationData": map[string]any{"name": "on-premises"}},
-	"apimanagement/Group":   {"displayName": "Partners", "description": "partner developers", "type": "custom"},
+	"apimanagement/Group":          {"displayName": "Partners", "description": "partner developers", "type": "custom"},
 	"apimanagement/IdentityProvider": {"name": "aad", "type": "aad", "clientId": "00000000-0000-0000-0000-000000000001",
 		"clientSecret": adminPassword, "allowedTenants": []any{"contoso.onmicrosoft.com"}},
 	"apimanagement/Logger":     {"loggerType": "azureMonitor", "isBuffered": true, "description": "to Azure Monitor"},
@@ -378,12 +378,12 @@ var sampleValues = map[string]map[string]any{
 		"actions": []any{"repositories/web/content/read", "repositories/web/metadata/read"}},
 	"containerregistry/RegistriesToken": {"name": "ci-pull", "status": "enabled",
 		"scopeMapReference": map[string]any{"kind": "RegistriesScopeMap", "name": "web-pull"}},
-	"containerregistry/RegistryCacheRule":                    {"name": "docker-nginx", "sourceRepository": "docker.io/library/nginx", "targetRepository": "mirror/nginx"},
+	"containerregistry/RegistryCacheRule":       {"name": "docker-nginx", "sourceRepository": "docker.io/library/nginx", "targetRepository": "mirror/nginx"},
 	"containerservice/MaintenanceConfiguration": {"name": "default", "timeInWeek": []any{map[string]any{"day": "Saturday", "hourSlots": []any{1, 2, 3}}}},
 	// --- batch 5: children and companions ---
 	"servicebus/NamespacesAuthorizationRule":        {"name": "send-listen", "rights": []any{"Listen", "Send"}},
 	"servicebus/NamespacesQueuesAuthorizationRule":  {"name": "listen", "rights": []any{"Listen"}},
-	"servicebus/TopicAuthorizationRule":  {"name": "send", "rights": []any{"Send"}},
+	"servicebus/TopicAuthorizationRule":             {"name": "send", "rights": []any{"Send"}},
 	"eventhub/NamespacesAuthorizationRule":          {"name": "send-listen", "rights": []any{"Listen", "Send"}},
 	"eventhub/NamespacesEventhubsAuthorizationRule": {"name": "listen", "rights": []any{"Listen"}},
 	"eventhub/NamespacesSchemagroup":                {"name": "orders", "schemaCompatibility": "Backward", "schemaType": "Avro"},
@@ -475,8 +475,8 @@ var sampleValues = map[string]map[string]any{
 	"compute/GalleriesApplicationsVersion": {"name": "1.0.0", "publishingProfile": map[string]any{"replicaCount": 1,
 		"source":        map[string]any{"mediaLink": "https://samplestorage01.blob.core.windows.net/apps/agent.tar.gz"},
 		"manageActions": map[string]any{"install": "tar -xzf agent.tar.gz && ./install.sh", "remove": "./uninstall.sh"}}},
-	"compute/CapacityReservation": {"sku": map[string]any{"name": "Standard_D2s_v5", "capacity": 2}, "zones": []any{"1"}},
-	"cognitiveservices/AccountsRaiBlocklist":               {"name": "sample-blocklist", "description": "words the team blocks"},
+	"compute/CapacityReservation":            {"sku": map[string]any{"name": "Standard_D2s_v5", "capacity": 2}, "zones": []any{"1"}},
+	"cognitiveservices/AccountsRaiBlocklist": {"name": "sample-blocklist", "description": "words the team blocks"},
 	"signalrservice/CustomDomain": {"name": "chat", "domainName": "chat.example.com",
 		"customCertificate": map[string]any{"reference": map[string]any{"armId": sampleSub + "/resourceGroups/sample-rg/providers/Microsoft.SignalRService/signalR/sample-signalr-01/customCertificates/chat"}}},
 	"webpubsub/WebPubSubCustomDomain": {"name": "pubsub", "domainName": "pubsub.example.com",
@@ -556,6 +556,65 @@ var sampleValues = map[string]map[string]any{
 		"enableSoftDelete": true, "softDeleteRetentionInDays": 7, "enablePurgeProtection": false, "publicNetworkAccess": "Disabled"},
 	"containerregistry/Registry": {"name": "sampleregistry01", "sku": map[string]any{"name": "Basic"}, "adminUserEnabled": false,
 		"identity": map[string]any{"type": "UserAssigned", "userAssignedIdentities": []any{map[string]any{"reference": map[string]any{"name": SampleIdentity}}}}},
+
+	// Azure Front Door Standard (cdn): a profile with an endpoint that routes every path over
+	// HTTPS to an App Service origin, a custom domain with a managed certificate, a rule set
+	// adding a security header, a customer certificate from Key Vault and a WAF policy on the
+	// endpoint. Front Door's profiles and endpoints are global. Rule sets and rules take
+	// letters and digits only (no '-').
+	"cdn/Profile":     {"location": "global", "sku": map[string]any{"name": "Standard_AzureFrontDoor"}, "originResponseTimeoutSeconds": 60},
+	"cdn/AfdEndpoint": {"location": "global", "enabledState": "Enabled", "autoGeneratedDomainNameLabelScope": "TenantReuse"},
+	"cdn/AfdOriginGroup": {"sessionAffinityState": "Disabled", "trafficRestorationTimeToHealedOrNewEndpointsInMinutes": 10,
+		"loadBalancingSettings": map[string]any{"sampleSize": 4, "successfulSamplesRequired": 3, "additionalLatencyInMilliseconds": 50},
+		"healthProbeSettings":   map[string]any{"probePath": "/healthz", "probeProtocol": "Https", "probeRequestType": "HEAD", "probeIntervalInSeconds": 100}},
+	"cdn/AfdOrigin": {"hostName": "sample-app.azurewebsites.net", "originHostHeader": "sample-app.azurewebsites.net", "httpPort": 80, "httpsPort": 443,
+		"priority": 1, "weight": 1000, "enabledState": "Enabled", "enforceCertificateNameCheck": true},
+	"cdn/AfdCustomDomain": {"hostName": "www.example.com",
+		"tlsSettings": map[string]any{"certificateType": "ManagedCertificate", "minimumTlsVersion": "TLS12"}},
+	"cdn/RuleSet": {"name": "securityheaders"},
+	"cdn/Rule": {"name": "framedeny", "order": 1, "matchProcessingBehavior": "Continue",
+		"conditions": []any{map[string]any{"name": "RequestScheme", "parameters": map[string]any{"typeName": "DeliveryRuleRequestSchemeConditionParameters",
+			"operator": "Equal", "matchValues": []any{"HTTPS"}, "negateCondition": false}}},
+		"actions": []any{map[string]any{"name": "ModifyResponseHeader", "parameters": map[string]any{"typeName": "DeliveryRuleHeaderActionParameters",
+			"headerAction": "Overwrite", "headerName": "X-Frame-Options", "value": "DENY"}}}},
+	"cdn/Secret": {"parameters": map[string]any{"type": "CustomerCertificate", "useLatestVersion": true,
+		"secretSource": map[string]any{"id": sampleSub + "/resourceGroups/sample-rg/providers/Microsoft.KeyVault/vaults/sample-kv/secrets/www-example-com"}}},
+	"cdn/SecurityPolicy": {"parameters": map[string]any{"type": "WebApplicationFirewall",
+		"wafPolicy": map[string]any{"id": sampleSub + "/resourceGroups/sample-rg/providers/Microsoft.Network/frontDoorWebApplicationFirewallPolicies/samplewaf"},
+		"associations": []any{map[string]any{"patternsToMatch": []any{"/*"}, "domains": []any{map[string]any{
+			"id": sampleSub + "/resourceGroups/sample-rg/providers/Microsoft.Cdn/profiles/sample-profile/afdEndpoints/sample-afdendpoint"}}}}}},
+	"cdn/Route": {"enabledState": "Enabled", "forwardingProtocol": "HttpsOnly", "httpsRedirect": "Enabled", "linkToDefaultDomain": "Enabled",
+		"supportedProtocols": []any{"Http", "Https"}, "patternsToMatch": []any{"/*"},
+		"originGroup":   map[string]any{"reference": map[string]any{"kind": "AfdOriginGroup", "name": "sample-afdorigingroup"}},
+		"customDomains": []any{map[string]any{"reference": map[string]any{"kind": "AfdCustomDomain", "name": "sample-afdcustomdomain"}}},
+		"ruleSets":      []any{map[string]any{"reference": map[string]any{"kind": "RuleSet", "name": "securityheaders"}}}},
+	// A classic Azure CDN endpoint in front of a storage account's static website.
+	"cdn/ProfilesEndpoint": {"location": "global", "isHttpAllowed": false, "isHttpsAllowed": true,
+		"originHostHeader": "samplestorage01.z6.web.core.windows.net", "queryStringCachingBehavior": "IgnoreQueryString",
+		"origins": []any{map[string]any{"name": "website", "hostName": "samplestorage01.z6.web.core.windows.net", "httpsPort": 443, "enabled": true}}},
+
+	// Traffic Manager: a profile routing by performance with HTTPS health checks, to an Azure
+	// endpoint (a public IP), an external one and a nested profile. Profiles are global; an
+	// endpoint's location is spelled as Azure's examples spell it (a display name).
+	"network/TrafficManagerProfile": {"location": "global", "profileStatus": "Enabled", "trafficRoutingMethod": "Performance",
+		"dnsConfig":     map[string]any{"relativeName": "sample-tm-app", "ttl": 60},
+		"monitorConfig": map[string]any{"protocol": "HTTPS", "port": 443, "path": "/healthz", "intervalInSeconds": 30, "timeoutInSeconds": 10, "toleratedNumberOfFailures": 3}},
+	"network/TrafficManagerProfilesAzureEndpoint": {"name": "westeurope-ip", "endpointStatus": "Enabled", "priority": 1, "weight": 100,
+		"targetResourceReference": map[string]any{"armId": sampleSub + "/resourceGroups/sample-rg/providers/Microsoft.Network/publicIPAddresses/sample-app-ip"}},
+	"network/TrafficManagerProfilesExternalEndpoint": {"name": "on-premises", "endpointStatus": "Enabled", "target": "app.example.com",
+		"endpointLocation": "North Europe", "priority": 2, "weight": 100},
+	"network/TrafficManagerProfilesNestedEndpoint": {"name": "europe", "endpointStatus": "Enabled", "endpointLocation": "West Europe", "minChildEndpoints": 1,
+		"priority": 3, "weight": 100,
+		"targetResourceReference": map[string]any{"armId": sampleSub + "/resourceGroups/sample-rg/providers/Microsoft.Network/trafficManagerProfiles/sample-tm-europe"}},
+
+	// Container Instances: one Linux container serving HTTP on a private address in a subnet.
+	"containerinstance/ContainerGroup": {"osType": "Linux", "restartPolicy": "Always", "sku": "Standard",
+		"containers": []any{map[string]any{"name": "app", "image": "mcr.microsoft.com/azuredocs/aci-helloworld:latest",
+			"resources": map[string]any{"requests": map[string]any{"cpu": 1, "memoryInGB": 1.5}},
+			"ports":     []any{map[string]any{"port": 80, "protocol": "TCP"}}}},
+		"ipAddress": map[string]any{"type": "Private", "ports": []any{map[string]any{"port": 80, "protocol": "TCP"}}},
+		"subnetIds": []any{map[string]any{"reference": map[string]any{
+			"armId": sampleSub + "/resourceGroups/sample-rg/providers/Microsoft.Network/virtualNetworks/sample-virtualnetwork/subnets/aci"}}}},
 }
 
 // SampleSecret is the Secret the samples' write-only values (administrator passwords)
