@@ -21,6 +21,7 @@ import (
 	keyvaultv1alpha1 "github.com/aztenant/aztenant/api/keyvault/v1alpha1"
 	machinelearningservicesv1alpha1 "github.com/aztenant/aztenant/api/machinelearningservices/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
+	networkfrontdoorv1alpha1 "github.com/aztenant/aztenant/api/networkfrontdoor/v1alpha1"
 	operationalinsightsv1alpha1 "github.com/aztenant/aztenant/api/operationalinsights/v1alpha1"
 	searchv1alpha1 "github.com/aztenant/aztenant/api/search/v1alpha1"
 	servicebusv1alpha1 "github.com/aztenant/aztenant/api/servicebus/v1alpha1"
@@ -55,4 +56,5 @@ var generatedGroups = runtime.SchemeBuilder{
 	dbformysqlv1alpha1.AddToScheme,
 	cdnv1alpha1.AddToScheme,
 	containerinstancev1alpha1.AddToScheme,
+	networkfrontdoorv1alpha1.AddToScheme,
 }

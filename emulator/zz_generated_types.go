@@ -975,6 +975,9 @@ func generatedBehaviours() []*typeBehaviour {
 		// containerinstance/ContainerGroup, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
 		{fullType: "Microsoft.ContainerInstance/containerGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerinstance/armcontainerinstance/v2@v2.4.0 ContainerGroupsClient.BeginCreateOrUpdate, Update, BeginDelete"}},
+		// network.frontdoor/WebApplicationFirewallPolicy, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Network/FrontDoorWebApplicationFirewallPolicies", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/frontdoor/armfrontdoor@v1.4.0 PoliciesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
 	}
 }
 
@@ -1304,4 +1307,5 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Network/trafficmanagerprofiles/ExternalEndpoints", []string{"2022-04-01"}},
 	{"Microsoft.Network/trafficmanagerprofiles/NestedEndpoints", []string{"2022-04-01"}},
 	{"Microsoft.ContainerInstance/containerGroups", []string{"2023-05-01"}},
+	{"Microsoft.Network/FrontDoorWebApplicationFirewallPolicies", []string{"2024-02-01"}},
 }

@@ -24,6 +24,7 @@ import (
 	machinelearningservicesv1alpha1 "github.com/aztenant/aztenant/api/machinelearningservices/v1alpha1"
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
+	networkfrontdoorv1alpha1 "github.com/aztenant/aztenant/api/networkfrontdoor/v1alpha1"
 	operationalinsightsv1alpha1 "github.com/aztenant/aztenant/api/operationalinsights/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
 	searchv1alpha1 "github.com/aztenant/aztenant/api/search/v1alpha1"
@@ -65,7 +66,7 @@ var generated = []generatedKind{
 	{networkv1alpha1.NetworkInterfaceGroupKind, NetworkInterface{}},
 	{networkv1alpha1.LoadBalancerGroupKind, LoadBalancer{}},
 	{networkv1alpha1.LoadBalancersInboundNatRuleGroupKind, LoadBalancersInboundNatRule{}},
-	{networkv1alpha1.WebApplicationFirewallPolicyGroupKind, WebApplicationFirewallPolicy{}},
+	{networkv1alpha1.WebApplicationFirewallPolicyGroupKind, NetworkWebApplicationFirewallPolicy{}},
 	{networkv1alpha1.AzureFirewallGroupKind, AzureFirewall{}},
 	{networkv1alpha1.FirewallPolicyGroupKind, FirewallPolicy{}},
 	{networkv1alpha1.FirewallPoliciesRuleCollectionGroupGroupKind, FirewallPoliciesRuleCollectionGroup{}},
@@ -362,4 +363,5 @@ var generated = []generatedKind{
 	{networkv1alpha1.TrafficManagerProfilesExternalEndpointGroupKind, TrafficManagerProfilesExternalEndpoint{}},
 	{networkv1alpha1.TrafficManagerProfilesNestedEndpointGroupKind, TrafficManagerProfilesNestedEndpoint{}},
 	{containerinstancev1alpha1.ContainerGroupGroupKind, ContainerGroup{}},
+	{networkfrontdoorv1alpha1.WebApplicationFirewallPolicyGroupKind, NetworkFrontdoorWebApplicationFirewallPolicy{}},
 }

@@ -607,6 +607,21 @@ var sampleValues = map[string]map[string]any{
 		"priority": 3, "weight": 100,
 		"targetResourceReference": map[string]any{"armId": sampleSub + "/resourceGroups/sample-rg/providers/Microsoft.Network/trafficManagerProfiles/sample-tm-europe"}},
 
+	// A Front Door WAF policy (network.frontdoor), global, for a Premium profile: Microsoft's
+	// default rule set blocking, and a rate limit per client address. Its name takes letters and
+	// digits only, starting with a letter.
+	"network.frontdoor/WebApplicationFirewallPolicy": {"name": "samplefrontdoorwaf", "location": "global",
+		"sku": map[string]any{"name": "Premium_AzureFrontDoor"},
+		"policySettings": map[string]any{"enabledState": "Enabled", "mode": "Prevention", "requestBodyCheck": "Enabled",
+			"customBlockResponseStatusCode": 403},
+		"managedRules": map[string]any{"managedRuleSets": []any{map[string]any{"ruleSetType": "Microsoft_DefaultRuleSet",
+			"ruleSetVersion": "2.1", "ruleSetAction": "Block"}}},
+		"customRules": map[string]any{"rules": []any{map[string]any{"name": "ratelimitperclient", "priority": 100, "enabledState": "Enabled",
+			"ruleType": "RateLimitRule", "rateLimitDurationInMinutes": 1, "rateLimitThreshold": 1000, "action": "Block",
+			"groupBy": []any{map[string]any{"variableName": "SocketAddr"}},
+			"matchConditions": []any{map[string]any{"matchVariable": "RequestUri", "operator": "Any", "negateCondition": false,
+				"matchValue": []any{}}}}}}},
+
 	// Container Instances: one Linux container serving HTTP on a private address in a subnet.
 	"containerinstance/ContainerGroup": {"osType": "Linux", "restartPolicy": "Always", "sku": "Standard",
 		"containers": []any{map[string]any{"name": "app", "image": "mcr.microsoft.com/azuredocs/aci-helloworld:latest",
@@ -771,7 +786,7 @@ func kindsTable(kinds []*Kind, answers func(key string) string) []byte {
 			ans = answers(k.Group.Name + "/" + k.Kind.Kind)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | `%s` | %s | %s | %s | %s | [%s](%s/%s.yaml) |\n", k.Group.Aztenant, k.Kind.Kind, owner, k.ARMType, k.APIVersion,
-			opShape(k.Create), del, ans, strings.ToLower(k.Kind.Kind), k.Group.Name, strings.ToLower(k.Kind.Kind))
+			opShape(k.Create), del, ans, strings.ToLower(k.Kind.Kind), k.Group.Dir(), strings.ToLower(k.Kind.Kind))
 	}
 	return []byte(b.String())
 }

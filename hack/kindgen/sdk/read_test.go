@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
 	"regexp"
 	"slices"
-	"os"
 	"strings"
 	"testing"
 
