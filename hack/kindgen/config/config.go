@@ -484,7 +484,7 @@ func (f *File) validate() error {
 		switch {
 		case !kindName.MatchString(k.Kind):
 			return bad("kind %q is not a Kubernetes kind name", k.Kind)
-		case !groupName.MatchString(k.Group):
+		case !groupName.MatchString(k.Group) || strings.HasSuffix(k.Group, ".azure.com") || strings.HasSuffix(k.Group, ".aztenant.io"):
 			return bad("group %q is not ASO's short group name (network, storage, network.frontdoor)", k.Group)
 		case f.Modules[k.Module] == "":
 			return bad("module %q is not listed under modules", k.Module)
