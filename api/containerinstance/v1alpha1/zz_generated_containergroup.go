@@ -265,10 +265,6 @@ type ContainerGroupEnvironmentVariable struct {
 	// The name of the environment variable.
 	Name string `json:"name"`
 
-	// The value of the secure environment variable.
-	// +optional
-	SecureValue string `json:"secureValue,omitempty"`
-
 	// The value of the environment variable.
 	// +optional
 	Value string `json:"value,omitempty"`
@@ -484,9 +480,6 @@ type ContainerGroupLogAnalytics struct {
 	// The workspace id for log analytics
 	WorkspaceID string `json:"workspaceId"`
 
-	// The workspace key for log analytics
-	WorkspaceKey string `json:"workspaceKey"`
-
 	// The workspace resource id for log analytics By ARM ID (armId) or by an aztenant object of
 	// this namespace (kind, name).
 	// +optional
@@ -523,10 +516,6 @@ type ContainerGroupDeploymentExtensionSpec struct {
 
 	// Name of the extension.
 	Name string `json:"name"`
-
-	// Protected settings for the extension.
-	// +optional
-	ProtectedSettings *apiextensionsv1.JSON `json:"protectedSettings,omitempty"`
 
 	// Settings for the extension.
 	// +optional
@@ -678,10 +667,6 @@ type ContainerGroupVolume struct {
 
 	// The name of the volume.
 	Name string `json:"name"`
-
-	// The secret volume.
-	// +optional
-	Secret map[string]string `json:"secret,omitempty"`
 }
 
 // ContainerGroupUserAssignedIdentitiesStatus: The list of user identities associated with
