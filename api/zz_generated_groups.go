@@ -9,9 +9,11 @@ import (
 	appv1alpha1 "github.com/aztenant/aztenant/api/app/v1alpha1"
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
 	batchv1alpha1 "github.com/aztenant/aztenant/api/batch/v1alpha1"
+	cdnv1alpha1 "github.com/aztenant/aztenant/api/cdn/v1alpha1"
 	cognitiveservicesv1alpha1 "github.com/aztenant/aztenant/api/cognitiveservices/v1alpha1"
 	communicationv1alpha1 "github.com/aztenant/aztenant/api/communication/v1alpha1"
 	computev1alpha1 "github.com/aztenant/aztenant/api/compute/v1alpha1"
+	containerinstancev1alpha1 "github.com/aztenant/aztenant/api/containerinstance/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
 	datafactoryv1alpha1 "github.com/aztenant/aztenant/api/datafactory/v1alpha1"
 	dataprotectionv1alpha1 "github.com/aztenant/aztenant/api/dataprotection/v1alpha1"
@@ -25,6 +27,7 @@ import (
 	kustov1alpha1 "github.com/aztenant/aztenant/api/kusto/v1alpha1"
 	machinelearningservicesv1alpha1 "github.com/aztenant/aztenant/api/machinelearningservices/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
+	networkfrontdoorv1alpha1 "github.com/aztenant/aztenant/api/networkfrontdoor/v1alpha1"
 	notificationhubsv1alpha1 "github.com/aztenant/aztenant/api/notificationhubs/v1alpha1"
 	operationalinsightsv1alpha1 "github.com/aztenant/aztenant/api/operationalinsights/v1alpha1"
 	searchv1alpha1 "github.com/aztenant/aztenant/api/search/v1alpha1"
@@ -67,4 +70,7 @@ var generatedGroups = runtime.SchemeBuilder{
 	communicationv1alpha1.AddToScheme,
 	dataprotectionv1alpha1.AddToScheme,
 	synapsev1alpha1.AddToScheme,
+	cdnv1alpha1.AddToScheme,
+	containerinstancev1alpha1.AddToScheme,
+	networkfrontdoorv1alpha1.AddToScheme,
 }

@@ -1062,6 +1062,57 @@ func generatedBehaviours() []*typeBehaviour {
 		// apimanagement/ServiceGatewayCertificateAuthority, parent Microsoft.ApiManagement/service/gateways; create synchronous, delete synchronous.
 		{fullType: "Microsoft.ApiManagement/service/gateways/certificateAuthorities", lro: LROConfig{Write: LROSync, Delete: LROSync},
 			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/apimanagement/armapimanagement/v3@v3.0.0 GatewayCertificateAuthorityClient.CreateOrUpdate, Delete"}},
+		// cdn/Profile, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Cdn/profiles", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 ProfilesClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/ProfilesEndpoint, parent Microsoft.Cdn/profiles; create long-running, delete long-running.
+		{fullType: "Microsoft.Cdn/profiles/endpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 EndpointsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/AfdEndpoint, parent Microsoft.Cdn/profiles; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/afdEndpoints", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 AFDEndpointsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/AfdOriginGroup, parent Microsoft.Cdn/profiles; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/originGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 AFDOriginGroupsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/AfdOrigin, parent Microsoft.Cdn/profiles/originGroups; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/originGroups/origins", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 AFDOriginsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/AfdCustomDomain, parent Microsoft.Cdn/profiles; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/customDomains", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 AFDCustomDomainsClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/RuleSet, parent Microsoft.Cdn/profiles; create synchronous, delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/ruleSets", lro: LROConfig{Write: LROSync, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: nil, delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 RuleSetsClient.Create, BeginDelete"}},
+		// cdn/Rule, parent Microsoft.Cdn/profiles/ruleSets; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/ruleSets/rules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 RulesClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// cdn/Secret, parent Microsoft.Cdn/profiles; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/secrets", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 SecretsClient.BeginCreate, BeginDelete"}},
+		// cdn/SecurityPolicy, parent Microsoft.Cdn/profiles; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/securityPolicies", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 SecurityPoliciesClient.BeginCreate, BeginPatch, BeginDelete"}},
+		// cdn/Route, parent Microsoft.Cdn/profiles/afdEndpoints; create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
+		{fullType: "Microsoft.Cdn/profiles/afdEndpoints/routes", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/cdn/armcdn/v2@v2.2.0 RoutesClient.BeginCreate, BeginUpdate, BeginDelete"}},
+		// network/TrafficManagerProfile, parent Microsoft.Resources/resourceGroups; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/trafficmanagerprofiles", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/trafficmanager/armtrafficmanager@v1.3.0 ProfilesClient.CreateOrUpdate, Update, Delete"}},
+		// network/TrafficManagerProfilesAzureEndpoint, parent Microsoft.Network/trafficmanagerprofiles; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/trafficmanagerprofiles/AzureEndpoints", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/trafficmanager/armtrafficmanager@v1.3.0 EndpointsClient.CreateOrUpdate, Update, Delete"}},
+		// network/TrafficManagerProfilesExternalEndpoint, parent Microsoft.Network/trafficmanagerprofiles; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/trafficmanagerprofiles/ExternalEndpoints", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/trafficmanager/armtrafficmanager@v1.3.0 EndpointsClient.CreateOrUpdate, Update, Delete"}},
+		// network/TrafficManagerProfilesNestedEndpoint, parent Microsoft.Network/trafficmanagerprofiles; create synchronous, delete synchronous.
+		{fullType: "Microsoft.Network/trafficmanagerprofiles/NestedEndpoints", lro: LROConfig{Write: LROSync, Delete: LROSync},
+			shapes: &sdkShapes{put: sdkOp(LROSync, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROSync, 200, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/trafficmanager/armtrafficmanager@v1.3.0 EndpointsClient.CreateOrUpdate, Update, Delete"}},
+		// containerinstance/ContainerGroup, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.ContainerInstance/containerGroups", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROSync, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/containerinstance/armcontainerinstance/v2@v2.4.0 ContainerGroupsClient.BeginCreateOrUpdate, Update, BeginDelete"}},
+		// network.frontdoor/WebApplicationFirewallPolicy, parent Microsoft.Resources/resourceGroups; create long-running, delete long-running.
+		{fullType: "Microsoft.Network/FrontDoorWebApplicationFirewallPolicies", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: sdkOp(LROAsyncOperation, 200), delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/frontdoor/armfrontdoor@v1.4.0 PoliciesClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
 	}
 }
 
@@ -1073,7 +1124,7 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Storage/storageAccounts", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
 	{"Microsoft.Cache/redis", []string{"2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
 	{"Microsoft.DBforPostgreSQL/flexibleServers", []string{"2021-06-01", "2022-12-01", "2024-08-01", "2025-08-01"}},
-	{"Microsoft.ContainerService/managedClusters", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.ContainerService/managedClusters", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-05-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
 	{"Microsoft.Authorization/roleAssignments", []string{"2015-07-01", "2022-04-01"}},
 	{"Microsoft.Storage/storageAccounts/blobServices/containers", []string{"2021-09-01", "2022-05-01", "2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01", "2025-01-01", "2025-06-01"}},
 	{"Microsoft.DBforPostgreSQL/flexibleServers/databases", []string{"2021-06-01", "2022-12-01", "2024-08-01", "2025-08-01"}},
@@ -1264,7 +1315,7 @@ var generatedTypes = []registeredType{
 	{"Microsoft.ContainerRegistry/registries/scopeMaps", []string{"2022-02-01-preview", "2022-12-01", "2023-07-01", "2025-11-01"}},
 	{"Microsoft.ContainerRegistry/registries/tokens", []string{"2022-02-01-preview", "2022-12-01", "2023-07-01", "2025-11-01"}},
 	{"Microsoft.ContainerRegistry/registries/cacheRules", []string{"2023-07-01", "2025-11-01"}},
-	{"Microsoft.ContainerService/managedClusters/maintenanceConfigurations", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.ContainerService/managedClusters/maintenanceConfigurations", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-05-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
 	{"Microsoft.ServiceBus/namespaces/AuthorizationRules", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/queues/authorizationRules", []string{"2021-11-01"}},
 	{"Microsoft.ServiceBus/namespaces/topics/authorizationRules", []string{"2021-11-01"}},
@@ -1287,9 +1338,9 @@ var generatedTypes = []registeredType{
 	{"Microsoft.Insights/webtests", []string{"2015-05-01"}},
 	{"Microsoft.DBforMySQL/flexibleServers/administrators", []string{"2024-12-30"}},
 	{"Microsoft.Cache/redis/patchSchedules", []string{"2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
-	{"Microsoft.ContainerService/managedClusters/trustedAccessRoleBindings", []string{"2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.ContainerService/managedClusters/trustedAccessRoleBindings", []string{"2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-05-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
 	{"Microsoft.ContainerService/managedClusters/managedNamespaces", []string{"2025-09-01", "2025-10-01"}},
-	{"Microsoft.ContainerService/snapshots", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.ContainerService/snapshots", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-05-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
 	{"Microsoft.Cache/redisEnterprise", []string{"2022-01-01"}},
 	{"Microsoft.Cache/redisEnterprise/databases", []string{"2022-01-01"}},
 	{"Microsoft.Kusto/clusters", []string{"2024-04-13"}},
@@ -1401,7 +1452,7 @@ var generatedTypes = []registeredType{
 	{"Microsoft.DBforMySQL/flexibleServers/databases", []string{"2021-05-01", "2024-12-30"}},
 	{"Microsoft.DBforMySQL/flexibleServers/firewallRules", []string{"2021-05-01", "2024-12-30"}},
 	{"Microsoft.Cache/redis/firewallRules", []string{"2021-06-01", "2022-05-01", "2022-06-01", "2023-04-01", "2023-08-01", "2024-03-01", "2024-11-01"}},
-	{"Microsoft.ContainerService/managedClusters/agentPools", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
+	{"Microsoft.ContainerService/managedClusters/agentPools", []string{"2022-04-01", "2022-06-01", "2022-07-01", "2022-09-01", "2022-11-01", "2023-01-01", "2023-03-01", "2023-04-01", "2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01", "2023-11-01", "2024-01-01", "2024-02-01", "2024-05-01", "2024-07-01", "2024-08-01", "2024-09-01", "2024-10-01", "2025-01-01", "2025-02-01", "2025-05-01", "2025-07-01", "2025-09-01", "2025-10-01"}},
 	{"Microsoft.Sql/servers/auditingSettings", []string{"2021-11-01-preview"}},
 	{"Microsoft.Sql/servers/databases/auditingSettings", []string{"2021-11-01-preview"}},
 	{"Microsoft.Sql/servers/vulnerabilityAssessments", []string{"2020-11-01-preview"}},
@@ -1420,4 +1471,21 @@ var generatedTypes = []registeredType{
 	{"Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/throughputSettings", []string{"2025-10-15"}},
 	{"Microsoft.DocumentDB/databaseAccounts/mongodbDatabases/collections/throughputSettings", []string{"2025-10-15"}},
 	{"Microsoft.ApiManagement/service/gateways/certificateAuthorities", []string{"2024-05-01"}},
+	{"Microsoft.Cdn/profiles", []string{"2021-06-01", "2023-05-01", "2024-02-01"}},
+	{"Microsoft.Cdn/profiles/endpoints", []string{"2021-06-01", "2023-05-01", "2024-02-01"}},
+	{"Microsoft.Cdn/profiles/afdEndpoints", []string{"2021-06-01", "2023-05-01", "2024-02-01"}},
+	{"Microsoft.Cdn/profiles/originGroups", []string{"2021-06-01", "2023-05-01", "2024-02-01"}},
+	{"Microsoft.Cdn/profiles/originGroups/origins", []string{"2021-06-01", "2023-05-01", "2024-02-01"}},
+	{"Microsoft.Cdn/profiles/customDomains", []string{"2021-06-01", "2023-05-01", "2024-02-01"}},
+	{"Microsoft.Cdn/profiles/ruleSets", []string{"2021-06-01", "2023-05-01", "2024-02-01"}},
+	{"Microsoft.Cdn/profiles/ruleSets/rules", []string{"2021-06-01", "2023-05-01", "2024-02-01"}},
+	{"Microsoft.Cdn/profiles/secrets", []string{"2021-06-01", "2023-05-01", "2024-02-01"}},
+	{"Microsoft.Cdn/profiles/securityPolicies", []string{"2021-06-01", "2023-05-01", "2024-02-01"}},
+	{"Microsoft.Cdn/profiles/afdEndpoints/routes", []string{"2021-06-01", "2023-05-01", "2024-02-01"}},
+	{"Microsoft.Network/trafficmanagerprofiles", []string{"2018-08-01", "2022-04-01"}},
+	{"Microsoft.Network/trafficmanagerprofiles/AzureEndpoints", []string{"2022-04-01"}},
+	{"Microsoft.Network/trafficmanagerprofiles/ExternalEndpoints", []string{"2022-04-01"}},
+	{"Microsoft.Network/trafficmanagerprofiles/NestedEndpoints", []string{"2022-04-01"}},
+	{"Microsoft.ContainerInstance/containerGroups", []string{"2021-10-01", "2022-09-01", "2023-05-01"}},
+	{"Microsoft.Network/FrontDoorWebApplicationFirewallPolicies", []string{"2020-11-01", "2022-05-01", "2024-02-01"}},
 }

@@ -9,9 +9,11 @@ import (
 	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
 	batchv1alpha1 "github.com/aztenant/aztenant/api/batch/v1alpha1"
 	cachev1alpha1 "github.com/aztenant/aztenant/api/cache/v1alpha1"
+	cdnv1alpha1 "github.com/aztenant/aztenant/api/cdn/v1alpha1"
 	cognitiveservicesv1alpha1 "github.com/aztenant/aztenant/api/cognitiveservices/v1alpha1"
 	communicationv1alpha1 "github.com/aztenant/aztenant/api/communication/v1alpha1"
 	computev1alpha1 "github.com/aztenant/aztenant/api/compute/v1alpha1"
+	containerinstancev1alpha1 "github.com/aztenant/aztenant/api/containerinstance/v1alpha1"
 	containerregistryv1alpha1 "github.com/aztenant/aztenant/api/containerregistry/v1alpha1"
 	containerservicev1alpha1 "github.com/aztenant/aztenant/api/containerservice/v1alpha1"
 	datafactoryv1alpha1 "github.com/aztenant/aztenant/api/datafactory/v1alpha1"
@@ -28,6 +30,7 @@ import (
 	machinelearningservicesv1alpha1 "github.com/aztenant/aztenant/api/machinelearningservices/v1alpha1"
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
+	networkfrontdoorv1alpha1 "github.com/aztenant/aztenant/api/networkfrontdoor/v1alpha1"
 	notificationhubsv1alpha1 "github.com/aztenant/aztenant/api/notificationhubs/v1alpha1"
 	operationalinsightsv1alpha1 "github.com/aztenant/aztenant/api/operationalinsights/v1alpha1"
 	resourcesv1alpha1 "github.com/aztenant/aztenant/api/resources/v1alpha1"
@@ -71,7 +74,7 @@ var generated = []generatedKind{
 	{networkv1alpha1.NetworkInterfaceGroupKind, NetworkInterface{}},
 	{networkv1alpha1.LoadBalancerGroupKind, LoadBalancer{}},
 	{networkv1alpha1.LoadBalancersInboundNatRuleGroupKind, LoadBalancersInboundNatRule{}},
-	{networkv1alpha1.WebApplicationFirewallPolicyGroupKind, WebApplicationFirewallPolicy{}},
+	{networkv1alpha1.WebApplicationFirewallPolicyGroupKind, NetworkWebApplicationFirewallPolicy{}},
 	{networkv1alpha1.AzureFirewallGroupKind, AzureFirewall{}},
 	{networkv1alpha1.FirewallPolicyGroupKind, FirewallPolicy{}},
 	{networkv1alpha1.FirewallPoliciesRuleCollectionGroupGroupKind, FirewallPoliciesRuleCollectionGroup{}},
@@ -397,4 +400,21 @@ var generated = []generatedKind{
 	{documentdbv1alpha1.MongodbDatabaseThroughputSettingGroupKind, MongodbDatabaseThroughputSetting{}},
 	{documentdbv1alpha1.MongodbDatabaseCollectionThroughputSettingGroupKind, MongodbDatabaseCollectionThroughputSetting{}},
 	{apimanagementv1alpha1.ServiceGatewayCertificateAuthorityGroupKind, ServiceGatewayCertificateAuthority{}},
+	{cdnv1alpha1.ProfileGroupKind, Profile{}},
+	{cdnv1alpha1.ProfilesEndpointGroupKind, ProfilesEndpoint{}},
+	{cdnv1alpha1.AfdEndpointGroupKind, AfdEndpoint{}},
+	{cdnv1alpha1.AfdOriginGroupGroupKind, AfdOriginGroup{}},
+	{cdnv1alpha1.AfdOriginGroupKind, AfdOrigin{}},
+	{cdnv1alpha1.AfdCustomDomainGroupKind, AfdCustomDomain{}},
+	{cdnv1alpha1.RuleSetGroupKind, RuleSet{}},
+	{cdnv1alpha1.RuleGroupKind, Rule{}},
+	{cdnv1alpha1.SecretGroupKind, Secret{}},
+	{cdnv1alpha1.SecurityPolicyGroupKind, SecurityPolicy{}},
+	{cdnv1alpha1.RouteGroupKind, Route{}},
+	{networkv1alpha1.TrafficManagerProfileGroupKind, TrafficManagerProfile{}},
+	{networkv1alpha1.TrafficManagerProfilesAzureEndpointGroupKind, TrafficManagerProfilesAzureEndpoint{}},
+	{networkv1alpha1.TrafficManagerProfilesExternalEndpointGroupKind, TrafficManagerProfilesExternalEndpoint{}},
+	{networkv1alpha1.TrafficManagerProfilesNestedEndpointGroupKind, TrafficManagerProfilesNestedEndpoint{}},
+	{containerinstancev1alpha1.ContainerGroupGroupKind, ContainerGroup{}},
+	{networkfrontdoorv1alpha1.WebApplicationFirewallPolicyGroupKind, NetworkFrontdoorWebApplicationFirewallPolicy{}},
 }

@@ -467,8 +467,9 @@ func (e *Error) Error() string {
 }
 
 var (
-	kindName  = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
-	groupName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+	kindName = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+	// groupName: ASO's short group name, dotted for a subgroup (network.frontdoor).
+	groupName = regexp.MustCompile(`^[a-z][a-z0-9]*(\.[a-z][a-z0-9]*)*$`)
 	goIdent   = regexp.MustCompile(`^[A-Z][A-Za-z0-9_]*$`)
 	// nameMeaning: what a names override may say a field holds.
 	nameMeaning = regexp.MustCompile(`^(resourceGroup|subscription|[A-Z][A-Za-z0-9]*\.[A-Z][A-Za-z0-9.]*/[a-z][A-Za-z0-9]*)$`)
@@ -509,8 +510,8 @@ func (f *File) validate() error {
 		switch {
 		case !kindName.MatchString(k.Kind):
 			return bad("kind %q is not a Kubernetes kind name", k.Kind)
-		case !groupName.MatchString(k.Group):
-			return bad("group %q is not ASO's short group name (network, storage)", k.Group)
+		case !groupName.MatchString(k.Group) || strings.HasSuffix(k.Group, ".azure.com") || strings.HasSuffix(k.Group, ".aztenant.io"):
+			return bad("group %q is not ASO's short group name (network, storage, network.frontdoor)", k.Group)
 		case f.Modules[k.Module] == "":
 			return bad("module %q is not listed under modules", k.Module)
 		case !goIdent.MatchString(k.Client) || !strings.HasSuffix(k.Client, "Client"):

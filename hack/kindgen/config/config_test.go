@@ -24,6 +24,8 @@ func TestParseErrors(t *testing.T) {
 		"unknown module":            {mods + "kinds: [{kind: VirtualNetwork, group: network, module: nope, client: VirtualNetworksClient}]", "module"},
 		"bad kind name":             {mods + "kinds: [{kind: virtualNetwork, group: network, module: network, client: VirtualNetworksClient}]", "kind name"},
 		"bad group":                 {mods + "kinds: [{kind: VirtualNetwork, group: network.azure.com, module: network, client: VirtualNetworksClient}]", "group"},
+		"bad group, aztenant's":     {mods + "kinds: [{kind: VirtualNetwork, group: network.aztenant.io, module: network, client: VirtualNetworksClient}]", "group"},
+		"bad group, uppercase":      {mods + "kinds: [{kind: VirtualNetwork, group: network.FrontDoor, module: network, client: VirtualNetworksClient}]", "group"},
 		"bad client":                {mods + "kinds: [{kind: VirtualNetwork, group: network, module: network, client: VirtualNetworks}]", "client"},
 		"unknown key":               {mods + "kinds: [{kind: VirtualNetwork, group: network, module: network, client: VirtualNetworksClient, colour: red}]", "colour"},
 		"twice":                     {mods + "kinds: [{kind: A, group: network, module: network, client: AClient}, {kind: A, group: network, module: network, client: BClient}]", "twice"},

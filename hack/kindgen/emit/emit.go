@@ -119,7 +119,7 @@ func Generate(models, all []*model.Kind, cells Cells) (Files, error) {
 		if err := files.goFile(filepath.Join("reconcilers/kinds", "zz_generated_"+strings.ToLower(k.Adapter)+".go"), adapterFile(k)); err != nil {
 			return nil, err
 		}
-		files[filepath.Join("examples/generated", k.Group.Name, strings.ToLower(k.Kind.Kind)+".yaml")] = sampleFile(k)
+		files[filepath.Join("examples/generated", k.Group.Dir(), strings.ToLower(k.Kind.Kind)+".yaml")] = sampleFile(k)
 	}
 	var ownGroups []string // the groups kindgen registers; hand-written ones register themselves
 	for _, g := range order {
@@ -244,7 +244,7 @@ func prepare(models, all []*model.Kind) ([]*Kind, error) {
 		if m.Existing {
 			known[m.Group.Name+"/"+m.Kind] = true
 			// An owner of generated kinds (a storage account's queue service).
-			byType[strings.ToLower(m.ARMType)] = &Kind{Kind: m, Pkg: m.Group.Name + "v1alpha1", existing: true}
+			byType[strings.ToLower(m.ARMType)] = &Kind{Kind: m, Pkg: m.Group.Dir() + "v1alpha1", existing: true}
 		}
 	}
 	var kinds []*Kind
@@ -268,7 +268,7 @@ func prepare(models, all []*model.Kind) ([]*Kind, error) {
 		if (m.Scope != model.ScopeResourceGroup && !subscription && !extension) || m.Create == nil || (m.Delete == nil && m.FixedName == "" && m.WithParent == nil) {
 			return nil, fmt.Errorf("%s/%s: only resource-group, subscription and extension resources with a create and a delete (or made with their parent: under a fixed name, or as the config's withParent says) are emitted", m.Group.Name, m.Kind)
 		}
-		k := &Kind{Kind: m, Adapter: m.Kind, Pkg: m.Group.Name + "v1alpha1", Dir: filepath.Join("api", m.Group.Name, "v1alpha1")}
+		k := &Kind{Kind: m, Adapter: m.Kind, Pkg: m.Group.Dir() + "v1alpha1", Dir: filepath.Join("api", m.Group.Dir(), "v1alpha1")}
 		if hand, err := os.ReadFile(filepath.Join("../..", k.Dir, "groupversion_info.go")); err == nil {
 			if !bytes.Contains(hand, []byte("addGeneratedKinds(s)")) {
 				return nil, fmt.Errorf("%s/%s: group %s is written by hand and its groupversion_info.go does not call addGeneratedKinds(s)", m.Group.Name, m.Kind, m.Group.Name)
@@ -276,7 +276,7 @@ func prepare(models, all []*model.Kind) ([]*Kind, error) {
 			k.HandGroup = true
 		}
 		if names[m.Kind] > 1 {
-			k.Adapter = strings.ToUpper(m.Group.Name[:1]) + m.Group.Name[1:] + m.Kind
+			k.Adapter = m.Group.GoPrefix() + m.Kind
 		}
 		k.Subscription, k.Extension = subscription, extension
 		if extension {

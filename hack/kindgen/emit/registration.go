@@ -30,7 +30,7 @@ func adapterFile(k *Kind) string {
 		b.WriteString("\t\"context\"\n\n")
 	}
 	b.WriteString("\tazurev1alpha1 \"" + apiImport + "azure/v1alpha1\"\n")
-	fmt.Fprintf(&b, "\t%s \"%s%s/v1alpha1\"\n", k.Pkg, apiImport, k.Group.Name)
+	fmt.Fprintf(&b, "\t%s \"%s%s/v1alpha1\"\n", k.Pkg, apiImport, k.Group.Dir())
 	if k.Owner == nil && !k.Subscription && !k.Extension {
 		b.WriteString("\tresourcesv1alpha1 \"" + apiImport + "resources/v1alpha1\"\n")
 	}
@@ -258,7 +258,7 @@ func schemeFile(order []string, groups map[string][]*Kind) string {
 	var b strings.Builder
 	b.WriteString("package api\n\nimport (\n\t\"k8s.io/apimachinery/pkg/runtime\"\n\n")
 	for _, g := range order {
-		fmt.Fprintf(&b, "\t%s \"%s%s/v1alpha1\"\n", groups[g][0].Pkg, apiImport, g)
+		fmt.Fprintf(&b, "\t%s \"%s%s/v1alpha1\"\n", groups[g][0].Pkg, apiImport, groups[g][0].Group.Dir())
 	}
 	b.WriteString(")\n\n// generatedGroups are the API groups kindgen writes (api/kinds.yaml).\nvar generatedGroups = runtime.SchemeBuilder{\n")
 	for _, g := range order {
@@ -276,7 +276,7 @@ func allFile(kinds []*Kind) string {
 	for _, k := range kinds {
 		if !seen[k.Pkg] {
 			seen[k.Pkg] = true
-			imports = append(imports, fmt.Sprintf("\t%s \"%s%s/v1alpha1\"\n", k.Pkg, apiImport, k.Group.Name))
+			imports = append(imports, fmt.Sprintf("\t%s \"%s%s/v1alpha1\"\n", k.Pkg, apiImport, k.Group.Dir()))
 		}
 	}
 	sort.Strings(imports)

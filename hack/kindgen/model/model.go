@@ -1,5 +1,7 @@
 package model
 
+import "strings"
+
 // Kind is one generated kind: the config's names plus everything read from the SDK.
 type Kind struct {
 	// Kind is the Kubernetes kind, named as ASO names it (VirtualNetworksSubnet).
@@ -194,6 +196,24 @@ type Group struct {
 	Name     string `json:"name"`
 	ASO      string `json:"aso"`
 	Aztenant string `json:"aztenant"`
+}
+
+// Dir is the group's name as a directory and Go package name: ASO's dotted groups
+// (network.frontdoor) without their dots (networkfrontdoor, api/networkfrontdoor/v1alpha1,
+// the import alias networkfrontdoorv1alpha1); the name itself for every other group.
+func (g Group) Dir() string { return strings.ReplaceAll(g.Name, ".", "") }
+
+// GoPrefix is the group's name as the start of a Go identifier, each dotted part
+// capitalised (network.frontdoor: NetworkFrontdoor), prefixing an adapter whose kind name
+// another group has too.
+func (g Group) GoPrefix() string {
+	var b strings.Builder
+	for _, part := range strings.Split(g.Name, ".") {
+		if part != "" {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String()
 }
 
 // Module is a pinned SDK module and the package the facts were read from.

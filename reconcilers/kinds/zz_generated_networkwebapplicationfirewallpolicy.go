@@ -9,16 +9,16 @@ import (
 	"github.com/aztenant/aztenant/reconcilers"
 )
 
-// WebApplicationFirewallPolicy adapts Microsoft.Network/ApplicationGatewayWebApplicationFirewallPolicies (armnetwork/v9 WebApplicationFirewallPoliciesClient).
-type WebApplicationFirewallPolicy struct{}
+// NetworkWebApplicationFirewallPolicy adapts Microsoft.Network/ApplicationGatewayWebApplicationFirewallPolicies (armnetwork/v9 WebApplicationFirewallPoliciesClient).
+type NetworkWebApplicationFirewallPolicy struct{}
 
-var _ reconcilers.Kind = WebApplicationFirewallPolicy{}
+var _ reconcilers.Kind = NetworkWebApplicationFirewallPolicy{}
 
-func (WebApplicationFirewallPolicy) New() azurev1alpha1.Resource {
+func (NetworkWebApplicationFirewallPolicy) New() azurev1alpha1.Resource {
 	return &networkv1alpha1.WebApplicationFirewallPolicy{}
 }
 
-func (WebApplicationFirewallPolicy) Facts() reconcilers.Facts {
+func (NetworkWebApplicationFirewallPolicy) Facts() reconcilers.Facts {
 	return reconcilers.Facts{
 		ResourceType: "Microsoft.Network/ApplicationGatewayWebApplicationFirewallPolicies",
 		APIVersion:   "2025-05-01",
@@ -26,7 +26,7 @@ func (WebApplicationFirewallPolicy) Facts() reconcilers.Facts {
 	}
 }
 
-func (WebApplicationFirewallPolicy) Hooks() reconcilers.Hooks {
+func (NetworkWebApplicationFirewallPolicy) Hooks() reconcilers.Hooks {
 	return reconcilers.Hooks{
 		// The spec's location.
 		Location: func(obj azurev1alpha1.Resource) string {
@@ -36,9 +36,9 @@ func (WebApplicationFirewallPolicy) Hooks() reconcilers.Hooks {
 }
 
 // Desired is the spec as ARM's PUT body.
-func (WebApplicationFirewallPolicy) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
+func (NetworkWebApplicationFirewallPolicy) Desired(obj azurev1alpha1.Resource, _ map[string]string) (map[string]any, error) {
 	x := obj.(*networkv1alpha1.WebApplicationFirewallPolicy)
-	body, err := specBody(&x.Spec, webApplicationFirewallPolicyShape)
+	body, err := specBody(&x.Spec, networkWebApplicationFirewallPolicyShape)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (WebApplicationFirewallPolicy) Desired(obj azurev1alpha1.Resource, _ map[st
 }
 
 // Observe copies the read-only fields of a GET body into status.
-func (WebApplicationFirewallPolicy) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
+func (NetworkWebApplicationFirewallPolicy) Observe(obj azurev1alpha1.Resource, actual map[string]any) {
 	x := obj.(*networkv1alpha1.WebApplicationFirewallPolicy)
 	common := x.Status.ResourceStatus
 	x.Status = networkv1alpha1.WebApplicationFirewallPolicyStatus{}
@@ -58,5 +58,5 @@ func (WebApplicationFirewallPolicy) Observe(obj azurev1alpha1.Resource, actual m
 	x.Status.ResourceStatus = common
 }
 
-// webApplicationFirewallPolicyShape says which spec fields ARM nests under properties.
-var webApplicationFirewallPolicyShape = &armShape{props: []string{"customRules", "managedRules", "policySettings"}}
+// networkWebApplicationFirewallPolicyShape says which spec fields ARM nests under properties.
+var networkWebApplicationFirewallPolicyShape = &armShape{props: []string{"customRules", "managedRules", "policySettings"}}
