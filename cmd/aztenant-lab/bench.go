@@ -8,9 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/aztenant/aztenant/internal/lab/bench"
 )
@@ -148,8 +146,6 @@ func runBench(ctx context.Context, out, progress io.Writer, o benchOptions) erro
 			return fmt.Errorf("--markdown %s: %w", o.markdown, err)
 		}
 	}
-	// The runner's informers log nothing worth reading (the processes' logs are in dir).
-	ctrllog.SetLogger(logr.Discard())
 	dir := o.dir
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "aztenant-bench-")

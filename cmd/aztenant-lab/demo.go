@@ -240,7 +240,7 @@ func (d *demo) startEmulator(ctx context.Context) error {
 	}
 	d.emuURL = "https://127.0.0.1:" + strconv.Itoa(port)
 	caFile := filepath.Join(d.dir, "emulator-ca.pem")
-	if err := controlplane.StartDetached(d.dir, "azure-emulator", filepath.Join(d.bin, "azure-emulator"), []string{
+	if _, err := controlplane.StartDetached(d.dir, "azure-emulator", filepath.Join(d.bin, "azure-emulator"), []string{
 		"--addr", "127.0.0.1:" + strconv.Itoa(port), "--config", cfgFile, "--ca-out", caFile,
 		"--trust-issuer", d.cp.IssuerURL, "--trust-issuer-ca", filepath.Join(d.dir, "ca.crt"),
 	}, nil); err != nil {
@@ -293,7 +293,7 @@ func (d *demo) startOperator(ctx context.Context) error {
 		}
 	}
 	d.metricsURL = "http://127.0.0.1:" + strconv.Itoa(metrics) + "/metrics"
-	if err := controlplane.StartDetached(d.dir, "operator", filepath.Join(d.bin, "operator"), []string{
+	op, err := controlplane.StartDetached(d.dir, "operator", filepath.Join(d.bin, "operator"), []string{
 		"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metrics), "--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probe),
 		"--log-level=info",
 		"--azure-authority-host=" + d.emuURL + "/", "--azure-arm-endpoint=" + d.emuURL,
@@ -306,14 +306,21 @@ func (d *demo) startOperator(ctx context.Context) error {
 		"--platform-identity=" + demoOperatorNS + "/platform", "--platform-identity-service-account=" + demoPlatformAccount,
 		"--platform-identity-client-id=" + demoPlatformClient, "--platform-identity-tenant-id=" + demoTenant,
 		"--platform-identity-subscription-id=" + demoSubscription,
-	}, []string{"KUBECONFIG=" + d.cp.OperatorKubeconfigPath}); err != nil {
+	}, []string{"KUBECONFIG=" + d.cp.OperatorKubeconfigPath})
+	if err != nil {
 		return err
 	}
 	plain := &http.Client{Timeout: 2 * time.Second}
 	// It applies its CRDs before it is ready, as in a cluster: those of the seed are
 	// current (the digest it records matches), so it writes none.
 	fmt.Fprintln(d.out, "    it checks its CRDs first, as at every start, and finds them current")
-	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 4*time.Minute, true, func(context.Context) (bool, error) {
+	// Four seconds alone on 2 cores; minutes on a machine busy with other
+	// work (CI runs the demo beside four other test binaries).
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 10*time.Minute, true, func(context.Context) (bool, error) {
+		// An operator that failed to start is reported at once, with its log.
+		if err := op.Exited(); err != nil {
+			return false, err
+		}
 		resp, err := plain.Get("http://127.0.0.1:" + strconv.Itoa(probe) + "/readyz")
 		if err != nil {
 			return false, nil
@@ -321,7 +328,10 @@ func (d *demo) startOperator(ctx context.Context) error {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK, nil
 	}); err != nil {
-		return fmt.Errorf("operator not ready after 4m: %w", err)
+		if errors.Is(err, controlplane.ErrExited) {
+			return err
+		}
+		return fmt.Errorf("operator not ready after 10m: %w; its log ends:\n%s", err, controlplane.Tail(op.Log, 20))
 	}
 	// The operator checked its CRDs before it became ready, as in a cluster.
 	crds := &metav1.PartialObjectMetadataList{}

@@ -9,10 +9,17 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 func main() {
+	// The lab's own clients (seeding the CRDs, the bench's informers) log
+	// nothing worth reading, the processes' logs are in the demo's or bench's
+	// directory; without a logger controller-runtime prints a stack trace to
+	// the demo's output when a slow machine keeps it waiting.
+	ctrllog.SetLogger(logr.Discard())
 	root := &cobra.Command{
 		Use:           "aztenant-lab",
 		Short:         "aztenant's demo and benchmarks, on local processes (for the project, not shipped)",

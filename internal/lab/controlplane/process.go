@@ -319,10 +319,11 @@ func waitFor(ctx context.Context, what string, check func(context.Context) error
 
 // StartDetached starts a helper process of the local environment (the demo's
 // emulator and operator) that outlives this one, logging to dir/<name>.log and
-// leaving dir/<name>.pid for StopDir.
-func StartDetached(dir, name, path string, args, env []string) error {
+// leaving dir/<name>.pid for StopDir. The Process says, while this one runs,
+// whether it exited (Exited, with its log's tail).
+func StartDetached(dir, name, path string, args, env []string) (*Process, error) {
 	p := &Process{Name: name, Path: path, Args: args, Log: filepath.Join(dir, name+".log"), Detach: true, Env: env}
-	return p.Start()
+	return p, p.Start()
 }
 
 // FreePort returns a loopback port that was free a moment ago.

@@ -78,6 +78,13 @@ type Stack struct {
 // assignments in the stack's emulator (Entra's replication, shortened).
 const PrincipalReplication = 2 * time.Second
 
+// Patience bounds every wait of the stack for a condition (WaitReady, Until). The
+// wait ends as soon as the condition holds, so the bound only says when a test
+// gives up: CI runs five test binaries at once on 2 cores, two of them with the
+// race detector, and a reconcile that takes 3 s alone took over 30 there
+// (2026-12-07, the kinds package beside the e2e suites).
+const Patience = 2 * time.Minute
+
 // TestKinds are the kinds an operator started here serves when its configuration names
 // none (Config.Kinds nil): testenv's, those a package's control plane has by default.
 // A test of other kinds names them (TestKindsAnd, in the package's testenv.WithKinds
@@ -300,7 +307,7 @@ func (s *Stack) Create(t testing.TB, obj client.Object) {
 func (s *Stack) WaitReady(t testing.TB, obj azurev1alpha1.Resource, status metav1.ConditionStatus, reason string) {
 	t.Helper()
 	s.mustServe(t, obj)
-	testenv.Eventually(t, 30*time.Second, fmt.Sprintf("%s Ready %s/%s", obj.GetName(), status, reason), func() (bool, string) {
+	testenv.Eventually(t, Patience, fmt.Sprintf("%s Ready %s/%s", obj.GetName(), status, reason), func() (bool, string) {
 		if err := s.Client.Get(t.Context(), client.ObjectKeyFromObject(obj), obj); err != nil {
 			t.Fatal(err)
 		}
@@ -391,7 +398,7 @@ func Methods(es []emulator.AuditEntry) string {
 // a busy machine (a package's tests run beside others) may need it.
 func Until(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	testenv.Eventually(t, time.Minute, what, func() (bool, string) { return cond(), "" })
+	testenv.Eventually(t, Patience, what, func() (bool, string) { return cond(), "" })
 }
 
 // Gone reports whether obj no longer exists in the API server.
