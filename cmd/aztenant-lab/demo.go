@@ -184,8 +184,8 @@ func (d *demo) startControlPlane(ctx context.Context) error {
 	}
 	// With kube-controller-manager's lifecycle controllers, as a real cluster
 	// runs: garbage collection, namespace deletion, role aggregation.
-	// The API server loads the 311 CRDs before it is ready: allow a slow machine as long as
-	// the operator's wait below.
+	// The API server loads every generated CRD before it is ready: a busy machine
+	// takes minutes.
 	cp, err := controlplane.Start(ctx, controlplane.Options{Dir: d.dir, Detach: true, Controllers: controlplane.ControllersLifecycle, EtcdSeed: etcdSeed, StartTimeout: 4 * time.Minute})
 	if err != nil {
 		return err
