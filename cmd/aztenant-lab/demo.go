@@ -315,23 +315,23 @@ func (d *demo) startOperator(ctx context.Context) error {
 	// current (the digest it records matches), so it writes none.
 	fmt.Fprintln(d.out, "    it checks its CRDs first, as at every start, and finds them current")
 	// Four seconds alone on 2 cores; minutes on a machine busy with other
-	// work (CI runs the demo beside four other test binaries).
-	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 10*time.Minute, true, func(context.Context) (bool, error) {
-		// An operator that failed to start is reported at once, with its log.
-		if err := op.Exited(); err != nil {
-			return false, err
-		}
-		resp, err := plain.Get("http://127.0.0.1:" + strconv.Itoa(probe) + "/readyz")
+	// work (CI runs the demo beside four other test binaries). An operator
+	// that exits is reported at once, with its log.
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	if err := controlplane.WaitFor(wctx, "operator", func(ctx context.Context) error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(probe)+"/readyz", nil)
+		resp, err := plain.Do(req)
 		if err != nil {
-			return false, nil
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
-	}); err != nil {
-		if errors.Is(err, controlplane.ErrExited) {
 			return err
 		}
-		return fmt.Errorf("operator not ready after 10m: %w; its log ends:\n%s", err, controlplane.Tail(op.Log, 20))
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("/readyz: %s", resp.Status)
+		}
+		return nil
+	}, op); err != nil {
+		return err
 	}
 	// The operator checked its CRDs before it became ready, as in a cluster.
 	crds := &metav1.PartialObjectMetadataList{}

@@ -207,7 +207,7 @@ func Start(ctx context.Context, opts Options) (cp *ControlPlane, err error) {
 		}
 		return nil
 	}
-	if err := waitFor(wctx, "kube-apiserver", ready, cp.etcd, cp.apiserver); err != nil {
+	if err := WaitFor(wctx, "kube-apiserver", ready, cp.etcd, cp.apiserver); err != nil {
 		return nil, err
 	}
 	if err := cp.publishIssuer(wctx, cs); err != nil {
@@ -254,7 +254,7 @@ func (cp *ControlPlane) startControllers(ctx context.Context, bin string, p *pki
 	}
 	healthz := fmt.Sprintf("https://127.0.0.1:%d/healthz", ports[0])
 	insecure := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // its self-signed serving certificate, on loopback
-	return waitFor(ctx, "kube-controller-manager", func(ctx context.Context) error {
+	return WaitFor(ctx, "kube-controller-manager", func(ctx context.Context) error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, healthz, nil)
 		if err != nil {
 			return err
@@ -283,7 +283,7 @@ func (cp *ControlPlane) publishIssuer(ctx context.Context, cs kubernetes.Interfa
 		return fmt.Errorf("publish issuer discovery: %w", err)
 	}
 	// RBAC changes reach the authorizer through an informer: wait until it shows.
-	return waitFor(ctx, "issuer discovery", func(ctx context.Context) error {
+	return WaitFor(ctx, "issuer discovery", func(ctx context.Context) error {
 		_, err := cp.JWKS(ctx)
 		return err
 	}, cp.apiserver)

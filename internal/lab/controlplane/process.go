@@ -297,8 +297,11 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// waitFor polls check until it returns nil, the context ends or a process exits.
-func waitFor(ctx context.Context, what string, check func(context.Context) error, procs ...*Process) error {
+// WaitFor polls check until it returns nil, the context ends or one of procs
+// exits. Either failure quotes the processes' logs: an exit, the tail of the one
+// that ended (Exited); a timeout, the tail of each, which says what they were
+// doing instead.
+func WaitFor(ctx context.Context, what string, check func(context.Context) error, procs ...*Process) error {
 	var last error
 	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		for _, p := range procs {
@@ -312,7 +315,11 @@ func waitFor(ctx context.Context, what string, check func(context.Context) error
 		return last == nil, nil
 	})
 	if wait.Interrupted(err) {
-		return fmt.Errorf("%s not ready: %w (last error: %v)", what, ctx.Err(), last)
+		var logs strings.Builder
+		for _, p := range procs {
+			fmt.Fprintf(&logs, "\n%s's log ends:\n%s", p.Name, Tail(p.Log, 10))
+		}
+		return fmt.Errorf("%s not ready: %w (last error: %v)%s", what, ctx.Err(), last, logs.String())
 	}
 	return err
 }

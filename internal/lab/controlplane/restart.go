@@ -27,7 +27,7 @@ func (cp *ControlPlane) RestartAPIServer(ctx context.Context, grace time.Duratio
 	}
 	wctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
-	return waitFor(wctx, "kube-apiserver after restart", func(ctx context.Context) error {
+	return WaitFor(wctx, "kube-apiserver after restart", func(ctx context.Context) error {
 		body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 		if err != nil {
 			return fmt.Errorf("%w: %s", err, body)
