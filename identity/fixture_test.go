@@ -9,11 +9,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources/v3"
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	identityv1alpha1 "github.com/aztenant/aztenant/api/identity/v1alpha1"
@@ -25,7 +23,6 @@ import (
 // The tests run in parallel, each with its namespaces, emulator and manager
 // (whose logger is the test's); nothing logs through the global logger.
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(logr.Discard())
 	testenv.Main(m)
 }
 

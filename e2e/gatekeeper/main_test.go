@@ -3,14 +3,10 @@ package gatekeeper
 import (
 	"testing"
 
-	"github.com/go-logr/logr"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
 func TestMain(m *testing.M) {
-	ctrllog.SetLogger(logr.Discard()) // envtest's CRD installer logs through it
 	// Without the chart's admission policies that reserve the provisioner
 	// accounts (identity/reservation): the API server runs them before any
 	// webhook, so they would deny first and hide Gatekeeper's verdict on the

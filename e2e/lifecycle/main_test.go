@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,7 +17,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	azurev1alpha1 "github.com/aztenant/aztenant/api/azure/v1alpha1"
@@ -40,7 +38,6 @@ import (
 // offboarding one, whose operator serves every namespace a Tenant selects,
 // those of the other tests too.
 func TestMain(m *testing.M) {
-	ctrl.SetLogger(logr.Discard())
 	testenv.Main(m, testenv.WithControllerManager(), testenv.WithKinds(testenv.KindsAnd(deletedCRD)))
 }
 

@@ -10,7 +10,11 @@ import (
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m, testenv.WithKinds(testenv.EveryKind)) }
+// The lifecycle test's shards and the other tests wait on Azure's operations and syncs
+// more than on the CPU: 8 run at once (go test's -parallel, if given, says otherwise).
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.WithKinds(testenv.EveryKind), testenv.WithParallel(8))
+}
 
 const (
 	tenantID         = stacktest.TenantID

@@ -72,6 +72,8 @@ type Stack struct {
 	served tenancy.ServeMode
 	stop   func()
 	log    logr.Logger
+	// extraIdentities counts AddIdentity's app registrations (their client IDs).
+	extraIdentities int
 }
 
 // PrincipalReplication is how long a new principal is unknown to role
@@ -154,7 +156,7 @@ func newOn(t testing.TB, env *testenv.Env, cfg operator.Config, log logr.Logger,
 		Roles: []emulator.RoleAssignment{{Role: "Owner", Scope: "/subscriptions/" + SubscriptionID}}})
 	s := &Stack{Env: env, Client: env.Client, ClientID: map[string]string{}, Principal: map[string]string{}, log: log}
 	for i, ns := range namespaces {
-		cid := strings.Replace("cccccccc-0000-0000-0000-00000000000X", "X", string(rune('a'+i)), 1)
+		cid := fmt.Sprintf("cccccccc-0000-0000-0000-%012x", 0xa+i) // ...00a, ...00b: a GUID for any count
 		s.ClientID[ns] = cid
 		seed.Principals = append(seed.Principals, emulator.Principal{
 			ClientID: cid, TenantID: TenantID, DisplayName: ns,
@@ -223,6 +225,39 @@ func newOn(t testing.TB, env *testenv.Env, cfg operator.Config, log logr.Logger,
 		})
 	}
 	return s
+}
+
+// AddIdentity gives namespace ns (one of the stack's) another Azure identity, as a
+// platform team grants a namespace a second one for some of its resources: an app
+// registration federated with the namespace's provisioner account, Contributor on the
+// subscription, and an Identity named name with its client ID, Ready. Resources
+// annotated aztenant.io/identity=name act as it. It returns the principal's object ID.
+func (s *Stack) AddIdentity(t testing.TB, ns, name string) string {
+	t.Helper()
+	s.extraIdentities++
+	cid := fmt.Sprintf("dddddddd-0000-0000-0000-%012x", s.extraIdentities)
+	if err := s.Emu.Seed(emulator.Seed{Principals: []emulator.Principal{{
+		ClientID: cid, TenantID: TenantID, DisplayName: ns + "/" + name,
+		FederatedCredentials: []emulator.FederatedCredential{{Name: "k8s", Issuer: s.Env.IssuerURL, Subject: "system:serviceaccount:" + ns + ":" + identity.ProvisionerServiceAccount, Audiences: []string{identity.TokenAudience}}},
+		Roles:                []emulator.RoleAssignment{{Role: "Contributor", Scope: "/subscriptions/" + SubscriptionID}},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	principal, err := s.Emu.PrincipalID(cid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := &identityv1alpha1.Identity{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: identityv1alpha1.IdentitySpec{ServiceAccountName: identity.ProvisionerServiceAccount, ClientID: cid, SubscriptionID: SubscriptionID}}
+	s.Create(t, id)
+	Until(t, "Identity "+ns+"/"+name+" Ready", func() bool {
+		if err := s.Client.Get(t.Context(), client.ObjectKeyFromObject(id), id); err != nil {
+			return false
+		}
+		c := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady)
+		return c != nil && c.Status == metav1.ConditionTrue
+	})
+	return principal
 }
 
 // signingKey is the token-signing key of the stacks' emulators, one per test binary:

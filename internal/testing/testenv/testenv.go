@@ -6,15 +6,18 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/aztenant/aztenant/api"
 	"github.com/aztenant/aztenant/internal/crdinstall"
@@ -46,6 +49,7 @@ type settings struct {
 	skipCRDs, skipReservation bool
 	controllers               bool
 	kinds                     *crdinstall.Pattern
+	parallel                  int
 }
 
 // TestKinds are the Azure kinds whose CRDs a control plane has when its package names
@@ -94,6 +98,13 @@ func WithoutReservation() Option { return func(s *settings) { s.skipReservation 
 // namespace deletion, ClusterRole aggregation, token Secrets.
 func WithControllerManager() Option { return func(s *settings) { s.controllers = true } }
 
+// WithParallel runs up to n of the package's parallel tests (and subtests) at once,
+// unless go test's -parallel says otherwise (its default is GOMAXPROCS). For a package
+// whose tests spend most of their time waiting on Azure's operations and the
+// operator's syncs, not on the CPU: with GOMAXPROCS at a time, on 2 cores, its tests
+// waited in line while the cores were idle.
+func WithParallel(n int) Option { return func(s *settings) { s.parallel = n } }
+
 // WithoutCRDs leaves the CRDs out, for tests that install them themselves
 // (the Helm chart's).
 func WithoutCRDs() Option { return func(s *settings) { s.skipCRDs = true } }
@@ -107,9 +118,18 @@ func Main(m *testing.M, opts ...Option) {
 		// starting one per worker would eat the whole fuzz time.
 		os.Exit(m.Run())
 	}
+	// The tests' managers log through loggers of their own (stacktest.NewLogged), or
+	// not at all; the global one is set so that controller-runtime does not print its
+	// "log.SetLogger(...) was never called" stack trace into the test's output.
+	ctrllog.SetLogger(logr.Discard())
 	var s settings
 	for _, o := range opts {
 		o(&s)
+	}
+	if s.parallel > 0 && !flagGiven("test.parallel") {
+		if err := flag.Set("test.parallel", strconv.Itoa(s.parallel)); err != nil {
+			panic(err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	env, startErr = start(ctx, s)
@@ -134,6 +154,13 @@ func Main(m *testing.M, opts ...Option) {
 
 // fuzzOnly reports whether this test binary runs only fuzz targets: a fuzz
 // worker process, or -fuzz with -run '^$'.
+// flagGiven says whether the command line set the flag name.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
 func fuzzOnly() bool {
 	flag.Parse()
 	value := func(name string) string {
@@ -221,6 +248,11 @@ func New(t testing.TB, opts ...Option) *Env {
 	var s settings
 	for _, o := range opts {
 		o(&s)
+	}
+	if s.parallel > 0 && !flagGiven("test.parallel") {
+		if err := flag.Set("test.parallel", strconv.Itoa(s.parallel)); err != nil {
+			panic(err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
