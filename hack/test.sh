@@ -34,13 +34,19 @@ modules=
 # The whole module (make test: PKGS=./...) brings the tools' modules; a narrower PKGS does not.
 [[ ${PKGS:-./...} == ./... ]] && modules="hack/kindgen hack/image"
 
+start=$SECONDS
 racelog=$(mktemp "${TMPDIR:-/tmp}/aztenant-race-XXXXXX.log")
 trap 'rm -f "$racelog"' EXIT
 racepid=
 if [[ -n ${race// /} ]]; then
   echo "go test -race -p $racep $flags <the $(wc -w <<<"$race") other packages> (printed when they end)"
   # shellcheck disable=SC2086
-  go test -race -p "$racep" $flags -timeout "$timeout" $race >"$racelog" 2>&1 &
+  (
+    rc=0
+    go test -race -p "$racep" $flags -timeout "$timeout" $race || rc=$?
+    echo "--- the raced run ended after $((SECONDS - start)) s"
+    exit $rc
+  ) >"$racelog" 2>&1 &
   racepid=$!
 fi
 status=0
@@ -48,11 +54,13 @@ if [[ -n ${norace// /} ]]; then
   echo "go test -p $p $flags $norace" | sed 's|github.com/aztenant/aztenant|.|g'
   # shellcheck disable=SC2086
   go test -p "$p" $flags -timeout "$timeout" $norace || status=1
+  echo "--- the no-race run ended after $((SECONDS - start)) s"
 fi
 for m in $modules; do
   echo "go -C $m test $flags ./..."
   # shellcheck disable=SC2086
   go -C "$m" test $flags -timeout "$timeout" ./... || status=1
+  echo "--- $m ended after $((SECONDS - start)) s"
 done
 if [[ -n $racepid ]]; then
   wait "$racepid" || status=1

@@ -85,6 +85,14 @@ func (r *Registry) MarkServed(gk schema.GroupKind) {
 	r.served[gk] = true
 }
 
+// MarkNotServed records that the controller of gk stopped (its CRD was
+// deleted): what lists every kind leaves gk out again.
+func (r *Registry) MarkNotServed(gk schema.GroupKind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.served, gk)
+}
+
 func (r *Registry) newObject(gk schema.GroupKind) (azurev1alpha1.Resource, error) {
 	k, ok := r.kinds[gk]
 	if !ok {

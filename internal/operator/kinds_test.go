@@ -19,6 +19,7 @@ import (
 	"github.com/aztenant/aztenant/internal/testing/stacktest"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
+	"github.com/aztenant/aztenant/reconcilers/controllers"
 )
 
 // crdsOf returns the project's CRDs of the kinds keep says yes to (only those decoded:
@@ -45,8 +46,9 @@ func installCRDs(t *testing.T, env *testenv.Env, crds []*apiextensionsv1.CustomR
 
 // The operator serves the kinds whose CRD is installed, and only those; a
 // CRD installed while it runs is served without a restart (its kind's
-// objects become Ready, its owner's changes reach them), and one deleted is
-// reported with an event on the CRD.
+// objects become Ready, its owner's changes reach them); one deleted stops
+// being served (no controller, no informer, no watch on the API server) with
+// an event on the CRD, and is served again once installed again.
 func TestKindsServedAsTheirCRDsAreInstalled(t *testing.T) {
 	t.Parallel() // a control plane of its own: beside the package's other tests
 	env := testenv.New(t, testenv.WithoutCRDs())
@@ -116,17 +118,38 @@ func TestKindsServedAsTheirCRDsAreInstalled(t *testing.T) {
 	if err := s.Client.Delete(t.Context(), uaiCRD[0].DeepCopy()); err != nil {
 		t.Fatal(err)
 	}
-	stacktest.Until(t, "event CRDDeleted on "+uaiCRD[0].Name, func() bool {
+	stacktest.Until(t, "event "+controllers.EventKindRetired+" on "+uaiCRD[0].Name, func() bool {
 		var evs eventsv1.EventList
 		if err := s.Client.List(t.Context(), &evs, client.InNamespace(metav1.NamespaceDefault)); err != nil {
 			t.Fatal(err)
 		}
 		return slices.ContainsFunc(evs.Items, func(e eventsv1.Event) bool {
-			return e.Reason == "CRDDeleted" && e.Regarding.Name == uaiCRD[0].Name
+			return e.Reason == controllers.EventKindRetired && e.Regarding.Name == uaiCRD[0].Name
 		})
 	})
+	// Retired: its controller and informer stopped, and its children no longer watch it.
+	if slices.Contains(s.Parts.Kinds.Served(), uaiGK) {
+		t.Errorf("UserAssignedIdentity still served after its CRD was deleted: %v", s.Parts.Kinds.Served())
+	}
+	if s.Parts.Kinds.WatchesOwner(ficGK, uaiGK) {
+		t.Error("FederatedIdentityCredential still watches UserAssignedIdentities, whose CRD is gone")
+	}
 	// Still serving what is installed.
 	rg2 := stacktest.ResourceGroup(ns, ns+"-after", nil, nil)
 	s.Create(t, rg2)
 	s.WaitReady(t, rg2, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
+
+	// Installed again: served again, by a new controller on a new informer (an informer
+	// left running would refuse the new one's indexes), with its children's watches.
+	installCRDs(t, env, crdOf(uaiGK))
+	stacktest.Until(t, "UserAssignedIdentity served again", func() bool { return slices.Contains(s.Parts.Kinds.Served(), uaiGK) })
+	if !s.Parts.Kinds.WatchesOwner(ficGK, uaiGK) {
+		t.Error("FederatedIdentityCredential does not watch UserAssignedIdentities once they are served again")
+	}
+	uai2 := &managedidentityv1alpha1.UserAssignedIdentity{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app2"},
+		Spec:       managedidentityv1alpha1.UserAssignedIdentitySpec{Owner: &azurev1alpha1.OwnerReference{Name: rg2.Name}, Location: stacktest.Location},
+	}
+	s.Create(t, uai2)
+	s.WaitReady(t, uai2, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 }

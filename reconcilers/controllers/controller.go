@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -23,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -37,6 +39,9 @@ import (
 // Options wire the controllers of all kinds to the rest of the operator (the
 // settings they run with are the Reconciler's reconcilers.Settings).
 type Options struct {
+	// Again is set when the kind was served before (its CRD was deleted and is
+	// installed again): its controller's name is known to controller-runtime.
+	Again bool
 	// NewQueue, when set, replaces the default work queue (per-tenant fairness).
 	NewQueue func(controllerName string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request]
 	// AdmissionChanges, when set, subscribes to namespaces whose guard answer
@@ -84,11 +89,16 @@ func Build(ctx context.Context, mgr ctrl.Manager, r *reconcilers.Reconciler, o O
 	if err := mgr.GetFieldIndexer().IndexField(ctx, obj, reconcilers.OwnerIndex, reconcilers.OwnerName); err != nil {
 		return nil, err
 	}
-	objs := objects{client: r.Client, registry: r.Registry, kind: r.Kind}
-	b := ctrl.NewControllerManagedBy(mgr).
+	objs := objects{client: r.Client, registry: r.Registry, kind: r.Kind, stopped: &atomic.Bool{}}
+	run := &stoppable{stop: make(chan struct{}), done: make(chan struct{})}
+	var skipNameValidation *bool // the manager's setting
+	if o.Again {
+		skipNameValidation = &o.Again // its name was registered by the controller it replaces
+	}
+	b := ctrl.NewControllerManagedBy(stoppableManager{Manager: mgr, run: run}).
 		Named(strings.ToLower(gvk.Kind)+"."+gvk.Group).
 		For(obj, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.Settings.WithDefaults().Workers, NewQueue: o.NewQueue}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Settings.WithDefaults().Workers, NewQueue: o.NewQueue, SkipNameValidation: skipNameValidation}).
 		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(objs.identityChanged)).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 			return objs.allInNamespace(ctx, o.GetName(), "its labels or annotations changed")
@@ -152,7 +162,7 @@ func Build(ctx context.Context, mgr ctrl.Manager, r *reconcilers.Reconciler, o O
 	if err != nil {
 		return nil, err
 	}
-	ctl := &Controller{Controller: c, objs: objs, cache: mgr.GetCache(), owners: map[schema.GroupKind]bool{}}
+	ctl := &Controller{Controller: c, objs: objs, cache: mgr.GetCache(), run: run, owners: map[schema.GroupKind]bool{}}
 	r.Registry.MarkServed(gvk.GroupKind())
 	for _, gk := range ctl.ownerKinds() {
 		if r.Registry.Served(gk) {
@@ -165,11 +175,13 @@ func Build(ctx context.Context, mgr ctrl.Manager, r *reconcilers.Reconciler, o O
 }
 
 // Controller is the running controller of one kind, which can start
-// watching an owner kind served later (OwnerServed).
+// watching an owner kind served later (OwnerServed), and be stopped with its
+// kind's informer (Stop).
 type Controller struct {
 	controller.Controller
 	objs  objects
 	cache cache.Cache
+	run   *stoppable
 
 	mu     sync.Mutex
 	owners map[schema.GroupKind]bool // watched
@@ -208,12 +220,111 @@ func (c *Controller) OwnerServed(gk schema.GroupKind) error {
 	return nil
 }
 
+// Stop stops the controller, once its workers have finished what they were
+// doing, and the informer of its kind (its objects' cache and indexes): its
+// CRD was deleted. The handlers its watches added to the informers of other
+// kinds (Identities, Namespaces, Secrets, Tenants) stay registered, as
+// controller-runtime leaves them, and enqueue nothing from then on.
+func (c *Controller) Stop(ctx context.Context) error {
+	c.objs.stopped.Store(true)
+	if err := c.run.halt(ctx); err != nil {
+		return err
+	}
+	return c.cache.RemoveInformer(ctx, c.objs.kind.New())
+}
+
+// OwnerRetired forgets the watch of owners of kind gk, whose informer went
+// with its controller (Stop): OwnerServed watches them again once gk is
+// served again.
+func (c *Controller) OwnerRetired(gk schema.GroupKind) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.owners, gk)
+}
+
+// stoppableManager is the manager a kind's controller is built with: it adds
+// the controller to the manager as a stoppable runnable (the builder of
+// controller-runtime adds it for the manager's whole life).
+type stoppableManager struct {
+	ctrl.Manager
+	run *stoppable
+}
+
+func (m stoppableManager) Add(r manager.Runnable) error {
+	m.run.Runnable = r
+	return m.Manager.Add(m.run)
+}
+
+// stoppable runs a controller until the manager stops or halt is called.
+type stoppable struct {
+	manager.Runnable
+	once    sync.Once
+	stop    chan struct{} // closed by halt
+	started atomic.Bool
+	done    chan struct{} // closed when Start returns
+}
+
+// Start runs the controller until ctx ends or halt is called. Halted, it
+// returns nil whatever the controller said (a controller stopped during its
+// first sync says the sync failed): the manager goes on.
+func (s *stoppable) Start(ctx context.Context) error {
+	s.started.Store(true)
+	defer close(s.done)
+	select {
+	case <-s.stop:
+		return nil
+	default:
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	err := s.Runnable.Start(ctx)
+	select {
+	case <-s.stop:
+		return nil
+	default:
+		return err
+	}
+}
+
+// NeedLeaderElection is the controller's: it runs on the leader only.
+func (s *stoppable) NeedLeaderElection() bool {
+	if l, ok := s.Runnable.(manager.LeaderElectionRunnable); ok {
+		return l.NeedLeaderElection()
+	}
+	return true
+}
+
+// halt stops the controller and waits until it has returned (if it had
+// started), or ctx ends.
+func (s *stoppable) halt(ctx context.Context) error {
+	s.once.Do(func() { close(s.stop) })
+	if !s.started.Load() {
+		return nil // the manager has not started it: it returns at once when it does
+	}
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the controller's workers to finish: %w", ctx.Err())
+	}
+}
+
 // objects finds the objects of one kind an event concerns, as requests for
 // its controller: from the cache, by namespace and the field indexes.
 type objects struct {
 	client   client.Reader
 	registry *reconcilers.Registry
 	kind     reconcilers.Kind
+	// stopped is set when the controller stops: a list then would start the
+	// kind's informer again, for a CRD that is gone.
+	stopped *atomic.Bool
 }
 
 // requests lists the objects of the kind matching opts (from the cache) and
@@ -221,6 +332,9 @@ type objects struct {
 // list is logged with what it was for: those objects are looked at again at
 // their next requeue.
 func (r objects) requests(ctx context.Context, why string, keep func(azurev1alpha1.Resource) bool, opts ...client.ListOption) []reconcile.Request {
+	if r.stopped.Load() {
+		return nil
+	}
 	list, err := r.registry.NewList(r.kind)
 	if err != nil {
 		return nil

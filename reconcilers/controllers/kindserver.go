@@ -43,10 +43,11 @@ const discoveryLag = 200 * time.Millisecond
 // once its CRD is installed and Established later, on the running manager,
 // and starts the watches of the served kinds that may name it as owner.
 //
-// A CRD deleted while its kind is served is logged and recorded as an event
-// on the CRD: its controller stays (controller-runtime cannot remove one)
-// and sees no objects (they went with the CRD); its informer lists again,
-// with backoff, until the CRD is installed again.
+// A CRD deleted while its kind is served (the tenants mode's Activator
+// retires it, or someone deletes it) stops the kind's controller and its
+// informer, the watches of its objects as owners, and is recorded as an
+// event on the CRD: an unused kind costs nothing again. Installed again, the
+// kind is served again by a new controller.
 type KindServer struct {
 	Manager  ctrl.Manager
 	Registry *reconcilers.Registry
@@ -62,14 +63,14 @@ type KindServer struct {
 	mu          sync.Mutex
 	controllers map[schema.GroupKind]*Controller
 	crds        map[string]schema.GroupKind // CRD name of a served kind
-	deleted     map[string]bool             // CRDs of served kinds reported deleted
+	retired     map[schema.GroupKind]bool   // kinds served once, whose controller stopped
 }
 
 func (s *KindServer) init() {
 	if s.controllers == nil {
 		s.controllers = map[schema.GroupKind]*Controller{}
 		s.crds = map[string]schema.GroupKind{}
-		s.deleted = map[string]bool{}
+		s.retired = map[schema.GroupKind]bool{}
 	}
 }
 
@@ -128,7 +129,9 @@ func (s *KindServer) ServeInstalled(ctx context.Context) error {
 // served kinds that may name k as owner. s.mu is held.
 func (s *KindServer) serveLocked(ctx context.Context, k reconcilers.Kind, mapping *meta.RESTMapping) error {
 	gk := s.Registry.GroupVersionKind(k).GroupKind()
-	ctl, err := Build(ctx, s.Manager, s.New(k), s.Options)
+	o := s.Options
+	o.Again = s.retired[gk]
+	ctl, err := Build(ctx, s.Manager, s.New(k), o)
 	if err != nil {
 		return fmt.Errorf("kind %s: %w", gk, err)
 	}
@@ -192,10 +195,9 @@ func (s *KindServer) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(s)
 }
 
-// Reconcile serves the kind of a CRD installed and Established, or reports
-// a served kind's CRD deleted.
+// Reconcile serves the kind of a CRD installed and Established, or retires
+// a served kind whose CRD was deleted.
 func (s *KindServer) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	log := ctrl.LoggerFrom(ctx).WithValues("crd", req.Name)
 	// The cached metadata says whether it exists: a served kind's CRD needs
 	// no more (at start, every CRD comes by).
 	md := &metav1.PartialObjectMetadata{}
@@ -204,11 +206,7 @@ func (s *KindServer) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err == nil {
-		if gk, ok := s.crds[req.Name]; ok {
-			if s.deleted[req.Name] && md.GetDeletionTimestamp() == nil {
-				delete(s.deleted, req.Name)
-				log.Info("CRD installed again: kind served again", "kind", gk.String())
-			}
+		if _, ok := s.crds[req.Name]; ok {
 			return reconcile.Result{}, nil
 		}
 		// Not served yet. At start every CRD comes by: one of a kind this
@@ -227,20 +225,48 @@ func (s *KindServer) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 	if apierrors.IsNotFound(err) {
-		if gk, ok := s.crds[req.Name]; ok && !s.deleted[req.Name] {
-			s.deleted[req.Name] = true
-			msg := fmt.Sprintf("CRD %s deleted: kind %s has no objects until it is installed again; its controller stays, its informer retries", req.Name, gk)
-			log.Info(msg, "kind", gk.String())
-			if s.Recorder != nil {
-				ref := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: req.Name}}
-				ref.SetGroupVersionKind(crdGVK)
-				s.Recorder.Eventf(ref, nil, corev1.EventTypeWarning, "CRDDeleted", "Serve", "%s", msg)
-			}
+		if gk, ok := s.crds[req.Name]; ok {
+			return reconcile.Result{}, s.retireLocked(ctx, req.Name, gk)
 		}
 		return reconcile.Result{}, nil
 	}
 	return reconcile.Result{}, err
 }
+
+// EventKindRetired is the event on a served kind's CRD once it is deleted
+// and the kind's controller stopped.
+const EventKindRetired = "KindRetired"
+
+// retireLocked stops serving gk, whose CRD crdName was deleted: its
+// controller and informer stop, the controllers of its children forget their
+// watch of it. s.mu is held.
+func (s *KindServer) retireLocked(ctx context.Context, crdName string, gk schema.GroupKind) error {
+	log := ctrl.LoggerFrom(ctx).WithValues("crd", crdName, "kind", gk.String())
+	stopCtx, cancel := context.WithTimeout(ctx, retireWait)
+	defer cancel()
+	if err := s.controllers[gk].Stop(stopCtx); err != nil {
+		return fmt.Errorf("stop the controller of kind %s: %w", gk, err)
+	}
+	delete(s.controllers, gk)
+	delete(s.crds, crdName)
+	s.retired[gk] = true
+	s.Registry.MarkNotServed(gk)
+	for _, other := range s.controllers {
+		other.OwnerRetired(gk)
+	}
+	msg := fmt.Sprintf("CRD %s deleted: kind %s is no longer served (its controller and informer stopped); it is served again once its CRD is installed", crdName, gk)
+	log.Info(msg, "served", len(s.controllers))
+	if s.Recorder != nil {
+		ref := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: crdName}}
+		ref.SetGroupVersionKind(crdGVK)
+		s.Recorder.Eventf(ref, nil, corev1.EventTypeNormal, EventKindRetired, "Retire", "%s", msg)
+	}
+	return nil
+}
+
+// retireWait bounds the wait for a retired kind's workers to finish what they
+// were doing (their context is cancelled: ARM calls in flight end at once).
+const retireWait = time.Minute
 
 // serveCRD serves the kind of crd once it is Established. s.mu is held.
 func (s *KindServer) serveCRD(ctx context.Context, crd *unstructured.Unstructured) (reconcile.Result, error) {
