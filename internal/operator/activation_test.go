@@ -22,6 +22,7 @@ import (
 	"github.com/aztenant/aztenant/internal/testing/stacktest"
 	"github.com/aztenant/aztenant/internal/testing/testenv"
 	"github.com/aztenant/aztenant/reconcilers"
+	"github.com/aztenant/aztenant/reconcilers/controllers"
 )
 
 // --crd-management=tenants: a kind the pattern offers becomes a CRD when a
@@ -93,7 +94,9 @@ func TestTenantsActivateKinds(t *testing.T) {
 		served := s.Parts.Kinds.Served()
 		return slices.Contains(served, rgGK) && slices.Contains(served, uaiGK)
 	})
-	if e := event(crdinstall.EventCRDInstalled, rgCRD); e == nil || !strings.Contains(e.Note, "Tenant "+ns) {
+	// Events are recorded a little after what they report.
+	stacktest.Until(t, "event "+crdinstall.EventCRDInstalled, func() bool { return event(crdinstall.EventCRDInstalled, rgCRD) != nil })
+	if e := event(crdinstall.EventCRDInstalled, rgCRD); !strings.Contains(e.Note, "Tenant "+ns) {
 		t.Errorf("event %s on %s: %+v, want one naming Tenant %s", crdinstall.EventCRDInstalled, rgCRD, e, ns)
 	}
 	if crdExists(saCRD) {
@@ -133,8 +136,11 @@ func TestTenantsActivateKinds(t *testing.T) {
 	}
 	stacktest.Until(t, uai.Name+" deleted", func() bool { return s.Gone(uai) })
 	stacktest.Until(t, uaiCRD+" removed", func() bool { return !crdExists(uaiCRD) })
-	if e := event(crdinstall.EventCRDRemoved, uaiCRD); e == nil {
-		t.Errorf("no event %s on %s", crdinstall.EventCRDRemoved, uaiCRD)
+	stacktest.Until(t, "event "+crdinstall.EventCRDRemoved, func() bool { return event(crdinstall.EventCRDRemoved, uaiCRD) != nil })
+	// Its controller and informer stop with it.
+	stacktest.Until(t, "event "+controllers.EventKindRetired, func() bool { return event(controllers.EventKindRetired, uaiCRD) != nil })
+	if slices.Contains(s.Parts.Kinds.Served(), uaiGK) {
+		t.Errorf("UserAssignedIdentity still served once its CRD was removed")
 	}
 	if !crdExists(rgCRD) || !crdExists("federatedidentitycredentials.managedidentity.aztenant.io") {
 		t.Error("a CRD removed that a Tenant names, or that was installed out of band")

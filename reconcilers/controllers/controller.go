@@ -48,6 +48,10 @@ type Options struct {
 	// may have changed (a Tenant appeared, changed or went away); their
 	// objects are reconciled again at once rather than at the next requeue.
 	AdmissionChanges func(ctx context.Context) <-chan []string
+
+	// watches are the handlers the controllers share on the informers they
+	// all watch (the KindServer's; Build makes its own without).
+	watches *sharedWatches
 }
 
 // The operator's permissions for Azure-backed kinds. Each line says why.
@@ -89,6 +93,9 @@ func Build(ctx context.Context, mgr ctrl.Manager, r *reconcilers.Reconciler, o O
 	if err := mgr.GetFieldIndexer().IndexField(ctx, obj, reconcilers.OwnerIndex, reconcilers.OwnerName); err != nil {
 		return nil, err
 	}
+	if o.watches == nil {
+		o.watches = newSharedWatches(mgr.GetCache())
+	}
 	objs := objects{client: r.Client, registry: r.Registry, kind: r.Kind, stopped: &atomic.Bool{}}
 	run := &stoppable{stop: make(chan struct{}), done: make(chan struct{})}
 	var skipNameValidation *bool // the manager's setting
@@ -99,10 +106,10 @@ func Build(ctx context.Context, mgr ctrl.Manager, r *reconcilers.Reconciler, o O
 		Named(strings.ToLower(gvk.Kind)+"."+gvk.Group).
 		For(obj, builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Settings.WithDefaults().Workers, NewQueue: o.NewQueue, SkipNameValidation: skipNameValidation}).
-		Watches(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(objs.identityChanged)).
-		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+		WatchesRawSource(o.watches.source(&identityv1alpha1.Identity{}, handler.EnqueueRequestsFromMapFunc(objs.identityChanged))).
+		WatchesRawSource(o.watches.source(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 			return objs.allInNamespace(ctx, o.GetName(), "its labels or annotations changed")
-		}), builder.WithPredicates(namespaceMetadataChanged))
+		}), namespaceMetadataChanged))
 	facts, hooks := r.Kind.Facts(), r.Kind.Hooks()
 	if hooks.References != nil {
 		// A referenced Secret or ConfigMap that appears lets a waiting object
@@ -118,12 +125,12 @@ func Build(ctx context.Context, mgr ctrl.Manager, r *reconcilers.Reconciler, o O
 		}); err != nil {
 			return nil, err
 		}
-		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(objs.referencing(reconcilers.ReferenceSecret)), builder.WithPredicates(dataChanged)).
-			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(objs.referencing(reconcilers.ReferenceConfigMap)), builder.WithPredicates(dataChanged))
+		b = b.WatchesRawSource(o.watches.source(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(objs.referencing(reconcilers.ReferenceSecret)), dataChanged)).
+			WatchesRawSource(o.watches.source(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(objs.referencing(reconcilers.ReferenceConfigMap)), dataChanged))
 	} else if hooks.Resolve != nil {
 		// A referenced Secret or ConfigMap that appears lets a waiting object proceed.
-		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(objs.inNamespace)).
-			Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(objs.inNamespace))
+		b = b.WatchesRawSource(o.watches.source(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(objs.inNamespace))).
+			WatchesRawSource(o.watches.source(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(objs.inNamespace)))
 	}
 	if ok := facts.OwnerKind; !ok.Empty() {
 		if _, found := r.Registry.Lookup(ok); !found {
@@ -132,7 +139,7 @@ func Build(ctx context.Context, mgr ctrl.Manager, r *reconcilers.Reconciler, o O
 	}
 	// Onboarding granted or took away something in Azure (a role, a resource
 	// group): what waits in the Tenant's namespaces looks again at once.
-	b = b.Watches(&tenancyv1alpha1.Tenant{}, handler.EnqueueRequestsFromMapFunc(objs.tenantOnboarded), builder.WithPredicates(onboardingChanged))
+	b = b.WatchesRawSource(o.watches.source(&tenancyv1alpha1.Tenant{}, handler.EnqueueRequestsFromMapFunc(objs.tenantOnboarded), onboardingChanged))
 	if o.AdmissionChanges != nil {
 		b = b.WatchesRawSource(source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
 			changes := o.AdmissionChanges(ctx)
@@ -162,7 +169,7 @@ func Build(ctx context.Context, mgr ctrl.Manager, r *reconcilers.Reconciler, o O
 	if err != nil {
 		return nil, err
 	}
-	ctl := &Controller{Controller: c, objs: objs, cache: mgr.GetCache(), run: run, owners: map[schema.GroupKind]bool{}}
+	ctl := &Controller{Controller: c, objs: objs, cache: mgr.GetCache(), watches: o.watches, run: run, owners: map[schema.GroupKind]bool{}}
 	r.Registry.MarkServed(gvk.GroupKind())
 	for _, gk := range ctl.ownerKinds() {
 		if r.Registry.Served(gk) {
@@ -179,9 +186,10 @@ func Build(ctx context.Context, mgr ctrl.Manager, r *reconcilers.Reconciler, o O
 // kind's informer (Stop).
 type Controller struct {
 	controller.Controller
-	objs  objects
-	cache cache.Cache
-	run   *stoppable
+	objs    objects
+	cache   cache.Cache
+	watches *sharedWatches
+	run     *stoppable
 
 	mu     sync.Mutex
 	owners map[schema.GroupKind]bool // watched
@@ -213,7 +221,7 @@ func (c *Controller) OwnerServed(gk schema.GroupKind) error {
 		return nil
 	}
 	k, _ := c.objs.registry.Lookup(gk) // ownerKinds holds registered kinds only
-	if err := c.Watch(source.Kind(c.cache, client.Object(k.New()), handler.EnqueueRequestsFromMapFunc(c.objs.childrenOfOwner), ownerStateChanged)); err != nil {
+	if err := c.Watch(c.watches.source(k.New(), handler.EnqueueRequestsFromMapFunc(c.objs.childrenOfOwner), ownerStateChanged)); err != nil {
 		return err
 	}
 	c.owners[gk] = true
@@ -221,16 +229,17 @@ func (c *Controller) OwnerServed(gk schema.GroupKind) error {
 }
 
 // Stop stops the controller, once its workers have finished what they were
-// doing, and the informer of its kind (its objects' cache and indexes): its
-// CRD was deleted. The handlers its watches added to the informers of other
-// kinds (Identities, Namespaces, Secrets, Tenants) stay registered, as
-// controller-runtime leaves them, and enqueue nothing from then on.
+// doing, its watches of other kinds, and the informer of its kind (its
+// objects' cache and indexes, the watches of its objects as owners): its
+// CRD was deleted.
 func (c *Controller) Stop(ctx context.Context) error {
 	c.objs.stopped.Store(true)
 	if err := c.run.halt(ctx); err != nil {
 		return err
 	}
-	return c.cache.RemoveInformer(ctx, c.objs.kind.New())
+	obj := c.objs.kind.New()
+	c.watches.forget(obj)
+	return c.cache.RemoveInformer(ctx, obj)
 }
 
 // OwnerRetired forgets the watch of owners of kind gk, whose informer went

@@ -64,6 +64,7 @@ type KindServer struct {
 	controllers map[schema.GroupKind]*Controller
 	crds        map[string]schema.GroupKind // CRD name of a served kind
 	retired     map[schema.GroupKind]bool   // kinds served once, whose controller stopped
+	watches     *sharedWatches
 }
 
 func (s *KindServer) init() {
@@ -71,6 +72,7 @@ func (s *KindServer) init() {
 		s.controllers = map[schema.GroupKind]*Controller{}
 		s.crds = map[string]schema.GroupKind{}
 		s.retired = map[schema.GroupKind]bool{}
+		s.watches = newSharedWatches(s.Manager.GetCache())
 	}
 }
 
@@ -130,7 +132,7 @@ func (s *KindServer) ServeInstalled(ctx context.Context) error {
 func (s *KindServer) serveLocked(ctx context.Context, k reconcilers.Kind, mapping *meta.RESTMapping) error {
 	gk := s.Registry.GroupVersionKind(k).GroupKind()
 	o := s.Options
-	o.Again = s.retired[gk]
+	o.Again, o.watches = s.retired[gk], s.watches
 	ctl, err := Build(ctx, s.Manager, s.New(k), o)
 	if err != nil {
 		return fmt.Errorf("kind %s: %w", gk, err)
