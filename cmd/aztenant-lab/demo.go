@@ -240,25 +240,39 @@ func (d *demo) startEmulator(ctx context.Context) error {
 	}
 	d.emuURL = "https://127.0.0.1:" + strconv.Itoa(port)
 	caFile := filepath.Join(d.dir, "emulator-ca.pem")
-	if _, err := controlplane.StartDetached(d.dir, "azure-emulator", filepath.Join(d.bin, "azure-emulator"), []string{
+	emu, err := controlplane.StartDetached(d.dir, "azure-emulator", filepath.Join(d.bin, "azure-emulator"), []string{
 		"--addr", "127.0.0.1:" + strconv.Itoa(port), "--config", cfgFile, "--ca-out", caFile,
 		"--trust-issuer", d.cp.IssuerURL, "--trust-issuer-ca", filepath.Join(d.dir, "ca.crt"),
-	}, nil); err != nil {
-		return err
-	}
-	if err := waitFile(ctx, caFile); err != nil {
-		return fmt.Errorf("emulator did not write its CA: %w", err)
-	}
-	ca, err := os.ReadFile(caFile)
+	}, nil)
 	if err != nil {
 		return err
 	}
-	d.http, err = emulatorClient(ca)
-	if err != nil {
+	// Its CA written, then its health answered over TLS with it; an emulator that
+	// exits is reported at once, with its log (the operator's wait, below).
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	if err := controlplane.WaitFor(wctx, "emulator", func(ctx context.Context) error {
+		if d.http == nil {
+			ca, err := os.ReadFile(caFile)
+			if err != nil || len(ca) == 0 {
+				return fmt.Errorf("its CA is not written yet (%s)", caFile)
+			}
+			if d.http, err = emulatorClient(ca); err != nil {
+				return err
+			}
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.emuURL+"/_emulator/health", nil)
+		resp, err := d.http.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("/_emulator/health: %s", resp.Status)
+		}
+		return nil
+	}, emu); err != nil {
 		return err
-	}
-	if err := d.waitHTTP(ctx, d.emuURL+"/_emulator/health"); err != nil {
-		return fmt.Errorf("emulator not healthy: %w", err)
 	}
 	fmt.Fprintf(d.out, "    %s; one app registration, the platform team's (Contributor and User Access Administrator)\n", d.emuURL)
 	return nil
@@ -680,36 +694,4 @@ func (d *demo) getJSON(ctx context.Context, url string, v any) error {
 		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	return json.NewDecoder(resp.Body).Decode(v)
-}
-
-func (d *demo) waitHTTP(ctx context.Context, url string) error {
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := d.http.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return true, nil
-			}
-			err = fmt.Errorf("%s", resp.Status)
-		}
-		last = err
-		return false, nil
-	})
-	if err != nil && last != nil {
-		return last
-	}
-	return err
-}
-
-func waitFile(ctx context.Context, path string) error {
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		st, err := os.Stat(path)
-		return err == nil && st.Size() > 0, nil
-	})
-	if wait.Interrupted(err) && ctx.Err() == nil {
-		return fmt.Errorf("%s not written within 30s", path)
-	}
-	return err
 }
