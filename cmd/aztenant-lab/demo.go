@@ -261,16 +261,7 @@ func (d *demo) startEmulator(ctx context.Context) error {
 				return err
 			}
 		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.emuURL+"/_emulator/health", nil)
-		resp, err := d.http.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("/_emulator/health: %s", resp.Status)
-		}
-		return nil
+		return controlplane.GetOK(ctx, d.http, d.emuURL+"/_emulator/health")
 	}, emu); err != nil {
 		return err
 	}
@@ -334,16 +325,7 @@ func (d *demo) startOperator(ctx context.Context) error {
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	if err := controlplane.WaitFor(wctx, "operator", func(ctx context.Context) error {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(probe)+"/readyz", nil)
-		resp, err := plain.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("/readyz: %s", resp.Status)
-		}
-		return nil
+		return controlplane.GetOK(ctx, plain, "http://127.0.0.1:"+strconv.Itoa(probe)+"/readyz")
 	}, op); err != nil {
 		return err
 	}

@@ -352,15 +352,7 @@ func waitReady(ctx context.Context, p *controlplane.Process, probeURL string) er
 		if err := p.Exited(); err != nil {
 			return err
 		}
-		resp, err := plain.Get(probeURL)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("readyz: %s", resp.Status)
-		}
-		return nil
+		return controlplane.GetOK(ctx, plain, probeURL)
 	})
 }
 

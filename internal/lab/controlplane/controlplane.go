@@ -255,20 +255,26 @@ func (cp *ControlPlane) startControllers(ctx context.Context, bin string, p *pki
 	healthz := fmt.Sprintf("https://127.0.0.1:%d/healthz", ports[0])
 	insecure := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // its self-signed serving certificate, on loopback
 	return WaitFor(ctx, "kube-controller-manager", func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, healthz, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := insecure.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("GET %s: %s", healthz, resp.Status)
-		}
-		return nil
+		return GetOK(ctx, insecure, healthz)
 	}, cp.controllers, cp.apiserver)
+}
+
+// GetOK is nil when a GET of url with c answers 200 OK (a health or readiness
+// probe), the error or the status otherwise.
+func GetOK(ctx context.Context, c *http.Client, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return nil
 }
 
 // publishIssuer lets anonymous clients read the issuer's discovery document and
