@@ -1,10 +1,12 @@
 package lifecycle_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -142,15 +144,22 @@ func newTree(t *testing.T, s *stacktest.Stack, ns string, rgAnnotations map[stri
 
 // watchDeletions watches the aztenant objects of namespace ns from now on;
 // the function returned waits until n of them are deleted and returns
-// "Kind/name" in the order the API server deleted them.
+// "Kind/name" in the order the API server deleted them: by the resource
+// version of each deletion (etcd's revision, one sequence for every kind),
+// not by when each kind's watch told of it, which on a busy machine is
+// another order.
 func watchDeletions(t *testing.T, s *stacktest.Stack, ns string) func(n int) []string {
 	t.Helper()
 	wc, err := client.NewWithWatch(s.Env.Config, client.Options{Scheme: s.Env.Scheme})
 	must(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
 	t.Cleanup(cancel)
+	type deletion struct {
+		rv   uint64
+		what string
+	}
 	var mu sync.Mutex
-	var gone []string
+	var gone []deletion
 	for _, list := range []client.ObjectList{&resourcesv1alpha1.ResourceGroupList{}, &storagev1alpha1.StorageAccountList{},
 		&storagev1alpha1.StorageAccountsBlobServicesContainerList{}, &managedidentityv1alpha1.UserAssignedIdentityList{},
 		&managedidentityv1alpha1.FederatedIdentityCredentialList{}} {
@@ -163,8 +172,12 @@ func watchDeletions(t *testing.T, s *stacktest.Stack, ns string) func(n int) []s
 					continue
 				}
 				o := ev.Object.(client.Object)
+				rv, err := strconv.ParseUint(o.GetResourceVersion(), 10, 64)
+				if err != nil {
+					t.Errorf("the deletion of %s has resource version %q: %v", o.GetName(), o.GetResourceVersion(), err)
+				}
 				mu.Lock()
-				gone = append(gone, kindOf(s, o)+"/"+o.GetName())
+				gone = append(gone, deletion{rv, kindOf(s, o) + "/" + o.GetName()})
 				mu.Unlock()
 			}
 		}()
@@ -174,8 +187,13 @@ func watchDeletions(t *testing.T, s *stacktest.Stack, ns string) func(n int) []s
 		var out []string
 		testenv.Eventually(t, wait, fmt.Sprintf("%d deletions seen", n), func() (bool, string) {
 			mu.Lock()
-			defer mu.Unlock()
-			out = slices.Clone(gone)
+			ds := slices.Clone(gone)
+			mu.Unlock()
+			slices.SortFunc(ds, func(a, b deletion) int { return cmp.Compare(a.rv, b.rv) })
+			out = out[:0]
+			for _, d := range ds {
+				out = append(out, d.what)
+			}
 			return len(out) >= n, fmt.Sprintf("seen %q", out)
 		})
 		return out

@@ -131,7 +131,7 @@ func Main(m *testing.M, opts ...Option) {
 			panic(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), startWait)
 	env, startErr = start(ctx, s)
 	cancel()
 
@@ -154,6 +154,12 @@ func Main(m *testing.M, opts ...Option) {
 
 // fuzzOnly reports whether this test binary runs only fuzz targets: a fuzz
 // worker process, or -fuzz with -run '^$'.
+// startWait bounds the start of a control plane (etcd, kube-apiserver and the CRDs
+// Established): seconds on an idle machine; CI's five test binaries at once on 2 cores
+// once took the kube-apiserver of a package with every CRD over 2 minutes. The wait ends
+// as soon as it is ready, and at once if a process exits.
+const startWait = 5 * time.Minute
+
 // flagGiven says whether the command line set the flag name.
 func flagGiven(name string) bool {
 	given := false
@@ -249,12 +255,7 @@ func New(t testing.TB, opts ...Option) *Env {
 	for _, o := range opts {
 		o(&s)
 	}
-	if s.parallel > 0 && !flagGiven("test.parallel") {
-		if err := flag.Set("test.parallel", strconv.Itoa(s.parallel)); err != nil {
-			panic(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), startWait)
 	defer cancel()
 	e, err := start(ctx, s)
 	if err != nil {
