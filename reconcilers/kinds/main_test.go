@@ -11,9 +11,9 @@ import (
 )
 
 // The lifecycle test's shards and the other tests wait on Azure's operations and syncs
-// more than on the CPU: 8 run at once (go test's -parallel, if given, says otherwise).
+// more than on the CPU: 4 run at once (go test's -parallel, if given, says otherwise).
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.WithKinds(testenv.EveryKind), testenv.WithParallel(8))
+	testenv.Main(m, testenv.WithKinds(testenv.EveryKind), testenv.WithParallel(4))
 }
 
 const (

@@ -87,6 +87,12 @@ const PrincipalReplication = 2 * time.Second
 // (2026-12-07, the kinds package beside the e2e suites).
 const Patience = 2 * time.Minute
 
+// StartPatience bounds the wait for a new stack's Identities to be Ready, which
+// includes the operator's start: serving every kind (hundreds of informers and
+// controllers) is about 10 s of CPU, and several such stacks starting at once on a
+// busy machine took over Patience (make test-under-load, 2026-12-07).
+const StartPatience = 5 * time.Minute
+
 // TestKinds are the kinds an operator started here serves when its configuration names
 // none (Config.Kinds nil): testenv's, those a package's control plane has by default.
 // A test of other kinds names them (TestKindsAnd, in the package's testenv.WithKinds
@@ -215,13 +221,13 @@ func newOn(t testing.TB, env *testenv.Env, cfg operator.Config, log logr.Logger,
 	// Wait for the Identities, so their status updates do not re-trigger the
 	// resources under test and call counts are exact.
 	for _, ns := range namespaces {
-		Until(t, "Identity of "+ns+" Ready", func() bool {
+		testenv.Eventually(t, StartPatience, "Identity of "+ns+" Ready", func() (bool, string) {
 			var id identityv1alpha1.Identity
 			if err := s.Client.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "default"}, &id); err != nil {
-				return false
+				return false, ""
 			}
 			c := meta.FindStatusCondition(id.Status.Conditions, identity.ConditionReady)
-			return c != nil && c.Status == metav1.ConditionTrue
+			return c != nil && c.Status == metav1.ConditionTrue, ""
 		})
 	}
 	return s
