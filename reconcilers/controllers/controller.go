@@ -97,7 +97,7 @@ func Build(ctx context.Context, mgr ctrl.Manager, r *reconcilers.Reconciler, o O
 		o.watches = newSharedWatches(mgr.GetCache())
 	}
 	objs := objects{client: r.Client, registry: r.Registry, kind: r.Kind, stopped: &atomic.Bool{}}
-	run := &stoppable{stop: make(chan struct{}), done: make(chan struct{})}
+	run := &stoppable{done: make(chan struct{})}
 	var skipNameValidation *bool // the manager's setting
 	if o.Again {
 		skipNameValidation = &o.Again // its name was registered by the controller it replaces
@@ -267,39 +267,31 @@ func (m stoppableManager) Add(r manager.Runnable) error {
 // stoppable runs a controller until the manager stops or halt is called.
 type stoppable struct {
 	manager.Runnable
-	once    sync.Once
-	stop    chan struct{} // closed by halt
-	started atomic.Bool
-	done    chan struct{} // closed when Start returns
+	mu     sync.Mutex
+	halted bool
+	cancel context.CancelFunc // of the running controller's context
+	done   chan struct{}      // closed when a started controller has returned
 }
 
 // Start runs the controller until ctx ends or halt is called. Halted, it
 // returns nil whatever the controller said (a controller stopped during its
 // first sync says the sync failed): the manager goes on.
 func (s *stoppable) Start(ctx context.Context) error {
-	s.started.Store(true)
+	s.mu.Lock()
+	if s.halted {
+		s.mu.Unlock()
+		return nil
+	}
+	ctx, s.cancel = context.WithCancel(ctx)
+	s.mu.Unlock()
 	defer close(s.done)
-	select {
-	case <-s.stop:
-		return nil
-	default:
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-s.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	err := s.Runnable.Start(ctx)
-	select {
-	case <-s.stop:
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.halted {
 		return nil
-	default:
-		return err
 	}
+	return err
 }
 
 // NeedLeaderElection is the controller's: it runs on the leader only.
@@ -313,8 +305,14 @@ func (s *stoppable) NeedLeaderElection() bool {
 // halt stops the controller and waits until it has returned (if it had
 // started), or ctx ends.
 func (s *stoppable) halt(ctx context.Context) error {
-	s.once.Do(func() { close(s.stop) })
-	if !s.started.Load() {
+	s.mu.Lock()
+	s.halted = true
+	started := s.cancel != nil
+	if started {
+		s.cancel()
+	}
+	s.mu.Unlock()
+	if !started {
 		return nil // the manager has not started it: it returns at once when it does
 	}
 	select {
