@@ -6,6 +6,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	authorizationv1alpha1 "github.com/aztenant/aztenant/api/authorization/v1alpha1"
@@ -102,14 +103,19 @@ func TestRoleAssignmentLifecycle(t *testing.T) {
 			PrincipalID: &azurev1alpha1.ConfigMapDestination{Name: "ra-app-ids", Key: "principalId"},
 		},
 	}
+	// They are told when the identity is Ready: they watch it. (A time bound
+	// here flaked under load, 7 s against a requeue's 10 s; make bench's
+	// converge scenario, whose children are created with their owners, is
+	// where a missed owner event shows as time.)
+	raGK := schema.GroupKind{Group: authorizationv1alpha1.GroupVersion.Group, Kind: "RoleAssignment"}
+	uaiGK := schema.GroupKind{Group: managedidentityv1alpha1.GroupVersion.Group, Kind: "UserAssignedIdentity"}
+	if !s.Parts.Kinds.WatchesOwner(raGK, uaiGK) {
+		t.Error("RoleAssignments do not watch UserAssignedIdentities, one of their scopes")
+	}
 	s.Create(t, uai)
 	s.WaitReady(t, uai, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	ownerReady := time.Now()
 	s.WaitReady(t, reader, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
 	s.WaitReady(t, byKind, metav1.ConditionTrue, reconcilers.ReasonSucceeded)
-	if d := time.Since(ownerReady); d > 5*time.Second {
-		t.Errorf("the assignments took %s after their owner and ConfigMap were ready: they were not told", d)
-	}
 	if !strings.EqualFold(byKind.Status.Scope, uai.Status.ID) {
 		t.Errorf("assignment on the identity has scope %q, want %q", byKind.Status.Scope, uai.Status.ID)
 	}
