@@ -5,6 +5,7 @@ package api
 import (
 	"k8s.io/apimachinery/pkg/runtime"
 
+	alertsmanagementv1alpha1 "github.com/aztenant/aztenant/api/alertsmanagement/v1alpha1"
 	apimanagementv1alpha1 "github.com/aztenant/aztenant/api/apimanagement/v1alpha1"
 	appv1alpha1 "github.com/aztenant/aztenant/api/app/v1alpha1"
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
@@ -24,6 +25,7 @@ import (
 	eventhubv1alpha1 "github.com/aztenant/aztenant/api/eventhub/v1alpha1"
 	insightsv1alpha1 "github.com/aztenant/aztenant/api/insights/v1alpha1"
 	keyvaultv1alpha1 "github.com/aztenant/aztenant/api/keyvault/v1alpha1"
+	kubernetesconfigurationv1alpha1 "github.com/aztenant/aztenant/api/kubernetesconfiguration/v1alpha1"
 	kustov1alpha1 "github.com/aztenant/aztenant/api/kusto/v1alpha1"
 	machinelearningservicesv1alpha1 "github.com/aztenant/aztenant/api/machinelearningservices/v1alpha1"
 	networkv1alpha1 "github.com/aztenant/aztenant/api/network/v1alpha1"
@@ -73,4 +75,6 @@ var generatedGroups = runtime.SchemeBuilder{
 	cdnv1alpha1.AddToScheme,
 	containerinstancev1alpha1.AddToScheme,
 	networkfrontdoorv1alpha1.AddToScheme,
+	alertsmanagementv1alpha1.AddToScheme,
+	kubernetesconfigurationv1alpha1.AddToScheme,
 }

@@ -235,6 +235,10 @@ func perturbAt(op AnswerOp, armType string, p place, rng *rand.Rand) (AnswerTran
 			return t, false
 		}
 		switch {
+		case slices.ContainsFunc(list, func(el any) bool { s, _ := el.(string); return strings.HasPrefix(s, "/") }):
+			// A list of ARM IDs (a role's assignable scopes, a rule group's workspaces):
+			// Azure holds what it was sent and never adds a resource of its own there.
+			return t, false
 		case all(list, func(el any) bool { _, ok := el.(string); return ok }):
 			t.Value, _ = json.Marshal(PerturbElement)
 		case strings.HasPrefix(elementSelectors(list)[0], "[name="):

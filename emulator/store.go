@@ -109,7 +109,15 @@ func mergePatch(target map[string]any, patch map[string]any) map[string]any {
 
 // lookupLocked finds a resource by ID, case-insensitively. Caller holds e.mu.
 func (e *Emulator) lookupLocked(id string) *resource {
-	return e.resources[strings.ToLower(armpath.NormalizeScope(id))]
+	if r := e.resources[strings.ToLower(armpath.NormalizeScope(id))]; r != nil {
+		return r
+	}
+	// A custom role is one resource at every scope it is read at, kept under its
+	// subscription as Azure keeps it (type_roledefinition.go).
+	if p := armpath.Parse(id); p.Last().TypeKey() == typeRoleDefinition && p.Subscription() != "" {
+		return e.resources[strings.ToLower("/subscriptions/"+p.Subscription()+"/providers/Microsoft.Authorization/roleDefinitions/"+p.Last().Name)]
+	}
+	return nil
 }
 
 // insertLocked stores a new resource under its parent. Caller holds e.mu for writing.

@@ -38,6 +38,9 @@ type armShape struct {
 	// objects as values), by JSON name, held in the spec as lists of references
 	// ([{reference: {armId} | {name}}]), a by-name one a UserAssignedIdentity by default.
 	identities []string
+	// renames: fields the config renames (api/kinds.yaml, rename), spec JSON name
+	// (roleType) -> ARM's (type).
+	renames map[string]string
 }
 
 // The group and kind of a user-assigned identity named without them.
@@ -196,7 +199,8 @@ func unwrapIDRefs(m map[string]any, s *armShape) {
 	})
 }
 
-// nest moves s's properties of m under m["properties"], depth first.
+// nest gives renamed fields their ARM names and moves s's properties of m under
+// m["properties"], depth first.
 func nest(m map[string]any, s *armShape) {
 	if s == nil {
 		return
@@ -211,6 +215,12 @@ func nest(m map[string]any, s *armShape) {
 					nest(em, sub)
 				}
 			}
+		}
+	}
+	for spec, arm := range s.renames {
+		if v, ok := m[spec]; ok {
+			m[arm] = v
+			delete(m, spec)
 		}
 	}
 	props := map[string]any{}

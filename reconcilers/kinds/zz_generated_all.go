@@ -3,6 +3,7 @@
 package kinds
 
 import (
+	alertsmanagementv1alpha1 "github.com/aztenant/aztenant/api/alertsmanagement/v1alpha1"
 	apimanagementv1alpha1 "github.com/aztenant/aztenant/api/apimanagement/v1alpha1"
 	appv1alpha1 "github.com/aztenant/aztenant/api/app/v1alpha1"
 	appconfigurationv1alpha1 "github.com/aztenant/aztenant/api/appconfiguration/v1alpha1"
@@ -26,6 +27,7 @@ import (
 	eventhubv1alpha1 "github.com/aztenant/aztenant/api/eventhub/v1alpha1"
 	insightsv1alpha1 "github.com/aztenant/aztenant/api/insights/v1alpha1"
 	keyvaultv1alpha1 "github.com/aztenant/aztenant/api/keyvault/v1alpha1"
+	kubernetesconfigurationv1alpha1 "github.com/aztenant/aztenant/api/kubernetesconfiguration/v1alpha1"
 	kustov1alpha1 "github.com/aztenant/aztenant/api/kusto/v1alpha1"
 	machinelearningservicesv1alpha1 "github.com/aztenant/aztenant/api/machinelearningservices/v1alpha1"
 	managedidentityv1alpha1 "github.com/aztenant/aztenant/api/managedidentity/v1alpha1"
@@ -50,6 +52,7 @@ var generated = []generatedKind{
 	{resourcesv1alpha1.ResourceGroupGroupKind, ResourceGroup{}},
 	{managedidentityv1alpha1.UserAssignedIdentityGroupKind, UserAssignedIdentity{}},
 	{managedidentityv1alpha1.FederatedIdentityCredentialGroupKind, FederatedIdentityCredential{}},
+	{authorizationv1alpha1.RoleDefinitionGroupKind, RoleDefinition{}},
 	{storagev1alpha1.StorageAccountGroupKind, StorageAccount{}},
 	{cachev1alpha1.RedisGroupKind, Redis{}},
 	{dbforpostgresqlv1alpha1.FlexibleServerGroupKind, DbforpostgresqlFlexibleServer{}},
@@ -417,4 +420,8 @@ var generated = []generatedKind{
 	{networkv1alpha1.TrafficManagerProfilesNestedEndpointGroupKind, TrafficManagerProfilesNestedEndpoint{}},
 	{containerinstancev1alpha1.ContainerGroupGroupKind, ContainerGroup{}},
 	{networkfrontdoorv1alpha1.WebApplicationFirewallPolicyGroupKind, NetworkFrontdoorWebApplicationFirewallPolicy{}},
+	{insightsv1alpha1.WorkbookGroupKind, Workbook{}},
+	{alertsmanagementv1alpha1.PrometheusRuleGroupGroupKind, PrometheusRuleGroup{}},
+	{kubernetesconfigurationv1alpha1.ExtensionGroupKind, Extension{}},
+	{kubernetesconfigurationv1alpha1.FluxConfigurationGroupKind, FluxConfiguration{}},
 }

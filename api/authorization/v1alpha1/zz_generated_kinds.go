@@ -7,6 +7,7 @@ import "k8s.io/apimachinery/pkg/runtime"
 // addGeneratedKinds registers the kinds kindgen writes into this group.
 func addGeneratedKinds(s *runtime.Scheme) {
 	s.AddKnownTypes(GroupVersion,
+		&RoleDefinition{}, &RoleDefinitionList{},
 		&RoleAssignment{}, &RoleAssignmentList{},
 	)
 }

@@ -405,6 +405,29 @@ var sampleValues = map[string]map[string]any{
 		"updateStrategyReference": map[string]any{"group": "containerservice.aztenant.io", "kind": "FleetsUpdateStrategy", "name": "sample-fleetsupdatestrategy"}},
 	// An Enterprise cluster of the smallest SKU and its one database, which Azure names
 	// "default" (a cluster holds one: learn.microsoft.com/azure/azure-cache-for-redis/managed-redis).
+	// A cluster's Flux extension and a GitOps configuration through it, as AKS's GitOps
+	// tutorial sets them up (learn.microsoft.com/azure/azure-arc/kubernetes/tutorial-use-gitops-flux2).
+	"kubernetesconfiguration/Extension": {"owner": map[string]any{"group": "containerservice.aztenant.io", "kind": "ManagedCluster", "name": "sample-aks"},
+		"name": "flux", "extensionType": "microsoft.flux", "autoUpgradeMinorVersion": true, "releaseTrain": "Stable",
+		"scope": map[string]any{"cluster": map[string]any{"releaseNamespace": "flux-system"}}},
+	"kubernetesconfiguration/FluxConfiguration": {"owner": map[string]any{"group": "containerservice.aztenant.io", "kind": "ManagedCluster", "name": "sample-aks"},
+		"name": "cluster-config", "scope": "cluster", "namespace": "cluster-config", "sourceKind": "GitRepository",
+		"gitRepository": map[string]any{"url": "https://github.com/Azure/gitops-flux2-kustomize-helm-mt", "repositoryRef": map[string]any{"branch": "main"},
+			"syncIntervalInSeconds": 600, "timeoutInSeconds": 600},
+		"kustomizations": map[string]any{"infra": map[string]any{"path": "./infrastructure", "syncIntervalInSeconds": 600, "prune": true}}},
+	// A rule group alerting on an AKS cluster's metrics in its Azure Monitor workspace.
+	"alertsmanagement/PrometheusRuleGroup": {"clusterName": "sample-aks", "description": "node alerts", "enabled": true, "interval": "PT1M",
+		"scopesReferences": []any{map[string]any{"armId": sampleSub + "/resourceGroups/sample-rg/providers/Microsoft.Monitor/accounts/sample-amw"}},
+		"rules": []any{map[string]any{"alert": "NodeHighCPU", "expression": "avg by (instance) (rate(node_cpu_seconds_total{mode!=\"idle\"}[5m])) > 0.9",
+			"for": "PT5M", "severity": 3, "enabled": true, "labels": map[string]any{"team": "platform"}}}},
+	// A shared workbook (api-version 2015-05-01's body: its display name, the user who owns it).
+	"insights/Workbook": {"kind": "shared", "category": "workbook", "displayName": "Sample workbook", "workbookId": "sample-workbook",
+		"userId": "11111111-2222-3333-4444-555555555555", "serializedData": `{"version":"Notebook/1.0","items":[]}`},
+	// A custom role reading a group's storage, assignable in that group only.
+	"authorization/RoleDefinition": {"roleName": "sample storage reader", "description": "reads storage accounts and their containers",
+		"permissions": []any{map[string]any{"actions": []any{"Microsoft.Storage/storageAccounts/read",
+			"Microsoft.Storage/storageAccounts/blobServices/containers/read"}}},
+		"assignableScopesReferences": []any{map[string]any{"armId": sampleSub + "/resourceGroups/sample-rg"}}},
 	"cache/RedisEnterprise": {"sku": map[string]any{"name": "Enterprise_E10", "capacity": 2}, "minimumTlsVersion": "1.2"},
 	"cache/RedisEnterpriseDatabase": {"name": "default", "clientProtocol": "Encrypted", "port": 10000,
 		"clusteringPolicy": "EnterpriseCluster", "evictionPolicy": "NoEviction"},

@@ -45,10 +45,13 @@ type shape struct {
 	// Identities are ARM's userAssignedIdentities maps (keyed by the identity's ARM ID,
 	// empty objects as values), by JSON name, held in the spec as lists of references.
 	Identities []string
+	// Renames are the fields the config renames (api/kinds.yaml, rename): spec JSON
+	// name (roleType) -> ARM's (type).
+	Renames map[string]string
 }
 
 func (s *shape) empty() bool {
-	return s == nil || (len(s.Props) == 0 && len(s.Fields) == 0 && len(s.IDRefs) == 0 && len(s.Secrets) == 0 && len(s.Identities) == 0)
+	return s == nil || (len(s.Props) == 0 && len(s.Fields) == 0 && len(s.IDRefs) == 0 && len(s.Secrets) == 0 && len(s.Identities) == 0 && len(s.Renames) == 0)
 }
 
 type mode int
@@ -126,7 +129,7 @@ var topLevelOwn = map[string]bool{"id": true, "name": true, "type": true, "locat
 // true for the resource body itself.
 func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 	var out []goField
-	sh := &shape{Fields: map[string]*shape{}, IDRefs: map[string]string{}}
+	sh := &shape{Fields: map[string]*shape{}, IDRefs: map[string]string{}, Renames: map[string]string{}}
 	seen := map[string]bool{}
 	add := func(f *model.Field, inProps bool) {
 		name := f.JSON
@@ -141,7 +144,7 @@ func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 		if !ok {
 			return
 		}
-		armName := name
+		armName := f.JSON
 		armPath := armName
 		if inProps {
 			armPath = "properties." + armName
@@ -158,6 +161,9 @@ func (g *types) fieldsOf(t *model.Type, m mode, top bool) ([]goField, *shape) {
 				g.deepRefs = append(g.deepRefs, t.Name+"."+f.JSON)
 			}
 			g.handRefs = append(g.handRefs, bodyRef{json: name, goName: gf.Name, path: armPath})
+		}
+		if name != armName && !hand && sh.IDRefs[name] == "" {
+			sh.Renames[name] = armName
 		}
 		gf.JSON = name
 		seen[name] = true
@@ -736,6 +742,24 @@ func (sh *shape) literal() string {
 				b.WriteString(", ")
 			}
 			b.WriteString(strconv.Quote(k) + ": " + sh.Fields[k].literal())
+		}
+		b.WriteString("}")
+	}
+	if len(sh.Renames) > 0 {
+		if b.Len() > len("&armShape{") {
+			b.WriteString(", ")
+		}
+		keys := make([]string, 0, len(sh.Renames))
+		for k := range sh.Renames {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString("renames: map[string]string{")
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(k) + ": " + strconv.Quote(sh.Renames[k]))
 		}
 		b.WriteString("}")
 	}

@@ -46,6 +46,12 @@ func parsePath(path string) (armPath, error) {
 		ap.scope = model.ScopeResourceGroup
 	case strings.HasPrefix(prefix, "/{") && strings.Count(prefix, "/") == 1:
 		ap.scope = model.ScopeExtension
+	case isResourcePath(prefix):
+		// An extension resource of one type of resource, whose client spells that type out
+		// (a cluster extension: .../managedClusters/{clusterName}/providers/Microsoft.KubernetesConfiguration/extensions/{name},
+		// its provider and type fixed by pathParams): the same shape as /{scope}, its
+		// owners named by the config's extension.owners.
+		ap.scope = model.ScopeExtension
 	default:
 		return ap, fmt.Errorf("path %s: scope %s is not a tenant, subscription, resource group or {scope}", path, path[:i])
 	}
@@ -69,6 +75,26 @@ func parsePath(path string) (armPath, error) {
 	}
 	ap.armType = typ
 	return ap, nil
+}
+
+// isResourcePath: prefix is a resource of a resource group with its provider and type
+// literal, /subscriptions/{x}/resourcegroups/{y}/providers/<Namespace>/<type>/{name}[/<type>/{name}]….
+func isResourcePath(prefix string) bool {
+	const rg = "/providers/"
+	i := strings.Index(prefix, rg)
+	if i < 0 || !isParamChain(prefix[:i], "subscriptions", "resourcegroups") {
+		return false
+	}
+	parts := strings.Split(prefix[i+len(rg):], "/")
+	if len(parts) < 3 || len(parts)%2 == 0 {
+		return false
+	}
+	for j := 1; j < len(parts); j += 2 {
+		if isParam(parts[j]) || !isParam(parts[j+1]) {
+			return false
+		}
+	}
+	return true
 }
 
 // isParamChain: prefix is /a/{x}/b/{y} for the given literal names a, b.

@@ -161,6 +161,16 @@ var kindCases = []kindCase{
 		},
 	},
 	{
+		// An extension of one type of resource, its provider and type fixed by pathParams:
+		// the same shape as /{scope}.
+		key: "kubernetesconfiguration/Extension", armType: "Microsoft.KubernetesConfiguration/extensions", scope: model.ScopeExtension,
+		owner: "", nameParam: "extensionName", apiVersion: "2023-05-01",
+		path:   "/subscriptions/{subscriptionId}/resourceGroups/{resourceGroupName}/providers/Microsoft.ContainerService/managedClusters/{clusterName}/providers/Microsoft.KubernetesConfiguration/extensions/{extensionName}",
+		create: &op{method: "BeginCreate", longRunning: true, finalStateVia: "azure-async-operation", request: "Extension"},
+		update: &op{method: "BeginUpdate", longRunning: true, finalStateVia: "azure-async-operation", request: "PatchExtension"},
+		delete: &op{method: "BeginDelete", longRunning: true, finalStateVia: "azure-async-operation"},
+	},
+	{
 		key: "network/PrivateDnsZonesARecord", armType: "Microsoft.Network/privateDnsZones/A", scope: model.ScopeResourceGroup,
 		owner: "Microsoft.Network/privateDnsZones", parents: []string{"Microsoft.Network/privateDnsZones"},
 		nameParam: "relativeRecordSetName", apiVersion: "2024-06-01",
