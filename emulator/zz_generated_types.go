@@ -1128,6 +1128,9 @@ func generatedBehaviours() []*typeBehaviour {
 		// kubernetesconfiguration/FluxConfiguration, parent (any scope); create long-running (final state via azure-async-operation), delete long-running (final state via azure-async-operation).
 		{fullType: "Microsoft.KubernetesConfiguration/fluxConfigurations", lro: LROConfig{Write: LROAsyncOperation, Delete: LROAsyncOperation},
 			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201), patch: sdkOp(LROAsyncOperation, 200, 202), delete: sdkOp(LROAsyncOperation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/kubernetesconfiguration/armkubernetesconfiguration/v2@v2.2.0 FluxConfigurationsClient.BeginCreateOrUpdate, BeginUpdate, BeginDelete"}},
+		// sql/ServersOutboundFirewallRule, parent Microsoft.Sql/servers; create long-running, delete long-running.
+		{fullType: "Microsoft.Sql/servers/outboundFirewallRules", lro: LROConfig{Write: LROAsyncOperation, Delete: LROLocation},
+			shapes: &sdkShapes{put: sdkOp(LROAsyncOperation, 200, 201, 202), patch: nil, delete: sdkOp(LROLocation, 200, 202, 204), source: "github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/sql/armsql@v1.2.0 OutboundFirewallRulesClient.BeginCreateOrUpdate, BeginDelete"}},
 	}
 }
 
@@ -1508,4 +1511,5 @@ var generatedTypes = []registeredType{
 	{"Microsoft.AlertsManagement/prometheusRuleGroups", []string{"2021-07-22-preview"}},
 	{"Microsoft.KubernetesConfiguration/extensions", []string{"2022-03-01", "2022-11-01", "2023-05-01"}},
 	{"Microsoft.KubernetesConfiguration/fluxConfigurations", []string{"2022-03-01", "2022-11-01", "2023-05-01"}},
+	{"Microsoft.Sql/servers/outboundFirewallRules", []string{"2021-02-01-preview"}},
 }

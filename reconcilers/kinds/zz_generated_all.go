@@ -424,4 +424,5 @@ var generated = []generatedKind{
 	{alertsmanagementv1alpha1.PrometheusRuleGroupGroupKind, PrometheusRuleGroup{}},
 	{kubernetesconfigurationv1alpha1.ExtensionGroupKind, Extension{}},
 	{kubernetesconfigurationv1alpha1.FluxConfigurationGroupKind, FluxConfiguration{}},
+	{sqlv1alpha1.ServersOutboundFirewallRuleGroupKind, ServersOutboundFirewallRule{}},
 }

@@ -428,6 +428,8 @@ var sampleValues = map[string]map[string]any{
 		"permissions": []any{map[string]any{"actions": []any{"Microsoft.Storage/storageAccounts/read",
 			"Microsoft.Storage/storageAccounts/blobServices/containers/read"}}},
 		"assignableScopesReferences": []any{map[string]any{"armId": sampleSub + "/resourceGroups/sample-rg"}}},
+	// The blob endpoint a server that restricts outbound access may export to.
+	"sql/ServersOutboundFirewallRule": {"name": "sample-outbound-blob", "azureName": "samplestorage01.blob.core.windows.net"},
 	"cache/RedisEnterprise": {"sku": map[string]any{"name": "Enterprise_E10", "capacity": 2}, "minimumTlsVersion": "1.2"},
 	"cache/RedisEnterpriseDatabase": {"name": "default", "clientProtocol": "Encrypted", "port": 10000,
 		"clusteringPolicy": "EnterpriseCluster", "evictionPolicy": "NoEviction"},
