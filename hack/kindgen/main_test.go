@@ -5,7 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aztenant/aztenant/hack/kindgen/model"
@@ -54,5 +58,40 @@ func TestTableCells(t *testing.T) {
 	}
 	if r := cells.Risks["authorization/RoleAssignment"]; !slices.Contains(r, "roleassignment") {
 		t.Errorf("RoleAssignment's risk templates: %v, want roleassignment", r)
+	}
+}
+
+// The committed kinds table (make generate writes it) has one row per kind, each linking
+// a sample that exists.
+func TestKindsTableRows(t *testing.T) {
+	data, err := os.ReadFile("../../examples/generated/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`\]\(([^)]+\.yaml)\) \|$`)
+	seen := map[string]bool{}
+	rows := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		cells := strings.Split(line, " | ")
+		if !strings.HasPrefix(line, "| ") || len(cells) < 3 || strings.HasPrefix(line, "| group ") || strings.HasPrefix(line, "| ---") {
+			continue
+		}
+		rows++
+		key := strings.TrimPrefix(cells[0], "| ") + "/" + cells[1]
+		if seen[key] {
+			t.Errorf("%s has two rows", key)
+		}
+		seen[key] = true
+		m := link.FindStringSubmatch(line)
+		if m == nil {
+			t.Errorf("%s: no sample link", key)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join("../../examples/generated", m[1])); err != nil {
+			t.Errorf("%s: its sample: %v", key, err)
+		}
+	}
+	if rows < 300 {
+		t.Errorf("%d rows, want one per generated kind", rows)
 	}
 }

@@ -922,9 +922,7 @@ func kindsTable(kinds []*Kind, cells Cells) []byte {
 			risks = strings.Join(r, ", ")
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | `%s` | %s | %s | %s | %s | %s | %s | [%s](%s/%s.yaml) |\n", k.Group.Aztenant, k.Kind.Kind, owner, k.ARMType, k.APIVersion,
-			opShape(k.Create), del, ans, aso, risks, strings.ToLower(k.Kind.Kind), k.Group.Name, strings.ToLower(k.Kind.Kind))
-		fmt.Fprintf(&b, "| %s | %s | %s | `%s` | %s | %s | %s | %s | [%s](%s/%s.yaml) |\n", k.Group.Aztenant, k.Kind.Kind, owner, k.ARMType, k.APIVersion,
-			opShape(k.Create), del, ans, strings.ToLower(k.Kind.Kind), k.Group.Dir(), strings.ToLower(k.Kind.Kind))
+			opShape(k.Create), del, ans, aso, risks, strings.ToLower(k.Kind.Kind), k.Group.Dir(), strings.ToLower(k.Kind.Kind))
 	}
 	return []byte(b.String())
 }
