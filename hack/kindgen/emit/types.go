@@ -669,102 +669,60 @@ func (sh *shape) literal() string {
 	if sh.empty() {
 		return "nil"
 	}
-	var b strings.Builder
-	b.WriteString("&armShape{")
+	var parts []string
 	if len(sh.Props) > 0 {
 		props := append([]string(nil), sh.Props...)
 		sort.Strings(props)
-		b.WriteString("props: []string{")
-		for i, p := range props {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.Quote(p))
-		}
-		b.WriteString("}")
+		parts = append(parts, "props: "+stringsLiteral(props))
 	}
 	if len(sh.Secrets) > 0 {
-		if len(sh.Props) > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("secrets: []string{")
-		for i, p := range sh.Secrets {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.Quote(p))
-		}
-		b.WriteString("}")
+		parts = append(parts, "secrets: "+stringsLiteral(sh.Secrets))
 	}
 	if len(sh.IDRefs) > 0 {
-		if len(sh.Props) > 0 || len(sh.Secrets) > 0 {
-			b.WriteString(", ")
-		}
-		keys := make([]string, 0, len(sh.IDRefs))
-		for k := range sh.IDRefs {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b.WriteString("idRefs: map[string]string{")
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.Quote(k) + ": " + strconv.Quote(sh.IDRefs[k]))
-		}
-		b.WriteString("}")
+		parts = append(parts, "idRefs: "+stringMapLiteral(sh.IDRefs))
 	}
 	if len(sh.Identities) > 0 {
-		if len(sh.Props) > 0 || len(sh.Secrets) > 0 || len(sh.IDRefs) > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString("identities: []string{")
-		for i, p := range sh.Identities {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.Quote(p))
-		}
-		b.WriteString("}")
+		parts = append(parts, "identities: "+stringsLiteral(sh.Identities))
 	}
 	if len(sh.Fields) > 0 {
-		if len(sh.Props) > 0 || len(sh.IDRefs) > 0 || len(sh.Secrets) > 0 || len(sh.Identities) > 0 {
-			b.WriteString(", ")
-		}
 		keys := make([]string, 0, len(sh.Fields))
 		for k := range sh.Fields {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		b.WriteString("fields: map[string]*armShape{")
+		fields := make([]string, len(keys))
 		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.Quote(k) + ": " + sh.Fields[k].literal())
+			fields[i] = strconv.Quote(k) + ": " + sh.Fields[k].literal()
 		}
-		b.WriteString("}")
+		parts = append(parts, "fields: map[string]*armShape{"+strings.Join(fields, ", ")+"}")
 	}
 	if len(sh.Renames) > 0 {
-		if b.Len() > len("&armShape{") {
-			b.WriteString(", ")
-		}
-		keys := make([]string, 0, len(sh.Renames))
-		for k := range sh.Renames {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b.WriteString("renames: map[string]string{")
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(strconv.Quote(k) + ": " + strconv.Quote(sh.Renames[k]))
-		}
-		b.WriteString("}")
+		parts = append(parts, "renames: "+stringMapLiteral(sh.Renames))
 	}
-	b.WriteString("}")
-	return b.String()
+	return "&armShape{" + strings.Join(parts, ", ") + "}"
+}
+
+// stringsLiteral is a []string literal of l, in its order.
+func stringsLiteral(l []string) string {
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = strconv.Quote(s)
+	}
+	return "[]string{" + strings.Join(q, ", ") + "}"
+}
+
+// stringMapLiteral is a map[string]string literal of m, its keys sorted.
+func stringMapLiteral(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = strconv.Quote(k) + ": " + strconv.Quote(m[k])
+	}
+	return "map[string]string{" + strings.Join(q, ", ") + "}"
 }
 
 // elemName is the named type a field holds, directly or as list or map elements.
