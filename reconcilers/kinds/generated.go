@@ -157,6 +157,7 @@ func wrapIDRefs(m map[string]any, s *armShape) {
 					out[i] = map[string]any{"reference": e}
 				}
 				m[arm] = out
+			case nil: // a required list left empty marshals as null: nothing to send
 			default:
 				continue
 			}
