@@ -430,7 +430,7 @@ var sampleValues = map[string]map[string]any{
 		"assignableScopesReferences": []any{map[string]any{"armId": sampleSub + "/resourceGroups/sample-rg"}}},
 	// The blob endpoint a server that restricts outbound access may export to.
 	"sql/ServersOutboundFirewallRule": {"name": "sample-outbound-blob", "azureName": "samplestorage01.blob.core.windows.net"},
-	"cache/RedisEnterprise": {"sku": map[string]any{"name": "Enterprise_E10", "capacity": 2}, "minimumTlsVersion": "1.2"},
+	"cache/RedisEnterprise":           {"sku": map[string]any{"name": "Enterprise_E10", "capacity": 2}, "minimumTlsVersion": "1.2"},
 	"cache/RedisEnterpriseDatabase": {"name": "default", "clientProtocol": "Encrypted", "port": 10000,
 		"clusteringPolicy": "EnterpriseCluster", "evictionPolicy": "NoEviction"},
 	// --- ASO's kinds of the modules pinned for issue 29 ---
