@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -51,7 +52,18 @@ type options struct {
 	shardLeaseDuration     time.Duration
 }
 
+// gcPercent is the operator's GOGC unless the environment sets one. Its heap is mostly
+// informer caches that live as long as it does, and at Go's default (100) the heap grows to
+// twice what is live before a collection. At 50, `aztenant-lab bench --scenario footprint`
+// measured (2026-12-07, one run each) an operator serving 10 kinds at 100.0 MiB RSS after
+// start instead of 116.1, and one serving all 376 at 225.1 instead of 251.6, with the same
+// start CPU (1.46 s and 6.68 s, against 1.47 s and 7.79 s).
+const gcPercent = 50
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 	var o options
 	zopts := zap.Options{}
 	fs := newFlagSet(&o, &zopts, pflag.ExitOnError)
