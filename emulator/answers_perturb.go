@@ -237,7 +237,9 @@ func perturbAt(op AnswerOp, armType string, p place, rng *rand.Rand) (AnswerTran
 		switch {
 		case slices.ContainsFunc(list, func(el any) bool { s, _ := el.(string); return strings.HasPrefix(s, "/") }):
 			// A list of ARM IDs (a role's assignable scopes, a rule group's workspaces):
-			// Azure holds what it was sent and never adds a resource of its own there.
+			// Azure's examples answer such lists as sent (PutRoleDefinition.json, 2022-04-01:
+			// assignableScopes; PrometheusRuleGroups_CreateOrUpdate.json, 2021-07-22-preview:
+			// scopes), and an invented scope would be a resource that does not exist.
 			return t, false
 		case all(list, func(el any) bool { _, ok := el.(string); return ok }):
 			t.Value, _ = json.Marshal(PerturbElement)

@@ -113,7 +113,11 @@ func (e *Emulator) lookupLocked(id string) *resource {
 		return r
 	}
 	// A custom role is one resource at every scope it is read at, kept under its
-	// subscription as Azure keeps it (type_roledefinition.go).
+	// subscription as Azure keeps it (type_roledefinition.go): Role Definitions - Get
+	// takes any {scope} (learn.microsoft.com/rest/api/authorization/role-definitions/get,
+	// GET {scope}/providers/Microsoft.Authorization/roleDefinitions/{roleDefinitionId}), and
+	// its example GetRoleDefinitionById.json (2022-04-01) answers the ID under the
+	// subscription, whatever scope the definition was written at.
 	if p := armpath.Parse(id); p.Last().TypeKey() == typeRoleDefinition && p.Subscription() != "" {
 		return e.resources[strings.ToLower("/subscriptions/"+p.Subscription()+"/providers/Microsoft.Authorization/roleDefinitions/"+p.Last().Name)]
 	}
